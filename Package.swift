@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module graph (arrows point one way only):
+//   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken}
+//   FIDO → CFIDO2;  SoftToken → {CFIDO2, CBOR, Cryptography};  WebAuthn → {CBOR, Cryptography, CPSL}
+let package = Package(
+    name: "WebAuthnBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "webauthn-bridge", targets: ["webauthn-bridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CFIDO2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+
+        .target(name: "CBOR"),
+        .target(name: "Cryptography", dependencies: ["COpenSSL"]),
+        .target(name: "NativeMessaging"),
+        .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
+        .target(name: "FIDO", dependencies: ["CFIDO2"]),
+        .target(name: "Prompts"),
+        .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography"]),
+        .target(name: "BridgeHost", dependencies: [
+            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "CBOR", "Cryptography",
+        ]),
+        .executableTarget(name: "webauthn-bridge", dependencies: [
+            "BridgeHost", "SoftToken", "FIDO",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
+        .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "Cryptography"]),
+        .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
+        .testTarget(name: "PromptsTests", dependencies: ["Prompts"]),
+        .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "CFIDO2", "CBOR", "Cryptography"]),
+        .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// BridgeHost module — see docs/architecture.md.

@@ -1,0 +1,1 @@
+// FIDO module — see docs/architecture.md.

@@ -1,0 +1,1 @@
+// NativeMessaging module — see docs/architecture.md.

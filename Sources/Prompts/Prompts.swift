@@ -1,0 +1,1 @@
+// Prompts module — see docs/architecture.md.

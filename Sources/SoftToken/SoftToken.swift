@@ -1,0 +1,1 @@
+// SoftToken module — see docs/architecture.md.

@@ -1,0 +1,1 @@
+// WebAuthn module — see docs/architecture.md.

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every test of webauthn-bridge on a fresh Debian 12 machine: installs what it needs, then
+# Swift unit/integration tests, the extension's node tests and the Python end-to-end tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty)
+PIP_PACKAGES=(webauthn fido2 pytest websocket-client)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then echo "missing packages: ${missing[*]} (run: sudo apt-get install ${missing[*]})" >&2; exit 1; fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+python3 -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+
+echo "== swift build"
+swift build --build-tests
+echo "== swift test"
+swift test --skip-build
+if [ -d extension/tests ]; then
+  echo "== extension (node --test)"
+  node --test extension/tests/
+fi
+if [ -d Tests/Integration ]; then
+  echo "== integration (pytest)"
+  python3 -m pytest -q Tests/Integration
+fi
