@@ -4,8 +4,10 @@ import CPSL
 /// "github.io") under which independent parties register names. WebAuthn uses it so that a page on
 /// alice.github.io cannot claim rp.id "github.io" and thereby use bob.github.io's credentials.
 ///
-/// Lookups use the list's explicit rules only (no implicit "*" rule): an unlisted single label such as
-/// "localhost" is not a public suffix, which is what lets http://localhost use rp.id "localhost".
+/// By default lookups use the list's explicit rules only: an unlisted single label such as "localhost" is not a
+/// public suffix, which is what lets http://localhost use rp.id "localhost". With `implicitWildcard` the list's
+/// default "*" rule applies too (every unlisted top-level label is a public suffix), as the URL standard's
+/// "public suffix" and "registrable domain" — and so HTML's registrable-domain-suffix check — define it.
 public struct PublicSuffixList: Sendable {
     let context: PSLContext?
 
@@ -26,30 +28,28 @@ public struct PublicSuffixList: Sendable {
 
     public var isAvailable: Bool { context != nil }
 
-    /// True when `domain` (lowercase ASCII) is a public suffix by an explicit rule of the list, ICANN or private section.
-    public func isPublicSuffix(_ domain: String) -> Bool {
+    /// True when `domain` (lowercase ASCII) is a public suffix by a rule of the list, ICANN or private section.
+    public func isPublicSuffix(_ domain: String, implicitWildcard: Bool = false) -> Bool {
         guard let context else { return true }
-        return psl_is_public_suffix2(context.pointer, domain, Int32(PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE)) != 0
+        let type = implicitWildcard ? PSL_TYPE_ANY : PSL_TYPE_ANY | PSL_TYPE_NO_STAR_RULE
+        return psl_is_public_suffix2(context.pointer, domain, Int32(type)) != 0
     }
 
     /// The longest public suffix `host` ends with on a label boundary (itself included), nil when none.
-    public func publicSuffix(of host: String) -> String? {
+    public func publicSuffix(of host: String, implicitWildcard: Bool = false) -> String? {
         var candidate = Substring(host)
         while true {
-            if isPublicSuffix(String(candidate)) { return String(candidate) }
+            if isPublicSuffix(String(candidate), implicitWildcard: implicitWildcard) { return String(candidate) }
             guard let dot = candidate.firstIndex(of: ".") else { return nil }
             candidate = candidate[candidate.index(after: dot)...]
         }
     }
 
-    /// The public suffix plus one label ("example.co.uk" for "www.example.co.uk"); nil when `host` is itself a
-    /// public suffix. For a host under no listed suffix, its last two labels (or the host when it has one label).
+    /// The URL standard's registrable domain: the public suffix (implicit "*" rule included) plus one label,
+    /// "example.co.uk" for "www.example.co.uk"; nil when `host` is itself a public suffix ("co.uk", "localhost").
     public func registrableDomain(_ host: String) -> String? {
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard let suffix = publicSuffix(of: host) else {
-            return labels.suffix(2).joined(separator: ".")
-        }
-        guard suffix != host else { return nil }
+        guard let suffix = publicSuffix(of: host, implicitWildcard: true), suffix != host else { return nil }
         let suffixLabels = suffix.split(separator: ".").count
         return labels.suffix(suffixLabels + 1).joined(separator: ".")
     }

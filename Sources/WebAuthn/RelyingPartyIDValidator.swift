@@ -8,8 +8,10 @@
 ///    (no IP literal, no empty label, so no trailing dot);
 /// 3. it must equal the host or be a suffix of it on a label boundary ("notexample.com" does not end in
 ///    ".example.com");
-/// 4. it must not be a public suffix, and when it differs from the host it must not reach into the host's public
-///    suffix either (for "a.b.github.io" neither "github.io" nor "io" will do; "b.github.io" will).
+/// 4. it must not be a public suffix. When it equals the host only the list's explicit rules count, so
+///    "localhost" or an intranet name works; when it is a parent domain, HTML's rule applies with the list's
+///    implicit "*" rule: it must not be, or reach into, the host's public suffix (for "a.b.github.io" neither
+///    "github.io" nor "io" will do, "b.github.io" will; for "app.corp.internal", "internal" will not).
 /// Ports and schemes play no part: an rp.id covers every port of its domain.
 public struct RelyingPartyIDValidator: Sendable {
     public let publicSuffixList: PublicSuffixList
@@ -44,10 +46,10 @@ public struct RelyingPartyIDValidator: Sendable {
         guard rpID == host || host.hasSuffix("." + rpID) else {
             throw .security("The relying party ID \"\(rpID)\" is neither the origin's host \"\(host)\" nor a parent domain of it")
         }
-        guard !publicSuffixList.isPublicSuffix(rpID) else {
+        guard !publicSuffixList.isPublicSuffix(rpID, implicitWildcard: rpID != host) else {
             throw .security("The relying party ID \"\(rpID)\" is a public suffix")
         }
-        if rpID != host, let hostSuffix = publicSuffixList.publicSuffix(of: host),
+        if rpID != host, let hostSuffix = publicSuffixList.publicSuffix(of: host, implicitWildcard: true),
             hostSuffix == rpID || hostSuffix.hasSuffix("." + rpID)
         {
             throw .security("The relying party ID \"\(rpID)\" lies within the public suffix \"\(hostSuffix)\" of \"\(host)\"")

@@ -18,4 +18,6 @@
 //   - AppID (U2F) extension semantics, related origins (§5.11) or conditional mediation;
 //   - coerce mistyped values the way JavaScript would (a number where a string is required is a TypeError here,
 //     where a browser would stringify it): the extension serialises page objects, so a wrong type is a page bug
-//     we report rather than paper over.
+//     we report rather than paper over. A member that is null counts as absent (JSON has no `undefined`);
+//   - accept anything but a bare serialized origin ("https://host[:port]") from the browser: a path or a
+//     trailing "/" means the caller passed a URL where an origin belongs, and that is refused, not trimmed.

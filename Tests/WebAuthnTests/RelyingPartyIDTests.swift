@@ -31,6 +31,8 @@ struct RelyingPartyIDTests {
         ("http://app.localhost:3000", nil, "app.localhost"),
         ("https://localhost", nil, "localhost"),
         ("https://xn--bcher-kva.example", nil, "xn--bcher-kva.example"),
+        ("https://intranet", nil, "intranet"),
+        ("https://app.corp.internal", "corp.internal", "corp.internal"),
     ] as [(String, String?, String)])
     func allowedRelyingPartyIDs(origin: String, rpID: String?, effective: String) {
         #expect(check(origin, rpID) == .success(effective))
@@ -54,6 +56,9 @@ struct RelyingPartyIDTests {
         ("https://co.uk", nil),
         // a name inside a multi-label public suffix
         ("https://example.co.uk", "uk"),
+        // parent domains are judged with the list's implicit "*" rule
+        ("https://app.corp.internal", "internal"),
+        ("http://app.localhost", "localhost"),
         // IP literals, as origin and as rp.id
         ("http://127.0.0.1", nil),
         ("http://127.0.0.1:8080", "127.0.0.1"),
@@ -128,6 +133,12 @@ struct PublicSuffixListTests {
     @Test(arguments: ["example.com", "example.co.uk", "alice.github.io", "localhost", "app.localhost"])
     func notPublicSuffixes(name: String) { #expect(!list.isPublicSuffix(name)) }
 
+    @Test func theImplicitWildcardMakesUnlistedTopLevelLabelsPublic() {
+        #expect(list.isPublicSuffix("localhost", implicitWildcard: true))
+        #expect(list.isPublicSuffix("internal", implicitWildcard: true))
+        #expect(!list.isPublicSuffix("corp.internal", implicitWildcard: true))
+    }
+
     @Test(arguments: [
         ("www.example.co.uk", "example.co.uk"), ("a.b.example.com", "example.com"), ("alice.github.io", "alice.github.io"),
         ("x.alice.github.io", "alice.github.io"),
@@ -136,6 +147,8 @@ struct PublicSuffixListTests {
 
     @Test func aPublicSuffixHasNoRegistrableDomain() {
         #expect(list.registrableDomain("co.uk") == nil)
+        #expect(list.registrableDomain("localhost") == nil)
+        #expect(list.registrableDomain("app.localhost") == "app.localhost")
         #expect(list.publicSuffix(of: "www.example.co.uk") == "co.uk")
     }
 }
