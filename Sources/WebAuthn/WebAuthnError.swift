@@ -24,7 +24,12 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
         self.message = message
     }
 
+    public init(name: DOMExceptionName, message: String) { self.init(name, message) }
+
     public static func typeError(_ message: String) -> WebAuthnError { WebAuthnError(.typeError, message) }
+    public static func notAllowed(_ message: String) -> WebAuthnError { WebAuthnError(.notAllowed, message) }
+    public static func invalidState(_ message: String) -> WebAuthnError { WebAuthnError(.invalidState, message) }
+    public static func abort(_ message: String) -> WebAuthnError { WebAuthnError(.abort, message) }
     public static func security(_ message: String) -> WebAuthnError { WebAuthnError(.security, message) }
     public static func notSupported(_ message: String) -> WebAuthnError { WebAuthnError(.notSupported, message) }
     public static func encoding(_ message: String) -> WebAuthnError { WebAuthnError(.encoding, message) }
