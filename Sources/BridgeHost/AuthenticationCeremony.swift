@@ -24,7 +24,10 @@ struct AuthenticationCeremony {
         let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV
-            do { return try device.getAssertions(r, pin: pin) } catch where error.code == FIDOError.noCredentials { return [] }
+            do throws(FIDOError) { return try device.getAssertions(r, pin: pin) } catch {
+                if error.code == FIDOError.noCredentials { return [] }
+                throw error
+            }
         }
         if assertions.isEmpty {
             // Never tell the page "no credential" before the user touched the key (it would reveal

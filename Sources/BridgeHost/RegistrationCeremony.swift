@@ -92,7 +92,7 @@ enum UserVerificationDecision {
         case .preferred: .preferred
         case .discouraged: .discouraged
         }
-        do {
+        do throws(UserVerificationPolicyError) {
             return try UserVerificationPolicy.method(for: wish, info: device.info, makingCredential: makingCredential)
         } catch .notConfigured(let pinSupported) {
             throw WebAuthnError(name: .notAllowed, message: pinSupported

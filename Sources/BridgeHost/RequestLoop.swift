@@ -95,7 +95,7 @@ public final class RequestLoop: @unchecked Sendable {
         let environment = self.environment
         fidoThread.submit { [self] in
             let started = ContinuousClock.now
-            do {
+            do throws(WebAuthnError) {
                 let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
                 finish(controller)
                 environment.replies.result(id, "credential", credential)
