@@ -221,12 +221,12 @@ func check(_ result: Int32, sourceLocation: SourceLocation = #_sourceLocation) {
 }
 
 /// Expects a libfido2 call to fail with exactly `code`.
-func expectFido(_ code: Int32, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws(FidoError) -> Void) {
+func expectFido(_ code: Int32, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
     do {
         try body()
         Issue.record("expected \(String(cString: fido_strerr(code))), got success", sourceLocation: sourceLocation)
     } catch {
-        #expect(error.code == code, "expected \(String(cString: fido_strerr(code))), got \(error)", sourceLocation: sourceLocation)
+        #expect((error as? FidoError)?.code == code, "expected \(String(cString: fido_strerr(code))), got \(error)", sourceLocation: sourceLocation)
     }
 }
 
