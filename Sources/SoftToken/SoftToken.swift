@@ -1,1 +1,118 @@
-// SoftToken module — see docs/architecture.md.
+import CBOR
+import Cryptography
+import Foundation
+
+/// A software CTAP 2.1 authenticator: a development and test stand-in for a USB security key.
+///
+/// It holds its whole persistent state in one file (see `StateFile`) and speaks CTAPHID through libfido2's custom
+/// I/O hooks (see `SoftTokenDevice`). Every method and every I/O hook takes the one `monitor` lock, so a
+/// `fido_dev_cancel` from another thread is safe while a command waits for the simulated touch.
+///
+/// "Power cycle" (which clears the pinUvAuthToken, the key agreement key and PIN_AUTH_BLOCKED) happens when the
+/// object is created or loaded, or on `powerCycle()`; closing and reopening the libfido2 device does not do it,
+/// just as closing a hidraw handle does not unplug a real key.
+public final class SoftToken: @unchecked Sendable {
+    public let path: String
+    let monitor = NSCondition()
+    var state: TokenState
+    var session: SessionState
+    var faultPlan = FaultPlan.none
+    /// Reports seen since `faults` was last set (for `dropConnectionAfterReports`).
+    var faultReportCount = 0
+    var transport = TransportState()
+
+    init(path: String, state: TokenState) throws(SoftTokenError) {
+        self.path = path
+        self.state = state
+        do { self.session = try SessionState() } catch { throw .crypto(error.description) }
+    }
+
+    /// Creates a new token file (mode 0600). Fails when the file exists; delete it first to replace it.
+    public static func create(at path: String, configuration: SoftTokenConfiguration, pin: String?) throws(SoftTokenError) -> SoftToken {
+        try configuration.validate()
+        if access(path, F_OK) == 0 { throw .fileExists(path) }
+        var state = TokenState.fresh(configuration: configuration)
+        if let pin {
+            let length = pin.unicodeScalars.count
+            guard length >= configuration.minPINLength, pin.utf8.count <= 63 else {
+                throw .invalidConfiguration("the PIN must have \(configuration.minPINLength) to 63 bytes")
+            }
+            state.pinHash = Data(Digest.sha256(Array(pin.utf8)).prefix(16))
+            state.pinCodePoints = length
+        }
+        if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
+        try StateFile.save(state, to: path)
+        return try SoftToken(path: path, state: state)
+    }
+
+    /// Loads an existing token file.
+    public convenience init(stateFile path: String) throws(SoftTokenError) {
+        try self.init(path: path, state: try StateFile.load(path))
+    }
+
+    /// Test-only fault injection (see `FaultPlan`). Setting it restarts the report count.
+    public var faults: FaultPlan {
+        get { locked { faultPlan } }
+        set {
+            locked {
+                faultPlan = newValue
+                faultReportCount = 0
+            }
+        }
+    }
+
+    public var configuration: SoftTokenConfiguration { locked { state.configuration } }
+
+    /// Changes how the simulated user answers presence requests, and saves it.
+    public func setPresence(_ mode: PresenceMode) throws(SoftTokenError) {
+        try lockedThrowing { () throws(SoftTokenError) in
+            state.configuration.presence = mode
+            try StateFile.save(state, to: path)
+        }
+    }
+
+    /// Changes what built-in UV concludes, and saves it.
+    public func setUVOutcome(_ outcome: UVOutcome) throws(SoftTokenError) {
+        try lockedThrowing { () throws(SoftTokenError) in
+            state.configuration.uvOutcome = outcome
+            try StateFile.save(state, to: path)
+        }
+    }
+
+    /// Simulates unplugging and replugging: volatile PIN state is discarded and every open channel dies.
+    public func powerCycle() {
+        locked {
+            if let fresh = try? SessionState() { session = fresh }
+            transport = TransportState()
+            monitor.broadcast()
+        }
+    }
+
+    /// What `webauthn-bridge token show` prints: no keys, no PIN hash.
+    public func summary() -> SoftTokenSummary {
+        locked { SoftTokenSummary(path: path, state: state) }
+    }
+
+    // MARK: - Locking
+
+    func locked<T>(_ body: () -> T) -> T {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return body()
+    }
+
+    func lockedThrowing<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        monitor.lock()
+        defer { monitor.unlock() }
+        return try body()
+    }
+
+    /// Saves after a state change. A failure to save is reported to the host as CTAP1_ERR_OTHER, and the
+    /// in-memory state is rolled back so memory never runs ahead of disk.
+    func commit(_ change: (inout TokenState) throws(CTAPStatus) -> Void) throws(CTAPStatus) {
+        var updated = state
+        try change(&updated)
+        do { try StateFile.save(updated, to: path) } catch { throw .other }
+        state = updated
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// CTAPHID constants (CTAP 2.1 §11.2).
+enum CTAPHID {
+    static let reportSize = 64
+    static let initPayload = reportSize - 7
+    static let continuationPayload = reportSize - 5
+    static let broadcastChannel: UInt32 = 0xFFFF_FFFF
+    /// Largest CTAPHID message: one init and 128 continuation reports.
+    static let maxMessage = initPayload + 128 * continuationPayload
+
+    enum Command: UInt8 {
+        case ping = 0x01
+        case msg = 0x03
+        case lock = 0x04
+        case initialize = 0x06
+        case wink = 0x08
+        case cbor = 0x10
+        case cancel = 0x11
+        case keepalive = 0x3B
+        case error = 0x3F
+    }
+
+    enum ErrorCode: UInt8 {
+        case invalidCommand = 0x01
+        case invalidParameter = 0x02
+        case invalidLength = 0x03
+        case invalidSequence = 0x04
+        case messageTimeout = 0x05
+        case channelBusy = 0x06
+        case invalidChannel = 0x0B
+        case other = 0x7F
+    }
+
+    enum KeepaliveStatus: UInt8 {
+        case processing = 1
+        case userPresenceNeeded = 2
+    }
+
+    /// Capability flags in the INIT response: WINK | CBOR | NMSG (no CTAP1/U2F messages).
+    static let capabilities: UInt8 = 0x01 | 0x04 | 0x08
+
+    /// Splits a message into 64-byte reports.
+    static func frames(channel: UInt32, command: UInt8, payload: [UInt8], firstSequence: UInt8 = 0) -> [[UInt8]] {
+        let cid = withUnsafeBytes(of: channel.bigEndian) { Array($0) }
+        var first = cid + [0x80 | command, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        first += payload.prefix(initPayload)
+        var reports = [pad(first)]
+        var offset = min(payload.count, initPayload)
+        var sequence = firstSequence
+        while offset < payload.count {
+            let end = min(payload.count, offset + continuationPayload)
+            reports.append(pad(cid + [sequence & 0x7F] + payload[offset..<end]))
+            sequence &+= 1
+            offset = end
+        }
+        return reports
+    }
+
+    static func pad(_ report: [UInt8]) -> [UInt8] { report + [UInt8](repeating: 0, count: reportSize - report.count) }
+}
+
+/// Token-wide CTAPHID state: which channels exist, and which one is busy waiting for the user.
+struct TransportState {
+    var channels: Set<UInt32> = []
+    var nextChannel: UInt32 = UInt32.random(in: 1...0x00FF_FFFF)
+    /// The connection and channel with a command in progress; other channels get ERR_CHANNEL_BUSY meanwhile.
+    var busy: (connection: ObjectIdentifier, channel: UInt32)?
+
+    mutating func allocateChannel() -> UInt32 {
+        repeat { nextChannel = nextChannel &+ 1 } while nextChannel == 0 || nextChannel == CTAPHID.broadcastChannel || channels.contains(nextChannel)
+        channels.insert(nextChannel)
+        return nextChannel
+    }
+}
+
+/// One `fido_dev_open` of a token: what the host has sent so far and what it has yet to read.
+final class DeviceConnection: @unchecked Sendable {
+    let token: SoftToken
+    var outbox: [[UInt8]] = []
+    var assembly: Assembly?
+    var pending: PendingCommand?
+    /// Set by the keepAliveForever fault: the channel to pester and when the next KEEPALIVE is due.
+    var endlessKeepalive: (channel: UInt32, next: Date)?
+    var closed = false
+
+    init(token: SoftToken) { self.token = token }
+
+    /// A message arriving in several reports.
+    struct Assembly {
+        var channel: UInt32
+        var command: UInt8
+        var length: Int
+        var data: [UInt8]
+        var nextSequence: UInt8
+    }
+
+    /// A CBOR command parked until the simulated user touches.
+    struct PendingCommand {
+        var channel: UInt32
+        var message: [UInt8]
+        var touchAt: Date
+        var nextKeepalive: Date
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+
+/// The authenticator side of CTAPHID: turns reports written by libfido2 into commands and commands' answers into
+/// reports for libfido2 to read. Every entry point takes the token's monitor.
+extension SoftToken {
+    // MARK: - Host → token
+
+    /// One report from the host (64 bytes, or 65 with libfido2's leading report ID). False: the "device" is gone.
+    func receive(report raw: [UInt8], on connection: DeviceConnection) -> Bool {
+        monitor.lock()
+        defer { monitor.unlock(); monitor.broadcast() }
+        guard !connection.closed, countReportForFaults() else { return false }
+        let report = raw.count == CTAPHID.reportSize + 1 ? Array(raw.dropFirst()) : raw
+        guard report.count == CTAPHID.reportSize else { return false }
+        let channel = UInt32(report[0]) << 24 | UInt32(report[1]) << 16 | UInt32(report[2]) << 8 | UInt32(report[3])
+
+        guard report[4] & 0x80 != 0 else {
+            receiveContinuation(report, channel: channel, on: connection)
+            return true
+        }
+        let command = report[4] & 0x7F
+        let length = Int(report[5]) << 8 | Int(report[6])
+
+        if command == CTAPHID.Command.initialize.rawValue {
+            handleInit(report, channel: channel, length: length, on: connection)
+            return true
+        }
+        guard channel != 0, channel != CTAPHID.broadcastChannel, transport.channels.contains(channel) else {
+            sendError(.invalidChannel, channel: channel, on: connection)
+            return true
+        }
+        if command == CTAPHID.Command.cancel.rawValue {
+            cancel(channel: channel, on: connection)
+            return true
+        }
+        if let assembly = connection.assembly {
+            // A new request while one is still arriving: a protocol error on that channel, busy on another.
+            if assembly.channel == channel {
+                connection.assembly = nil
+                sendError(.invalidSequence, channel: channel, on: connection)
+            } else {
+                sendError(.channelBusy, channel: channel, on: connection)
+            }
+            return true
+        }
+        if let busy = transport.busy, busy.connection != ObjectIdentifier(connection) || busy.channel != channel {
+            sendError(.channelBusy, channel: channel, on: connection)
+            return true
+        }
+        guard length <= CTAPHID.maxMessage else {
+            sendError(.invalidLength, channel: channel, on: connection)
+            return true
+        }
+        let data = Array(report[7..<(7 + min(length, CTAPHID.initPayload))])
+        if length <= CTAPHID.initPayload {
+            dispatch(command: command, payload: data, channel: channel, on: connection)
+        } else {
+            connection.assembly = .init(channel: channel, command: command, length: length, data: data, nextSequence: 0)
+        }
+        return true
+    }
+
+    private func receiveContinuation(_ report: [UInt8], channel: UInt32, on connection: DeviceConnection) {
+        // A continuation without an initialization report is ignored, as the spec says.
+        guard var assembly = connection.assembly, assembly.channel == channel else { return }
+        guard report[4] == assembly.nextSequence else {
+            connection.assembly = nil
+            sendError(.invalidSequence, channel: channel, on: connection)
+            return
+        }
+        let take = min(CTAPHID.continuationPayload, assembly.length - assembly.data.count)
+        assembly.data += report[5..<(5 + take)]
+        assembly.nextSequence += 1
+        if assembly.data.count == assembly.length {
+            connection.assembly = nil
+            dispatch(command: assembly.command, payload: assembly.data, channel: channel, on: connection)
+        } else {
+            connection.assembly = assembly
+        }
+    }
+
+    private func handleInit(_ report: [UInt8], channel: UInt32, length: Int, on connection: DeviceConnection) {
+        guard length == 8 else {
+            sendError(.invalidLength, channel: channel, on: connection)
+            return
+        }
+        let nonce = Array(report[7..<15])
+        let assigned: UInt32
+        if channel == CTAPHID.broadcastChannel {
+            assigned = transport.allocateChannel()
+        } else if transport.channels.contains(channel) {
+            // Re-INIT of an existing channel: abandon whatever it was doing and keep the id.
+            if connection.assembly?.channel == channel { connection.assembly = nil }
+            if connection.pending?.channel == channel { abandonPending(on: connection) }
+            assigned = channel
+        } else {
+            sendError(.invalidChannel, channel: channel, on: connection)
+            return
+        }
+        let payload = nonce + withUnsafeBytes(of: assigned.bigEndian) { Array($0) } + [2, 1, 0, 0, CTAPHID.capabilities]
+        connection.outbox += CTAPHID.frames(channel: channel, command: CTAPHID.Command.initialize.rawValue, payload: payload)
+    }
+
+    private func dispatch(command: UInt8, payload: [UInt8], channel: UInt32, on connection: DeviceConnection) {
+        connection.endlessKeepalive = nil
+        switch CTAPHID.Command(rawValue: command) {
+        case .ping:
+            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: payload)
+        case .wink:
+            guard payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
+            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: [])
+        case .cbor:
+            guard !payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
+            guard payload.count <= state.configuration.maxMessageSize else {
+                return sendCBOR([CTAPStatus.requestTooLarge.rawValue], channel: channel, on: connection)
+            }
+            if let status = faultPlan.injectedErrors[payload[0]] {
+                return sendCBOR([status], channel: channel, on: connection)
+            }
+            switch execute(payload, userTouched: false) {
+            case .response(let response):
+                sendCBOR(response, channel: channel, on: connection)
+            case .awaitingUser(let milliseconds):
+                let now = Date()
+                connection.pending = .init(
+                    channel: channel, message: payload, touchAt: now.addingTimeInterval(Double(milliseconds) / 1000),
+                    nextKeepalive: now)
+                transport.busy = (ObjectIdentifier(connection), channel)
+            }
+        default:
+            sendError(.invalidCommand, channel: channel, on: connection)
+        }
+    }
+
+    /// CTAPHID_CANCEL: a command waiting for the user ends with CTAP2_ERR_KEEPALIVE_CANCEL; otherwise nothing happens.
+    private func cancel(channel: UInt32, on connection: DeviceConnection) {
+        guard let pending = connection.pending, pending.channel == channel else { return }
+        abandonPending(on: connection)
+        sendCBOR([CTAPStatus.keepaliveCancel.rawValue], channel: channel, on: connection)
+    }
+
+    func abandonPending(on connection: DeviceConnection) {
+        connection.pending = nil
+        if transport.busy?.connection == ObjectIdentifier(connection) { transport.busy = nil }
+    }
+
+    // MARK: - Token → host
+
+    private func sendError(_ code: CTAPHID.ErrorCode, channel: UInt32, on connection: DeviceConnection) {
+        connection.outbox += CTAPHID.frames(channel: channel, command: CTAPHID.Command.error.rawValue, payload: [code.rawValue])
+    }
+
+    /// Queues a CBOR response, corrupted as the fault plan says.
+    private func sendCBOR(_ response: [UInt8], channel: UInt32, on connection: DeviceConnection) {
+        let command = CTAPHID.Command.cbor.rawValue
+        switch faultPlan.response {
+        case nil:
+            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: response)
+        case .garbage:
+            var reports = CTAPHID.frames(channel: channel, command: command, payload: response)
+            var noise = [UInt8](repeating: 0, count: CTAPHID.reportSize - 4)
+            for i in noise.indices { noise[i] = UInt8.random(in: 0...255) }
+            // A command byte that is neither CBOR, KEEPALIVE nor ERROR, so libfido2 cannot mistake it for an answer.
+            noise[0] = 0x80 | 0x2A
+            reports[0] = Array(reports[0].prefix(4)) + noise
+            connection.outbox += reports
+        case .wrongChannel:
+            let other = channel == 0x0BAD_F00D ? 0x0BAD_F00E : 0x0BAD_F00D
+            connection.outbox += CTAPHID.frames(channel: UInt32(other), command: command, payload: response)
+        case .badSequence:
+            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: response, firstSequence: 5)
+        case .stall:
+            break
+        case .keepAliveForever:
+            connection.endlessKeepalive = (channel, Date())
+        }
+    }
+
+    /// Counts one report against `dropConnectionAfterReports`; false once the connection is "unplugged".
+    private func countReportForFaults() -> Bool {
+        guard let limit = faultPlan.dropConnectionAfterReports else { return true }
+        guard faultReportCount < limit else { return false }
+        faultReportCount += 1
+        return true
+    }
+
+    // MARK: - Reading
+
+    /// Blocks until a report is ready for the host or `milliseconds` pass (negative: no deadline).
+    /// While a command waits for the user, emits KEEPALIVE(UPNEEDED) every 100 ms and completes it at touch time.
+    func nextReport(on connection: DeviceConnection, milliseconds: Int) -> [UInt8]? {
+        monitor.lock()
+        defer { monitor.unlock() }
+        let deadline = milliseconds < 0 ? nil : Date().addingTimeInterval(Double(milliseconds) / 1000)
+        while true {
+            if connection.closed { return nil }
+            if !connection.outbox.isEmpty {
+                guard countReportForFaults() else { return nil }
+                return connection.outbox.removeFirst()
+            }
+            let now = Date()
+            var wake = deadline
+            if let pending = connection.pending {
+                if now >= pending.touchAt {
+                    abandonPending(on: connection)
+                    switch execute(pending.message, userTouched: true) {
+                    case .response(let response): sendCBOR(response, channel: pending.channel, on: connection)
+                    case .awaitingUser: sendCBOR([CTAPStatus.other.rawValue], channel: pending.channel, on: connection)
+                    }
+                    continue
+                }
+                if now >= pending.nextKeepalive {
+                    connection.pending?.nextKeepalive = now.addingTimeInterval(0.1)
+                    connection.outbox += CTAPHID.frames(
+                        channel: pending.channel, command: CTAPHID.Command.keepalive.rawValue,
+                        payload: [CTAPHID.KeepaliveStatus.userPresenceNeeded.rawValue])
+                    continue
+                }
+                wake = [wake, pending.touchAt, pending.nextKeepalive].compactMap { $0 }.min()
+            } else if let endless = connection.endlessKeepalive {
+                if now >= endless.next {
+                    connection.endlessKeepalive = (endless.channel, now.addingTimeInterval(0.1))
+                    connection.outbox += CTAPHID.frames(
+                        channel: endless.channel, command: CTAPHID.Command.keepalive.rawValue,
+                        payload: [CTAPHID.KeepaliveStatus.processing.rawValue])
+                    continue
+                }
+                wake = [wake, endless.next].compactMap { $0 }.min()
+            }
+            if let deadline, now >= deadline { return nil }
+            if let wake { _ = monitor.wait(until: wake) } else { monitor.wait() }
+        }
+    }
+
+    /// The host closed its device handle: forget anything in flight on it.
+    func close(_ connection: DeviceConnection) {
+        monitor.lock()
+        defer { monitor.unlock(); monitor.broadcast() }
+        connection.closed = true
+        abandonPending(on: connection)
+        connection.endlessKeepalive = nil
+        connection.outbox.removeAll()
+    }
+}

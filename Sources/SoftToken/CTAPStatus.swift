@@ -1,0 +1,57 @@
+/// CTAP 2.1 status codes (§8.2 of the spec). Every failing command answers exactly one of these as the first
+/// byte of its CTAPHID_CBOR response; libfido2 maps them one-to-one onto `FIDO_ERR_*`.
+public enum CTAPStatus: UInt8, Error, Sendable, CaseIterable {
+    case ok = 0x00
+    case invalidCommand = 0x01
+    case invalidParameter = 0x02
+    case invalidLength = 0x03
+    case invalidSequence = 0x04
+    case timeout = 0x05
+    case channelBusy = 0x06
+    case cborUnexpectedType = 0x11
+    case invalidCBOR = 0x12
+    case missingParameter = 0x14
+    case limitExceeded = 0x15
+    case largeBlobStorageFull = 0x18
+    case credentialExcluded = 0x19
+    case processing = 0x21
+    case invalidCredential = 0x22
+    /// Used inside the token to park a command until the simulated user touches; never sent to the host.
+    case userActionPending = 0x23
+    case unsupportedAlgorithm = 0x26
+    case operationDenied = 0x27
+    case keyStoreFull = 0x28
+    case unsupportedOption = 0x2B
+    case invalidOption = 0x2C
+    case keepaliveCancel = 0x2D
+    case noCredentials = 0x2E
+    case userActionTimeout = 0x2F
+    case notAllowed = 0x30
+    case pinInvalid = 0x31
+    case pinBlocked = 0x32
+    case pinAuthInvalid = 0x33
+    case pinAuthBlocked = 0x34
+    case pinNotSet = 0x35
+    case puatRequired = 0x36
+    case pinPolicyViolation = 0x37
+    case requestTooLarge = 0x39
+    case actionTimeout = 0x3A
+    case upRequired = 0x3B
+    case uvBlocked = 0x3C
+    case integrityFailure = 0x3D
+    case invalidSubcommand = 0x3E
+    case uvInvalid = 0x3F
+    case unauthorizedPermission = 0x40
+    case other = 0x7F
+}
+
+/// CTAP 2.1 authenticator command bytes (§6).
+public enum CTAPCommand: UInt8, Sendable, CaseIterable {
+    case makeCredential = 0x01
+    case getAssertion = 0x02
+    case getInfo = 0x04
+    case clientPIN = 0x06
+    case reset = 0x07
+    case getNextAssertion = 0x08
+    case largeBlobs = 0x0C
+}

@@ -1,0 +1,127 @@
+import CBOR
+import Cryptography
+
+/// What running a command produced: the CTAPHID_CBOR response payload, or a request to wait for the user first.
+enum CommandOutcome: Equatable {
+    case response([UInt8])
+    /// The command needs the simulated touch, which comes after this many milliseconds. CTAPHID re-runs the
+    /// command with `userTouched: true` then, so every handler collects presence before changing any state.
+    case awaitingUser(milliseconds: Int)
+}
+
+extension SoftToken {
+    /// Runs one CTAP command (command byte followed by CBOR parameters). Called with `monitor` held.
+    func execute(_ message: [UInt8], userTouched: Bool) -> CommandOutcome {
+        guard let commandByte = message.first else { return .response([CTAPStatus.invalidLength.rawValue]) }
+        if commandByte != CTAPCommand.getNextAssertion.rawValue, !userTouched { session.nextAssertions = nil }
+        do throws(CTAPStatus) {
+            let parameters = try Self.parameters(Array(message.dropFirst()))
+            guard let command = CTAPCommand(rawValue: commandByte) else { throw CTAPStatus.invalidCommand }
+            let reply: CBOR?
+            switch command {
+            case .getInfo: reply = getInfo()
+            case .makeCredential: reply = try makeCredential(parameters, userTouched: userTouched)
+            case .getAssertion: reply = try getAssertion(parameters, userTouched: userTouched)
+            case .getNextAssertion: reply = try getNextAssertion()
+            case .clientPIN: reply = try clientPIN(parameters, userTouched: userTouched)
+            case .reset: reply = try reset(userTouched: userTouched)
+            case .largeBlobs: reply = try largeBlobs(parameters)
+            }
+            var response: [UInt8] = [CTAPStatus.ok.rawValue]
+            if let reply { response += reply.encode() }
+            guard response.count <= state.configuration.maxMessageSize else { return .response([CTAPStatus.requestTooLarge.rawValue]) }
+            return .response(response)
+        } catch .userActionPending {
+            if case .delay(let ms) = state.configuration.presence { return .awaitingUser(milliseconds: ms) }
+            return .response([CTAPStatus.operationDenied.rawValue])
+        } catch {
+            return .response([error.rawValue])
+        }
+    }
+
+    /// The request's CBOR map, or an empty map when the command has no parameters.
+    static func parameters(_ bytes: [UInt8]) throws(CTAPStatus) -> CBOR {
+        if bytes.isEmpty { return .map([]) }
+        let decoded: CBOR
+        do { decoded = try CBOR.decode(bytes) } catch { throw .invalidCBOR }
+        guard decoded.mapValue != nil else { throw .cborUnexpectedType }
+        return decoded
+    }
+
+    // MARK: - The simulated user
+
+    /// Asks the simulated user to touch the key. Throws `.userActionPending` until the configured delay is over.
+    func collectUserPresence(userTouched: Bool) throws(CTAPStatus) {
+        if userTouched { return }
+        switch state.configuration.presence {
+        case .automatic: return
+        case .deny: throw .operationDenied
+        case .delay(let ms): if ms > 0 { throw .userActionPending }
+        }
+    }
+
+    /// performBuiltInUv(): the simulated fingerprint. It is a user interaction too, so it waits like a touch.
+    func performBuiltInUV(userTouched: Bool) throws(CTAPStatus) {
+        guard state.configuration.builtInUV else { throw .invalidOption }
+        guard state.uvRetries > 0 else { throw .uvBlocked }
+        try collectUserPresence(userTouched: userTouched)
+        switch state.configuration.uvOutcome {
+        case .succeed:
+            if state.uvRetries != TokenState.maxUVRetries { try commit { $0.uvRetries = TokenState.maxUVRetries } }
+        case .fail:
+            try commit { $0.uvRetries -= 1 }
+            throw state.uvRetries == 0 ? .uvBlocked : .uvInvalid
+        }
+    }
+
+    /// True when some form of user verification is configured ("protected by some form of UV" in CTAP 2.1).
+    var isProtectedByUV: Bool { state.pinHash != nil || state.configuration.builtInUV }
+
+    // MARK: - authenticatorReset (§6.6)
+
+    func reset(userTouched: Bool) throws(CTAPStatus) -> CBOR? {
+        try collectUserPresence(userTouched: userTouched)
+        let configuration = state.configuration
+        var fresh = TokenState.fresh(configuration: configuration)
+        fresh.attestationKey = state.attestationKey
+        fresh.attestationCertificate = state.attestationCertificate
+        try commit { $0 = fresh }
+        do { session = try SessionState() } catch { throw .other }
+        return nil
+    }
+}
+
+/// Typed accessors for request maps: a wrong CBOR type is CTAP2_ERR_CBOR_UNEXPECTED_TYPE, as the spec asks.
+extension CBOR {
+    func bytes(_ key: Int) throws(CTAPStatus) -> [UInt8]? {
+        guard let value = self[int: key] else { return nil }
+        guard let bytes = value.bytesValue else { throw .cborUnexpectedType }
+        return bytes
+    }
+    func text(_ key: Int) throws(CTAPStatus) -> String? {
+        guard let value = self[int: key] else { return nil }
+        guard let text = value.textValue else { throw .cborUnexpectedType }
+        return text
+    }
+    func int(_ key: Int) throws(CTAPStatus) -> Int? {
+        guard let value = self[int: key] else { return nil }
+        guard let int = value.intValue else { throw .cborUnexpectedType }
+        return int
+    }
+    func map(_ key: Int) throws(CTAPStatus) -> CBOR? {
+        guard let value = self[int: key] else { return nil }
+        guard value.mapValue != nil else { throw .cborUnexpectedType }
+        return value
+    }
+    func array(_ key: Int) throws(CTAPStatus) -> [CBOR]? {
+        guard let value = self[int: key] else { return nil }
+        guard let array = value.arrayValue else { throw .cborUnexpectedType }
+        return array
+    }
+    /// An option from an options map ("rk", "up", "uv").
+    func option(_ name: String) throws(CTAPStatus) -> Bool? {
+        guard let value = self[text: name] else { return nil }
+        guard let bool = value.boolValue else { throw .cborUnexpectedType }
+        return bool
+    }
+}

@@ -1,0 +1,164 @@
+import CBOR
+import Cryptography
+import Foundation
+
+/// A credential found for a request: its sealed secrets and its record (for the counter and user).
+struct FoundCredential {
+    var id: [UInt8]
+    var secrets: CredentialSecrets
+    var record: StoredCredential?
+}
+
+/// The parts of a getAssertion request that getNextAssertion repeats for the remaining credentials.
+struct AssertionRequest {
+    var rpID: String
+    var rpIDHash: [UInt8]
+    var clientDataHash: [UInt8]
+    var flags: AuthenticatorData.Flags
+    var extensions: CBOR?
+    var discoverableLookup: Bool
+    var numberOfCredentials: Int
+}
+
+extension SoftToken {
+    /// Opens a credential ID made by this token for this RP. A discoverable credential whose record is gone
+    /// (overwritten for the same user) no longer exists.
+    func findCredential(id: [UInt8], rpIDHash: [UInt8]) -> FoundCredential? {
+        guard let secrets = CredentialID.open(id, rpIDHash: rpIDHash, key: Array(state.wrappingKey)) else { return nil }
+        let record = state.credentials.first { Array($0.id) == id }
+        if secrets.discoverable && record == nil { return nil }
+        return FoundCredential(id: id, secrets: secrets, record: record)
+    }
+
+    /// authenticatorGetAssertion (CTAP 2.1 §6.2.2).
+    func getAssertion(_ p: CBOR, userTouched: Bool) throws(CTAPStatus) -> CBOR? {
+        let pinUvAuthParam = try p.bytes(6)
+        let protocolVersion = try p.int(7)
+        if let param = pinUvAuthParam, param.isEmpty {
+            try collectUserPresence(userTouched: userTouched)
+            throw state.pinHash == nil ? .pinNotSet : .pinInvalid
+        }
+        guard let rpID = try p.text(1), let clientDataHash = try p.bytes(2) else { throw .missingParameter }
+        let options = try p.map(5)
+        if try options?.option("rk") != nil { throw .unsupportedOption }
+        let userPresence = try options?.option("up") ?? true
+        var uvRequested = try options?.option("uv") ?? false
+        if pinUvAuthParam != nil { uvRequested = false }
+        if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
+
+        var userVerified = false
+        if let param = pinUvAuthParam {
+            try verifyPinUvAuthParam(param, protocolVersion: protocolVersion, message: clientDataHash,
+                                     permission: Permission.getAssertion, rpID: rpID)
+            userVerified = true
+        } else if uvRequested {
+            try performBuiltInUV(userTouched: userTouched)
+            userVerified = true
+        }
+
+        let rpIDHash = Digest.sha256(Array(rpID.utf8))
+        let allowList = try p.array(3) ?? []
+        var found: [FoundCredential] = []
+        if allowList.isEmpty {
+            // Discoverable credentials, newest first; credProtect 2 and 3 hide them without UV.
+            found = state.credentials.filter { $0.discoverable && $0.rpID == rpID }
+                .sorted { $0.created > $1.created }
+                .compactMap { findCredential(id: Array($0.id), rpIDHash: rpIDHash) }
+                .filter { $0.secrets.credProtect == 1 || userVerified }
+        } else {
+            for descriptor in allowList {
+                guard let id = descriptor[text: "id"]?.bytesValue else { throw .missingParameter }
+                if let credential = findCredential(id: id, rpIDHash: rpIDHash), credential.secrets.credProtect < 3 || userVerified {
+                    found = [credential]
+                    break
+                }
+            }
+        }
+        // Presence before NO_CREDENTIALS, so a page learns nothing about the key's contents without a touch.
+        if userPresence { try collectUserPresence(userTouched: userTouched) }
+        guard let first = found.first else { throw .noCredentials }
+
+        var flags: AuthenticatorData.Flags = []
+        if userPresence { flags.insert(.userPresent) }
+        if userVerified { flags.insert(.userVerified) }
+        if pinUvAuthParam != nil { session.permissions &= Permission.largeBlobWrite }
+        let request = AssertionRequest(
+            rpID: rpID, rpIDHash: rpIDHash, clientDataHash: clientDataHash, flags: flags, extensions: try p.map(4),
+            discoverableLookup: allowList.isEmpty, numberOfCredentials: found.count)
+        let response = try assertion(for: first, request: request, first: true)
+        if found.count > 1 {
+            session.nextAssertions = AssertionBatch(remaining: found.dropFirst().map(\.id), request: request, userVerified: userVerified)
+        }
+        return response
+    }
+
+    /// authenticatorGetNextAssertion (§6.3).
+    func getNextAssertion() throws(CTAPStatus) -> CBOR? {
+        guard var batch = session.nextAssertions, !batch.remaining.isEmpty else { throw .notAllowed }
+        let id = batch.remaining.removeFirst()
+        session.nextAssertions = batch.remaining.isEmpty ? nil : batch
+        guard let credential = findCredential(id: id, rpIDHash: batch.request.rpIDHash) else { throw .noCredentials }
+        return try assertion(for: credential, request: batch.request, first: false)
+    }
+
+    /// Signs one assertion, bumping and saving the credential's counter first.
+    func assertion(for credential: FoundCredential, request: AssertionRequest, first: Bool) throws(CTAPStatus) -> CBOR {
+        let userVerified = request.flags.contains(.userVerified)
+        var extensionOutputs: [(CBOR, CBOR)] = []
+        var largeBlobKey: [UInt8]?
+        if let extensions = request.extensions {
+            if let hmac = extensions[text: "hmac-secret"] {
+                extensionOutputs.append(("hmac-secret", .bytes(try hmacSecret(hmac, credential: credential.secrets, userVerified: userVerified))))
+            }
+            if try extensions.extensionBool("credBlob") == true {
+                extensionOutputs.append(("credBlob", .bytes(credential.secrets.credBlob ?? [])))
+            }
+            if try extensions.extensionBool("largeBlobKey") == true, let key = credential.secrets.largeBlobKey {
+                largeBlobKey = key
+            }
+        }
+
+        var signCount: UInt32 = 0
+        try commit { (s: inout TokenState) throws(CTAPStatus) in
+            if let index = s.credentials.firstIndex(where: { Array($0.id) == credential.id }) {
+                s.credentials[index].signCount &+= 1
+                signCount = s.credentials[index].signCount
+            } else {
+                // A non-discoverable credential from before this record existed: start counting now.
+                s.creationCounter += 1
+                s.credentials.append(StoredCredential(
+                    id: Data(credential.id), rpID: request.rpID, rpName: nil, userID: Data(), userName: nil,
+                    userDisplayName: nil, algorithm: credential.secrets.algorithm.rawValue, signCount: 1,
+                    discoverable: false, credProtect: credential.secrets.credProtect, created: s.creationCounter))
+                signCount = 1
+            }
+        }
+        let authData = AuthenticatorData(
+            rpIDHash: request.rpIDHash, flags: request.flags, signCount: signCount, attestedCredential: nil,
+            extensions: extensionOutputs
+        ).bytes
+        let signature: [UInt8]
+        do {
+            let key = try SigningKey.load(pkcs8DER: credential.secrets.privateKey)
+            signature = try key.sign(authData + request.clientDataHash)
+        } catch { throw .other }
+
+        var response: [(CBOR, CBOR)] = [
+            (1, .map([("id", .bytes(credential.id)), ("type", "public-key")])),
+            (2, .bytes(authData)),
+            (3, .bytes(signature)),
+        ]
+        if credential.secrets.discoverable, let record = credential.record {
+            var user: [(CBOR, CBOR)] = [("id", .bytes(Array(record.userID)))]
+            // User-identifiable information only after user verification (CTAP 2.1 §6.2.2 step 12).
+            if userVerified && request.discoverableLookup {
+                if let name = record.userName { user.append(("name", .text(name))) }
+                if let displayName = record.userDisplayName { user.append(("displayName", .text(displayName))) }
+            }
+            response.append((4, .map(user)))
+        }
+        if first && request.numberOfCredentials > 1 { response.append((5, .int(request.numberOfCredentials))) }
+        if let largeBlobKey { response.append((7, .bytes(largeBlobKey))) }
+        return .map(response)
+    }
+}

@@ -1,0 +1,58 @@
+import Cryptography
+
+/// CTAP state that a real key keeps in RAM and loses on power-off, so it is never written to the state file.
+struct SessionState {
+    var keyAgreement: KeyAgreementKey
+    var pinUvAuthToken: [UInt8]
+    /// The PIN/UV auth protocol the current pinUvAuthToken was issued under (nil: no token issued).
+    var tokenProtocol: Int?
+    var permissions: UInt8 = 0
+    var permissionsRPID: String?
+    /// Wrong PINs in a row since power-up; 3 gives PIN_AUTH_BLOCKED until the next power cycle.
+    var consecutivePINFailures = 0
+    var nextAssertions: AssertionBatch?
+    var largeBlobWrite: LargeBlobWrite?
+
+    init() throws(CryptoError) {
+        keyAgreement = try KeyAgreementKey()
+        pinUvAuthToken = Digest.randomBytes(32)
+    }
+
+    /// resetPinUvAuthToken(): a fresh random token with no permissions.
+    mutating func resetToken() {
+        Digest.zero(&pinUvAuthToken)
+        pinUvAuthToken = Digest.randomBytes(32)
+        tokenProtocol = nil
+        permissions = 0
+        permissionsRPID = nil
+    }
+
+    mutating func regenerateKeyAgreement() throws(CTAPStatus) {
+        do { keyAgreement = try KeyAgreementKey() } catch { throw .other }
+    }
+}
+
+/// pinUvAuthToken permission bits (CTAP 2.1 §6.5.5.7).
+enum Permission {
+    static let makeCredential: UInt8 = 0x01
+    static let getAssertion: UInt8 = 0x02
+    static let credentialManagement: UInt8 = 0x04
+    static let bioEnrollment: UInt8 = 0x08
+    static let largeBlobWrite: UInt8 = 0x10
+    static let authenticatorConfig: UInt8 = 0x20
+    /// The ones this token can grant.
+    static let supported: UInt8 = makeCredential | getAssertion | largeBlobWrite
+}
+
+/// Credentials left over from a getAssertion for getNextAssertion.
+struct AssertionBatch {
+    var remaining: [[UInt8]]
+    var request: AssertionRequest
+    var userVerified: Bool
+}
+
+/// A largeBlobs write in progress (CTAP 2.1 §6.10.3: several fragments, offsets in order).
+struct LargeBlobWrite {
+    var expectedLength: Int
+    var buffer: [UInt8]
+}

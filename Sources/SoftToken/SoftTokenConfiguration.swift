@@ -1,0 +1,80 @@
+/// How the simulated user answers a request for user presence ("touch the key").
+///
+/// `.delay` exists so the host can show "touch your key" and tests can exercise timeouts and cancel: while it
+/// waits, the token sends CTAPHID KEEPALIVE(UPNEEDED) every 100 ms, exactly like a real key blinking.
+public enum PresenceMode: Sendable, Codable, Equatable {
+    /// The user touches at once.
+    case automatic
+    /// The user refuses: the command fails with CTAP2_ERR_OPERATION_DENIED.
+    case deny
+    /// The user touches after the given time.
+    case delay(milliseconds: Int)
+}
+
+/// What the simulated built-in user verification (a "fingerprint") concludes when it is asked.
+public enum UVOutcome: String, Sendable, Codable, Equatable {
+    case succeed
+    /// Each attempt fails (CTAP2_ERR_UV_INVALID) and costs one UV retry, until UV_BLOCKED.
+    case fail
+}
+
+/// Which "packed" attestation statement makeCredential produces.
+public enum AttestationMode: String, Sendable, Codable, Equatable {
+    /// Signed by the credential's own key, no x5c (verifiable with `fido_cred_verify_self`).
+    case selfAttestation = "self"
+    /// Signed by a token-wide P-256 attestation key with a self-signed certificate in x5c (`fido_cred_verify`).
+    case certificate
+}
+
+/// Everything about a SoftToken that is chosen when it is created and not changed by CTAP commands.
+/// It is stored in the state file, so a reloaded token behaves the same.
+public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
+    /// Whether makeCredential accepts rk=true (getInfo option "rk").
+    public var residentKeys: Bool = true
+    /// Whether the token has built-in user verification (getInfo option "uv": true).
+    public var builtInUV: Bool = false
+    public var presence: PresenceMode = .automatic
+    public var uvOutcome: UVOutcome = .succeed
+    /// 16 bytes; defaults to the fixed webauthn-bridge SoftToken AAGUID.
+    public var aaguid: [UInt8] = SoftTokenConfiguration.defaultAAGUID
+    /// Advertised in getInfo, in order of preference. Use `[1]` to make libfido2 speak PIN protocol 1.
+    public var pinUvAuthProtocols: [Int] = [2, 1]
+    public var attestation: AttestationMode = .certificate
+    public var minPINLength: Int = 4
+    public var maxCredBlobLength: Int = 32
+    public var maxSerializedLargeBlobArray: Int = 1024
+    /// RP IDs allowed to learn the minimum PIN length through the minPinLength extension.
+    public var minPINLengthRPIDs: [String] = []
+    /// CTAP maxMsgSize: the largest CBOR message (command byte included) accepted or sent.
+    public var maxMessageSize: Int = 1200
+
+    /// "webauthn-bridge soft" in ASCII-ish hex: easy to recognise in logs as the development/test token.
+    public static let defaultAAGUID: [UInt8] = [
+        0x77, 0x65, 0x62, 0x61, 0x75, 0x74, 0x68, 0x6E, 0x2D, 0x62, 0x72, 0x69, 0x64, 0x67, 0x65, 0x00,
+    ]
+
+    public init(
+        residentKeys: Bool = true, builtInUV: Bool = false, presence: PresenceMode = .automatic,
+        uvOutcome: UVOutcome = .succeed, aaguid: [UInt8] = SoftTokenConfiguration.defaultAAGUID,
+        pinUvAuthProtocols: [Int] = [2, 1], attestation: AttestationMode = .certificate
+    ) {
+        self.residentKeys = residentKeys
+        self.builtInUV = builtInUV
+        self.presence = presence
+        self.uvOutcome = uvOutcome
+        self.aaguid = aaguid
+        self.pinUvAuthProtocols = pinUvAuthProtocols
+        self.attestation = attestation
+    }
+
+    func validate() throws(SoftTokenError) {
+        guard aaguid.count == 16 else { throw .invalidConfiguration("aaguid must be 16 bytes, not \(aaguid.count)") }
+        guard !pinUvAuthProtocols.isEmpty, pinUvAuthProtocols.allSatisfy({ $0 == 1 || $0 == 2 }) else {
+            throw .invalidConfiguration("pinUvAuthProtocols must be a non-empty list of 1 and 2")
+        }
+        guard (4...63).contains(minPINLength) else { throw .invalidConfiguration("minPINLength must be 4...63") }
+        guard maxSerializedLargeBlobArray >= 1024 else { throw .invalidConfiguration("maxSerializedLargeBlobArray must be at least 1024") }
+        guard (1024...7609).contains(maxMessageSize) else { throw .invalidConfiguration("maxMessageSize must be 1024...7609") }
+        if case .delay(let ms) = presence, ms < 0 { throw .invalidConfiguration("presence delay must not be negative") }
+    }
+}

@@ -1,0 +1,134 @@
+import CFIDO2
+import Foundation
+import Testing
+@testable import SoftToken
+
+@Suite struct ClientPINTests {
+    static let protocols: [[Int]] = [[2, 1], [1]]
+
+    @Test(arguments: protocols) func setPINThenPINGivesUserVerifiedCredentials(protocols: [Int]) throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(pinUvAuthProtocols: protocols))
+        let device = try fixture.open()
+        #expect(!fido_dev_has_pin(device.dev))
+        #expect(device.setPIN("1234") == FIDO_OK)
+        #expect(fido_dev_has_pin(device.dev))
+        #expect(device.retryCount() == 8)
+        #expect(fixture.token.summary().pinSet)
+
+        var request = CredentialRequest()
+        request.residentKey = true
+        let credential = try device.makeCredential(request, pin: "1234")
+        #expect(credential.flags & 0x04 != 0, "UV flag")
+        let assertion = try device.getAssertion(pin: "1234")
+        #expect(assertion.flags() & 0x04 != 0)
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+    }
+
+    @Test(arguments: protocols) func wrongPINCountsDownAndRightPINRestoresRetries(protocols: [Int]) throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(pinUvAuthProtocols: protocols), pin: "1234")
+        let device = try fixture.open()
+        expectFido(FIDO_ERR_PIN_INVALID) { try device.makeCredential(pin: "9999") }
+        #expect(device.retryCount() == 7)
+        expectFido(FIDO_ERR_PIN_INVALID) { try device.getAssertion(pin: "0000") }
+        #expect(device.retryCount() == 6)
+        #expect(try SoftToken(stateFile: fixture.stateFile).summary().pinRetries == 6, "retries are persisted")
+        try device.makeCredential(pin: "1234")
+        #expect(device.retryCount() == 8)
+    }
+
+    @Test func threeWrongPINsBlockUntilPowerCycle() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        let device = try fixture.open()
+        expectFido(FIDO_ERR_PIN_INVALID) { try device.makeCredential(pin: "1111") }
+        expectFido(FIDO_ERR_PIN_INVALID) { try device.makeCredential(pin: "2222") }
+        expectFido(FIDO_ERR_PIN_AUTH_BLOCKED) { try device.makeCredential(pin: "3333") }
+        expectFido(FIDO_ERR_PIN_AUTH_BLOCKED) { try device.makeCredential(pin: "1234") }
+        expectFido(FIDO_ERR_PIN_AUTH_BLOCKED) { try fixture.open().makeCredential(pin: "1234") }
+        #expect(device.retryCount() == 5, "the blocked attempt did not cost a retry")
+        try fixture.reload()
+        try fixture.open().makeCredential(pin: "1234")
+    }
+
+    @Test func eightWrongPINsBlockThePINForGood() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        for round in 0..<3 {
+            let device = try fixture.open()
+            for attempt in 0..<3 where round * 3 + attempt < 8 {
+                let expected = round * 3 + attempt == 7 ? FIDO_ERR_PIN_BLOCKED : (attempt == 2 ? FIDO_ERR_PIN_AUTH_BLOCKED : FIDO_ERR_PIN_INVALID)
+                expectFido(expected) { try device.makeCredential(pin: "0000") }
+            }
+            fixture.token.powerCycle()
+        }
+        let device = try fixture.open()
+        #expect(device.retryCount() == 0)
+        expectFido(FIDO_ERR_PIN_BLOCKED) { try device.makeCredential(pin: "1234") }
+    }
+
+    @Test(arguments: protocols) func changePINReplacesTheOldPIN(protocols: [Int]) throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(pinUvAuthProtocols: protocols), pin: "1234")
+        let device = try fixture.open()
+        #expect(device.setPIN("56789", old: "0000") == FIDO_ERR_PIN_INVALID)
+        #expect(device.setPIN("56789", old: "1234") == FIDO_OK)
+        expectFido(FIDO_ERR_PIN_INVALID) { try device.makeCredential(pin: "1234") }
+        try device.makeCredential(pin: "56789")
+    }
+
+    @Test func setPINTwiceIsNotAllowed() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        #expect(try fixture.open().setPIN("5678") == FIDO_ERR_NOT_ALLOWED)
+    }
+
+    @Test func pinShorterThanTheMinimumViolatesPolicy() throws {
+        var configuration = SoftTokenConfiguration()
+        configuration.minPINLength = 6
+        let fixture = try TokenFixture(configuration)
+        #expect(try fixture.open().setPIN("12345") == FIDO_ERR_PIN_POLICY_VIOLATION)
+        #expect(!fixture.token.summary().pinSet)
+    }
+
+    @Test func pinOperationsWithoutAPINSayPINNotSet() throws {
+        let fixture = try TokenFixture()
+        expectFido(FIDO_ERR_PIN_NOT_SET) { try fixture.open().makeCredential(pin: "1234") }
+    }
+
+    @Test func createRefusesAPINShorterThanTheMinimum() {
+        #expect(throws: SoftTokenError.self) {
+            _ = try SoftToken.create(at: "/tmp/softtoken-never-\(getpid())", configuration: .init(), pin: "12")
+        }
+    }
+}
+
+@Suite struct BuiltInUVTests {
+    @Test func builtInUVGivesAUserVerifiedCredentialWithoutAPIN() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(builtInUV: true))
+        let device = try fixture.open()
+        #expect(fido_dev_has_uv(device.dev))
+        var request = CredentialRequest()
+        request.residentKey = true
+        request.userVerification = FIDO_OPT_TRUE
+        let credential = try device.makeCredential(request)
+        #expect(credential.flags & 0x04 != 0)
+        let assertion = try device.getAssertion(uv: FIDO_OPT_TRUE)
+        #expect(assertion.flags() & 0x04 != 0)
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+    }
+
+    @Test func failingUVCountsDownToUVBlocked() throws {
+        var configuration = SoftTokenConfiguration(builtInUV: true)
+        configuration.uvOutcome = .fail
+        let fixture = try TokenFixture(configuration)
+        let device = try fixture.open()
+        var request = CredentialRequest()
+        request.userVerification = FIDO_OPT_TRUE
+        var retries: Int32 = -1
+        #expect(fido_dev_get_uv_retry_count(device.dev, &retries) == FIDO_OK)
+        #expect(retries == 8)
+        for _ in 0..<7 { expectFido(FIDO_ERR_UV_INVALID) { try device.makeCredential(request) } }
+        #expect(fido_dev_get_uv_retry_count(device.dev, &retries) == FIDO_OK)
+        #expect(retries == 1)
+        expectFido(FIDO_ERR_UV_BLOCKED) { try device.makeCredential(request) }
+        expectFido(FIDO_ERR_UV_BLOCKED) { try device.makeCredential(request) }
+        try fixture.token.setUVOutcome(.succeed)
+        expectFido(FIDO_ERR_UV_BLOCKED) { try device.makeCredential(request) }
+    }
+}

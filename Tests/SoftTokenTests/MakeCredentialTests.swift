@@ -1,0 +1,140 @@
+import CBOR
+import CFIDO2
+import Cryptography
+import Testing
+@testable import SoftToken
+
+@Suite struct MakeCredentialTests {
+    @Test func es256SelfAttestationIsAcceptedByFidoCredVerifySelf() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(attestation: .selfAttestation))
+        let credential = try fixture.open().makeCredential()
+        #expect(fido_cred_verify_self(credential.cred) == FIDO_OK)
+        #expect(credential.x5c.isEmpty)
+        #expect(credential.publicKey.count == 64)
+        #expect(credential.flags & 0x01 != 0, "UP flag")
+        #expect(credential.flags & 0x04 == 0, "no UV without PIN")
+        #expect(String(cString: fido_cred_fmt(credential.cred)) == "packed")
+    }
+
+    @Test func certificateAttestationIsAcceptedByFidoCredVerify() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(attestation: .certificate))
+        let credential = try fixture.open().makeCredential()
+        #expect(fido_cred_verify(credential.cred) == FIDO_OK)
+        #expect(!credential.x5c.isEmpty)
+        let aaguid = Array(UnsafeBufferPointer(start: fido_cred_aaguid_ptr(credential.cred), count: fido_cred_aaguid_len(credential.cred)))
+        #expect(aaguid == SoftTokenConfiguration.defaultAAGUID)
+    }
+
+    @Test func edDSACredentialsAreMadeAndSelfAttested() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(attestation: .selfAttestation))
+        var request = CredentialRequest()
+        request.algorithm = COSE_EDDSA
+        let credential = try fixture.open().makeCredential(request)
+        #expect(fido_cred_verify_self(credential.cred) == FIDO_OK)
+        #expect(credential.publicKey.count == 32)
+    }
+
+    @Test func unsupportedAlgorithmIsRefused() throws {
+        let fixture = try TokenFixture()
+        var request = CredentialRequest()
+        request.algorithm = COSE_RS256
+        expectFido(FIDO_ERR_UNSUPPORTED_ALGORITHM) { try fixture.open().makeCredential(request) }
+    }
+
+    @Test func excludedCredentialIsReportedAfterPresence() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        let existing = try device.makeCredential()
+        var request = CredentialRequest()
+        request.exclude = [Array(repeating: 7, count: 40), existing.id]
+        expectFido(FIDO_ERR_CREDENTIAL_EXCLUDED) { try device.makeCredential(request) }
+        #expect(fixture.token.summary().credentials.count == 1)
+    }
+
+    @Test func excludeListOfAnotherRPDoesNotExclude() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        let existing = try device.makeCredential()
+        var request = CredentialRequest()
+        request.rpID = "other.example"
+        request.exclude = [existing.id]
+        try device.makeCredential(request)
+    }
+
+    @Test func excludedCredentialWithDeniedPresenceIsOperationDenied() throws {
+        let fixture = try TokenFixture()
+        let existing = try fixture.open().makeCredential()
+        try fixture.token.setPresence(.deny)
+        var request = CredentialRequest()
+        request.exclude = [existing.id]
+        expectFido(FIDO_ERR_OPERATION_DENIED) { try fixture.open().makeCredential(request) }
+    }
+
+    @Test func residentKeyIsRefusedWhenTheTokenHasNoResidentKeys() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(residentKeys: false))
+        var request = CredentialRequest()
+        request.residentKey = true
+        expectFido(FIDO_ERR_UNSUPPORTED_OPTION) { try fixture.open().makeCredential(request) }
+    }
+
+    @Test func residentCredentialReplacesTheSameUsersOldOne() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        var request = CredentialRequest()
+        request.residentKey = true
+        let old = try device.makeCredential(request)
+        let new = try device.makeCredential(request)
+        let discoverable = fixture.token.summary().credentials.filter(\.discoverable)
+        #expect(discoverable.map(\.credentialID) == [new.id])
+        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [old.id]) }
+    }
+
+    @Test func discoverableCredentialNeedsPINOnAPINProtectedToken() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        var request = CredentialRequest()
+        request.residentKey = true
+        expectFido(FIDO_ERR_PIN_REQUIRED) { try fixture.open().makeCredential(request) }
+        // makeCredUvNotRqd: a non-discoverable one needs no PIN.
+        try fixture.open().makeCredential()
+    }
+
+    @Test func nonResidentCredentialIDWrapsTheKeyAndIsNotStoredWithIt() throws {
+        let fixture = try TokenFixture()
+        let credential = try fixture.open().makeCredential()
+        let summary = fixture.token.summary()
+        #expect(summary.credentials.count == 1)
+        #expect(summary.credentials[0].discoverable == false)
+        #expect(summary.credentials[0].credentialID == credential.id)
+        let file = try String(contentsOfFile: fixture.stateFile, encoding: .utf8)
+        #expect(!file.contains("privateKey"))
+        let rpIDHash = Digest.sha256(Array("example.com".utf8))
+        let secrets = try #require(CredentialID.open(credential.id, rpIDHash: rpIDHash, key: Array(fixture.token.state.wrappingKey)))
+        let key = try SigningKey.load(pkcs8DER: secrets.privateKey)
+        #expect(Array(key.publicKeyBytes.dropFirst()) == credential.publicKey)
+        #expect(CredentialID.open(credential.id, rpIDHash: Digest.sha256(Array("evil.example".utf8)), key: Array(fixture.token.state.wrappingKey)) == nil)
+    }
+
+    @Test func touchProbeReportsTouchWithoutMakingACredential() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 250)))
+        let device = try fixture.open()
+        #expect(fido_dev_get_touch_begin(device.dev) == FIDO_OK)
+        var touched: Int32 = 0
+        var polls = 0
+        while touched == 0 && polls < 40 {
+            #expect(fido_dev_get_touch_status(device.dev, &touched, 50) == FIDO_OK)
+            polls += 1
+        }
+        #expect(touched == 1)
+        #expect(polls >= 3, "the touch comes after the configured delay")
+        #expect(fixture.token.summary().credentials.isEmpty)
+    }
+
+    @Test func touchProbeOnAPINTokenAlsoReportsTouch() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        let device = try fixture.open()
+        #expect(fido_dev_get_touch_begin(device.dev) == FIDO_OK)
+        var touched: Int32 = 0
+        #expect(fido_dev_get_touch_status(device.dev, &touched, 500) == FIDO_OK)
+        #expect(touched == 1)
+    }
+}

@@ -1,0 +1,108 @@
+import CFIDO2
+import Foundation
+import Testing
+@testable import SoftToken
+
+@Suite struct PresenceTests {
+    @Test func deniedPresenceIsOperationDenied() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .deny))
+        expectFido(FIDO_ERR_OPERATION_DENIED) { try fixture.open().makeCredential() }
+        #expect(fixture.token.summary().credentials.isEmpty)
+    }
+
+    @Test func delayedPresenceSucceedsAfterTheDelay() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 300)))
+        let device = try fixture.open()
+        var credential: Credential?
+        let ms = elapsedMS { credential = try? device.makeCredential() }
+        #expect(credential != nil)
+        #expect(ms >= 300)
+        #expect(ms < 2000)
+    }
+
+    @Test func noCredentialsIsOnlyAnsweredAfterTheTouch() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 250)))
+        let device = try fixture.open()
+        let ms = elapsedMS { expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion() } }
+        #expect(ms >= 250)
+    }
+
+    @Test func waitingForTouchTimesOutWithFidoDevSetTimeout() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 10_000)))
+        let device = try fixture.open(timeoutMS: 400)
+        let ms = elapsedMS { expectFido(FIDO_ERR_RX) { try device.makeCredential() } }
+        #expect(ms >= 350)
+        #expect(ms < 2000)
+        // A new device handle is not blocked by the abandoned request once the old one is closed.
+        try fixture.token.setPresence(.automatic)
+        _ = consume device
+        try fixture.open(timeoutMS: 2000).makeCredential()
+    }
+
+    @Test func cancelFromAnotherThreadEndsAWaitingMakeCredential() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 10_000)))
+        let device = try fixture.open(timeoutMS: 5000)
+        let canceller = Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            fido_dev_cancel(device.dev)
+        }
+        canceller.start()
+        let ms = elapsedMS { expectFido(FIDO_ERR_KEEPALIVE_CANCEL) { try device.makeCredential() } }
+        #expect(ms >= 250)
+        #expect(ms < 3000)
+        #expect(fixture.token.summary().credentials.isEmpty)
+        // The same device handle keeps working afterwards.
+        try fixture.token.setPresence(.automatic)
+        try device.makeCredential()
+    }
+
+    @Test func cancelEndsAWaitingGetAssertionToo() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open(timeoutMS: 5000)
+        let credential = try device.makeCredential()
+        try fixture.token.setPresence(.delay(milliseconds: 10_000))
+        let canceller = Thread {
+            Thread.sleep(forTimeInterval: 0.2)
+            fido_dev_cancel(device.dev)
+        }
+        canceller.start()
+        expectFido(FIDO_ERR_KEEPALIVE_CANCEL) { try device.getAssertion(allow: [credential.id]) }
+    }
+
+    @Test func anotherChannelIsBusyWhileOneWaitsForTouch() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 1500)))
+        let waiting = try fixture.open(timeoutMS: 5000)
+        let other = try fixture.open(timeoutMS: 1000)
+        let background = Thread { _ = try? waiting.makeCredential() }
+        background.start()
+        Thread.sleep(forTimeInterval: 0.2)
+        // libfido2 turns a CTAPHID_ERROR frame (here ERR_CHANNEL_BUSY) into FIDO_ERR_RX — at once, not by timeout.
+        let ms = elapsedMS { expectFido(FIDO_ERR_RX) { try other.getAssertion() } }
+        #expect(ms < 900)
+        fido_dev_cancel(waiting.dev)
+    }
+}
+
+@Suite struct ResetTests {
+    @Test func resetForgetsCredentialsAndPIN() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        let device = try fixture.open()
+        let credential = try device.makeCredential(pin: "1234")
+        #expect(fido_dev_reset(device.dev) == FIDO_OK)
+        let summary = fixture.token.summary()
+        #expect(!summary.pinSet)
+        #expect(summary.credentials.isEmpty)
+        let fresh = try fixture.open()
+        #expect(!fido_dev_has_pin(fresh.dev))
+        expectFido(FIDO_ERR_NO_CREDENTIALS) { try fresh.getAssertion(allow: [credential.id]) }
+        #expect(fresh.retryCount() == 8)
+    }
+
+    @Test func resetNeedsPresence() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .deny), pin: "1234")
+        let device = try fixture.open()
+        let result = fido_dev_reset(device.dev)
+        #expect(result == FIDO_ERR_OPERATION_DENIED, "\(String(cString: fido_strerr(result)))")
+        #expect(fixture.token.summary().pinSet)
+    }
+}
