@@ -26,7 +26,9 @@ public enum HostMode {
             return 1
         }
         let prompt = PromptSelector.select(environment: environment, configuredProgram: configuration.pinentryProgram)
-        let fidoThread = FIDOThread(logSink: log.enabled(.trace) ? { line in log.trace("libfido2: \(line)") } : nil)
+        var libfido2Trace: FIDOLibrary.LogSink?
+        if log.enabled(.trace) { libfido2Trace = { line in log.trace("libfido2: \(line)") } }
+        let fidoThread = FIDOThread(logSink: libfido2Trace)
         let loop = RequestLoop(configuration: configuration, log: log, writer: FrameWriter(fileDescriptor: 1),
                                devices: devices, prompt: prompt, fidoThread: fidoThread)
         return loop.run(input: 0)

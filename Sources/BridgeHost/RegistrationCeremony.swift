@@ -94,10 +94,13 @@ enum UserVerificationDecision {
         }
         do throws(UserVerificationPolicyError) {
             return try UserVerificationPolicy.method(for: wish, info: device.info, makingCredential: makingCredential)
-        } catch .notConfigured(let pinSupported) {
-            throw WebAuthnError(name: .notAllowed, message: pinSupported
-                ? "This site requires user verification, but the security key has no PIN set. Set a PIN first."
-                : "This site requires user verification, which the security key cannot do.")
+        } catch {
+            switch error {
+            case .notConfigured(let pinSupported):
+                throw WebAuthnError(name: .notAllowed, message: pinSupported
+                    ? "This site requires user verification, but the security key has no PIN set. Set a PIN first."
+                    : "This site requires user verification, which the security key cannot do.")
+            }
         }
     }
 }

@@ -14,7 +14,7 @@ struct WebAuthnBridgeCommand: ParsableCommand {
 
     static func main() {
         if let launch = LaunchContext.browserLaunch(arguments: CommandLine.arguments) {
-            exit(HostMode.run(launch))
+            Foundation.exit(HostMode.run(launch))
         }
         main(nil)
     }
