@@ -1,5 +1,5 @@
 /*
- * relay.js — ISOLATED world, document_start, all frames, after codec.js and notice.js.
+ * relay.js — ISOLATED world, document_start, all frames, after notice.js.
  *
  * Carries messages between interceptor.js (same window, MAIN world) and the background:
  *   page → here: window "message" events whose source is this very window and that carry the channel tag;
@@ -13,16 +13,38 @@
 (function (root) {
   'use strict';
 
-  const CODEC_KEY = Symbol.for('webauthn-bridge.codec');
+  // Must equal page/codec.js's CHANNEL (a test checks). codec.js cannot be loaded here too: Chromium injects
+  // a file listed in two content-script entries only once per frame, so the MAIN-world entry would win.
+  const CHANNEL = 'webauthn-bridge/v1';
   const PORT_NAME = 'webauthn-bridge';
 
-  function createRelay({ win, runtime, codec, notice }) {
+  function isPlainObject(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
+
+  /** Validates a page→relay message; returns it or null. Only these kinds: the account choice, for one,
+   *  comes from the notice and never from the page. */
+  function parsePageMessage(data) {
+    if (!isPlainObject(data) || data.channel !== CHANNEL || data.dir !== 'to-relay') return null;
+    if (typeof data.rid !== 'string' || data.rid.length === 0 || data.rid.length > 64) return null;
+    switch (data.kind) {
+      case 'request':
+        return (data.type === 'create' || data.type === 'get') && isPlainObject(data.options) ? data : null;
+      case 'cancel':
+      case 'capabilities':
+        return data;
+      default:
+        return null;
+    }
+  }
+
+  function createRelay({ win, runtime, notice }) {
     let port = null;
     const open = new Set(); // rids of modal requests in flight from this document
     const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
 
     function toPage(message) {
-      win.postMessage({ channel: codec.CHANNEL, dir: 'to-page', ...message }, selfOrigin);
+      win.postMessage({ channel: CHANNEL, dir: 'to-page', ...message }, selfOrigin);
     }
 
     function ensurePort() {
@@ -52,7 +74,7 @@
     }
 
     function fromBackground(message) {
-      if (!codec.isPlainObject(message) || typeof message.rid !== 'string') return;
+      if (!isPlainObject(message) || typeof message.rid !== 'string') return;
       const { rid } = message;
       switch (message.kind) {
         case 'status':
@@ -84,7 +106,7 @@
     function onWindowMessage(event) {
       // Only this window's own scripts; other frames and windows post with a different source.
       if (event.source !== win) return;
-      const message = codec.parsePageMessage(event.data);
+      const message = parsePageMessage(event.data);
       if (!message) return;
       event.stopImmediatePropagation();
       const { rid } = message;
@@ -117,15 +139,13 @@
   }
 
   if (typeof module === 'object' && module && module.exports) {
-    module.exports = { createRelay };
+    module.exports = { createRelay, parsePageMessage, CHANNEL };
     return;
   }
-  const codec = root[CODEC_KEY];
-  delete root[CODEC_KEY];
   const ext = root.browser ?? root.chrome;
-  if (codec && ext && ext.runtime && root.webauthnBridgeNotice) {
+  if (ext && ext.runtime && root.webauthnBridgeNotice) {
     // `window`, not globalThis: in Firefox the content-script global is a sandbox, and event.source is the
     // (Xray-wrapped) window itself.
-    createRelay({ win: window, runtime: ext.runtime, codec, notice: root.webauthnBridgeNotice.createNotice(window.document) });
+    createRelay({ win: window, runtime: ext.runtime, notice: root.webauthnBridgeNotice.createNotice(window.document) });
   }
 })(globalThis);

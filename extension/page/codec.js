@@ -282,26 +282,35 @@
     return new env.DOMException(message, domName);
   }
 
-  // Capabilities that are the browser's, not the bridge's: conditional requests and the platform
-  // authenticator are still served by the browser.
-  const BROWSER_OWNED = new Set(['conditionalGet', 'conditionalMediation', 'conditionalCreate', 'userVerifyingPlatformAuthenticator']);
+  // Capabilities that stay the browser's even with the host up: conditional requests, the platform
+  // authenticator and the signal* methods are still served by the browser itself.
+  const BROWSER_OWNED = new Set([
+    'conditionalGet', 'conditionalMediation', 'conditionalCreate', 'userVerifyingPlatformAuthenticator',
+    'signalAllAcceptedCredentials', 'signalCurrentUserDetails', 'signalUnknownCredential',
+  ]);
 
   /**
-   * getClientCapabilities(): the browser's answer, corrected for what the bridge serves. hostCaps null means
-   * the host is unreachable, so requests fall back to the browser and its answer stands.
+   * getClientCapabilities(): what a page can rely on with the bridge in place. hostCaps null means the host is
+   * unreachable, so requests fall back to the browser and its answer stands. Otherwise only browser-owned
+   * keys are kept; everything else (extensions, related origins …) is what the host reports, and what it
+   * does not report is false — never the browser's claim for a client that is not serving the request.
    */
   function mergeCapabilities(browserCaps, hostCaps) {
     const out = {};
-    if (isPlainObject(browserCaps)) {
-      for (const key of Object.keys(browserCaps)) if (typeof browserCaps[key] === 'boolean') out[key] = browserCaps[key];
+    const browser = isPlainObject(browserCaps) ? browserCaps : {};
+    if (!isPlainObject(hostCaps)) {
+      for (const key of Object.keys(browser)) if (typeof browser[key] === 'boolean') out[key] = browser[key];
+      return out;
     }
-    if (!isPlainObject(hostCaps)) return out;
-    // Modal requests go to USB keys through the host: no hybrid (phone) transport.
-    out.hybridTransport = false;
-    out.passkeyPlatformAuthenticator = out.userVerifyingPlatformAuthenticator === true;
+    for (const key of Object.keys(browser)) {
+      if (typeof browser[key] === 'boolean') out[key] = BROWSER_OWNED.has(key) ? browser[key] : false;
+    }
     for (const key of Object.keys(hostCaps)) {
       if (typeof hostCaps[key] === 'boolean' && !BROWSER_OWNED.has(key)) out[key] = hostCaps[key];
     }
+    // Modal requests go to USB keys through the host: no hybrid (phone) transport.
+    out.hybridTransport = false;
+    out.passkeyPlatformAuthenticator = out.userVerifyingPlatformAuthenticator === true;
     return out;
   }
 
@@ -318,21 +327,6 @@
     }
   }
 
-  /** Validates a page→relay message; returns it or null. */
-  function parsePageMessage(data) {
-    if (!isPlainObject(data) || data.channel !== CHANNEL || data.dir !== 'to-relay') return null;
-    if (typeof data.rid !== 'string' || data.rid.length === 0 || data.rid.length > 64) return null;
-    switch (data.kind) {
-      case 'request':
-        return (data.type === 'create' || data.type === 'get') && isPlainObject(data.options) ? data : null;
-      case 'cancel':
-      case 'capabilities':
-        return data;
-      default:
-        return null;
-    }
-  }
-
   /** A request id the page picks; unguessable so another script's stray message never matches it. */
   function newRequestId(cryptoObj) {
     const bytes = new Uint8Array(16);
@@ -342,8 +336,7 @@
 
   const codec = Object.freeze({
     CHANNEL, toBase64url, fromBase64url, isBufferSource, bufferSourceBytes, encodeValue, decodeValue,
-    buildRequest, buildCredential, buildError, mergeCapabilities, parseRelayMessage, parsePageMessage,
-    newRequestId, isPlainObject,
+    buildRequest, buildCredential, buildError, mergeCapabilities, parseRelayMessage, newRequestId, isPlainObject,
   });
 
   if (typeof module === 'object' && module && module.exports) {

@@ -149,19 +149,23 @@ test('page and relay messages are shape-checked', () => {
   assert.equal(codec.parseRelayMessage({ channel: C, dir: 'to-page', kind: 'status', rid: 'a' }), null);
   assert.equal(codec.parseRelayMessage({ channel: C, dir: 'to-page', kind: 'fallback', rid: 'x'.repeat(65) }), null);
   assert.equal(codec.parseRelayMessage('string'), null);
-  assert.ok(codec.parsePageMessage({ channel: C, dir: 'to-relay', kind: 'request', rid: 'a', type: 'get', options: {} }));
-  assert.equal(codec.parsePageMessage({ channel: C, dir: 'to-relay', kind: 'request', rid: 'a', type: 'store', options: {} }), null);
-  assert.equal(codec.parsePageMessage({ channel: C, dir: 'to-relay', kind: 'select', rid: 'a', index: 0 }), null);
 });
 
-test('capabilities: the browser answer stands when the host is unreachable; otherwise the bridge corrects it', () => {
+test('capabilities: the browser answer stands when the host is unreachable', () => {
   const browser = { conditionalGet: true, hybridTransport: true, userVerifyingPlatformAuthenticator: false, 'extension:prf': false, bogus: 'x' };
   assert.deepEqual(codec.mergeCapabilities(browser, null), { conditionalGet: true, hybridTransport: true, userVerifyingPlatformAuthenticator: false, 'extension:prf': false });
-  const merged = codec.mergeCapabilities(browser, { 'extension:prf': true, conditionalGet: false, relatedOrigins: false });
-  assert.equal(merged.conditionalGet, true, 'conditional requests are still the browser\'s');
-  assert.equal(merged.hybridTransport, false);
-  assert.equal(merged.passkeyPlatformAuthenticator, false);
-  assert.equal(merged['extension:prf'], true);
-  assert.equal(merged.relatedOrigins, false);
-  assert.equal('bogus' in merged, false);
+  assert.deepEqual(codec.mergeCapabilities(undefined, null), {});
+});
+
+test('capabilities with the host up: browser-owned keys kept, the rest is the host\'s answer or false', () => {
+  const browser = {
+    conditionalGet: true, conditionalCreate: true, hybridTransport: true, userVerifyingPlatformAuthenticator: true,
+    signalUnknownCredential: true, relatedOrigins: true, 'extension:largeBlob': true, 'extension:prf': false,
+  };
+  const merged = codec.mergeCapabilities(browser, { 'extension:prf': true, conditionalGet: false, 'extension:credProps': true, n: 3 });
+  assert.deepEqual(merged, {
+    conditionalGet: true, conditionalCreate: true, userVerifyingPlatformAuthenticator: true, signalUnknownCredential: true,
+    relatedOrigins: false, 'extension:largeBlob': false, 'extension:prf': true, 'extension:credProps': true,
+    hybridTransport: false, passkeyPlatformAuthenticator: true,
+  });
 });

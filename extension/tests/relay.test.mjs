@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
-const { createRelay } = require('../content/relay.js');
+const relayModule = require('../content/relay.js');
+const { createRelay } = relayModule;
 const notice = require('../content/notice.js');
 
 function event() {
@@ -36,7 +37,7 @@ function setup() {
     settle: (...a) => noticeCalls.push(['settle', ...a]),
     chooseAccount: (...a) => { noticeCalls.push(['choose', ...a]); return Promise.resolve(chooserAnswer); },
   };
-  const relay = createRelay({ win, runtime, codec, notice: fakeNotice });
+  const relay = createRelay({ win, runtime, notice: fakeNotice });
   const fromPage = (message, source = win) => {
     let stopped = false;
     relay.onWindowMessage({ source, data: { channel: codec.CHANNEL, dir: 'to-relay', ...message }, stopImmediatePropagation() { stopped = true; } });
@@ -128,4 +129,20 @@ test('notice texts for every host status, and account labels', () => {
   assert.deepEqual(notice.accountLabel({ name: 'alice@example.com', displayName: 'Alice' }), { primary: 'Alice', secondary: 'alice@example.com' });
   assert.deepEqual(notice.accountLabel({ name: 'bob', displayName: '' }), { primary: 'bob', secondary: '' });
   assert.deepEqual(notice.accountLabel({}), { primary: 'Unnamed account', secondary: '' });
+});
+
+test('the relay and the page speak on the same channel tag', () => {
+  assert.equal(relayModule.CHANNEL, codec.CHANNEL);
+});
+
+test('page messages are shape-checked; select is never accepted from the page', () => {
+  const C = codec.CHANNEL;
+  const parse = relayModule.parsePageMessage;
+  assert.ok(parse({ channel: C, dir: 'to-relay', kind: 'request', rid: 'a', type: 'get', options: {} }));
+  assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'request', rid: 'a', type: 'store', options: {} }), null);
+  assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'request', rid: 'a', type: 'get', options: [] }), null);
+  assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'select', rid: 'a', index: 0 }), null);
+  assert.equal(parse({ channel: C, dir: 'to-page', kind: 'cancel', rid: 'a' }), null);
+  assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: '' }), null);
+  assert.equal(parse(null), null);
 });
