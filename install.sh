@@ -283,7 +283,7 @@ for app in firefox chromium; do
 done
 
 # --- what the user does next ---------------------------------------------------------------------------------
-join() { local IFS=','; echo "$*" | sed 's/,/, /g'; }
+join() { local IFS=','; local s="$*"; echo "${s//,/, }"; }
 say ""
 say "Host installed: $host_path"
 if ((${#names_by_kind_chromium[@]})); then
