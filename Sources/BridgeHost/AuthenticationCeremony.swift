@@ -18,9 +18,9 @@ struct AuthenticationCeremony {
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
-        let method = try UserVerificationDecision.method(options.userVerification, device: device, makingCredential: false)
         let request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: options.allowCredentials.map(\.id))
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
+        let method = try runner.plan(options.userVerification, device: device, makingCredential: false)
         let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV

@@ -27,14 +27,14 @@ struct RegistrationCeremony {
             throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
         }
         let residentKey = try residentKeyDecision(device.info)
-        let method = try UserVerificationDecision.method(options.userVerification, device: device, makingCredential: true)
-        var request = CredentialRequest(
+                var request = CredentialRequest(
             clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
             userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
             residentKey: residentKey, excludeList: options.excludeCredentials.map(\.id))
         request.extensions = CredentialExtensions()
 
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
+        let method = try runner.plan(options.userVerification, device: device, makingCredential: true)
         let made = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV
@@ -80,27 +80,5 @@ struct RegistrationCeremony {
     private func conveyedAttestation(_ made: MadeCredential) -> (String, CBOR) {
         if options.attestation == .none { return ("none", .map([])) }
         return (made.format, .raw(made.attestationStatement))
-    }
-}
-
-/// Maps the RP's wish and the key's getInfo to a UV method, with the DOMException a browser gives.
-enum UserVerificationDecision {
-    static func method(_ requirement: WebAuthn.UserVerificationRequirement, device: Device,
-                       makingCredential: Bool) throws(WebAuthnError) -> UserVerificationMethod {
-        let wish: FIDO.UserVerificationRequirement = switch requirement {
-        case .required: .required
-        case .preferred: .preferred
-        case .discouraged: .discouraged
-        }
-        do throws(UserVerificationPolicyError) {
-            return try UserVerificationPolicy.method(for: wish, info: device.info, makingCredential: makingCredential)
-        } catch {
-            switch error {
-            case .notConfigured(let pinSupported):
-                throw WebAuthnError(name: .notAllowed, message: pinSupported
-                    ? "This site requires user verification, but the security key has no PIN set. Set a PIN first."
-                    : "This site requires user verification, which the security key cannot do.")
-            }
-        }
     }
 }

@@ -12,6 +12,8 @@ struct UserVerificationRunner {
     let log: HostLog
     let rpID: String
     let origin: String
+    /// A PIN the user just chose while setting one up: used once, without asking again.
+    let pendingPIN = PendingPIN()
 
     /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
     func run<T>(on device: Device, method: UserVerificationMethod, deadline: Date,
@@ -47,6 +49,7 @@ struct UserVerificationRunner {
     }
 
     private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> PINCode {
+        if retryMessage == nil, let pin = pendingPIN.take() { return pin }
         guard let prompt else {
             log.error("this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)", request: controller.id)
             throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
@@ -57,11 +60,24 @@ struct UserVerificationRunner {
         do {
             let secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readPIN(request) }
             return secret.withUnsafeBytes { PINCode(utf8: $0) }
-        } catch .cancelled {
-            throw controller.isCancelled ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
         } catch {
-            log.error("PIN prompt failed: \(error)", request: controller.id)
-            throw WebAuthnError(name: .notAllowed, message: "The PIN prompt could not be shown.")
+            throw promptFailure(error)
         }
     }
+
+    func promptFailure(_ error: PromptError) -> WebAuthnError {
+        if case .cancelled = error {
+            return controller.isCancelled ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
+        }
+        log.error("PIN prompt failed: \(error)", request: controller.id)
+        return WebAuthnError(name: .notAllowed, message: "The PIN prompt could not be shown.")
+    }
+}
+
+/// Holds at most one PIN between set-up and first use.
+final class PendingPIN: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pin: PINCode?
+    func set(_ value: PINCode) { lock.withLock { pin = value } }
+    func take() -> PINCode? { lock.withLock { defer { pin = nil }; return pin } }
 }
