@@ -62,6 +62,7 @@ struct AuthenticationCeremony {
             .object([("name", .string(a.userName ?? "")), ("displayName", .string(a.userDisplayName ?? "")),
                      ("id", a.userID.map(JSONValue.binary) ?? .null)])
         }
+        controller.expectSelection()
         environment.replies.status(controller.id, "select-account", detail: "Choose an account.", extra: [("accounts", .array(accounts))])
         switch controller.awaitSelection(until: deadline) {
         case .chosen(let index?) where assertions.indices.contains(index): return assertions[index]

@@ -17,14 +17,31 @@ final class CeremonyController: @unchecked Sendable {
     var isCancelled: Bool { condition.withLock { cancelled } }
 
     /// Aborts whatever the ceremony waits on: the key (CTAPHID_CANCEL), a PIN prompt, a selection, a sleep.
+    ///
+    /// A key ignores CTAPHID_CANCEL while it has no request pending, and the request may still be on its
+    /// way (libfido2 sends it after the device was registered here), so the cancel is repeated a few times
+    /// for as long as a key is registered.
     func cancel() {
-        let (keys, activePrompt) = condition.withLock { () -> ([Device], (any PINPrompt)?) in
+        let activePrompt = condition.withLock { () -> (any PINPrompt)? in
             cancelled = true
             condition.broadcast()
-            return (Array(devices.values), prompt)
+            return prompt
         }
-        for key in keys { key.cancel() }
         activePrompt?.cancel()
+        cancelRegisteredKeys(repeats: Self.cancelRepeats)
+    }
+
+    static let cancelRepeats = 10
+    static let cancelInterval: DispatchTimeInterval = .milliseconds(50)
+
+    private func cancelRegisteredKeys(repeats: Int) {
+        let keys = condition.withLock { Array(devices.values) }
+        guard !keys.isEmpty else { return }
+        for key in keys { key.cancel() }
+        guard repeats > 1 else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.cancelInterval) { [self] in
+            cancelRegisteredKeys(repeats: repeats - 1)
+        }
     }
 
     /// Registers `device` for cancellation while `body` runs on it.
@@ -66,9 +83,13 @@ final class CeremonyController: @unchecked Sendable {
 
     enum SelectionOutcome: Equatable { case chosen(Int?), cancelled, timedOut }
 
+    /// Forgets any earlier answer; call before asking, since the answer may arrive before `awaitSelection`.
+    func expectSelection() {
+        condition.withLock { selection = nil }
+    }
+
     func awaitSelection(until deadline: Date) -> SelectionOutcome {
         condition.withLock {
-            selection = nil
             while selection == nil, !cancelled, Date() < deadline { _ = condition.wait(until: deadline) }
             if cancelled { return .cancelled }
             guard let answer = selection else { return .timedOut }

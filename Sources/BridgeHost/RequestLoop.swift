@@ -54,8 +54,10 @@ public final class RequestLoop: @unchecked Sendable {
     func handle(_ bytes: [UInt8]) {
         let frame: JSONValue
         do { frame = try JSONValue.parse(bytes) } catch {
-            environment.log.warn("unparseable frame (\(bytes.count) bytes): \(error)")
-            environment.replies.error(nil, WebAuthnError(name: .syntax, message: "The request is not valid JSON: \(error)"))
+            let id = Self.recoverID(bytes)
+            environment.log.warn("unparseable frame (\(bytes.count) bytes): \(error)", request: id)
+            let name: DOMExceptionName = error.reason == .invalidBinary ? .typeError : .syntax
+            environment.replies.error(id, WebAuthnError(name: name, message: "The request is not valid: \(error)"))
             return
         }
         guard case .object = frame else {
@@ -74,6 +76,13 @@ public final class RequestLoop: @unchecked Sendable {
         case "info": environment.replies.result(id, "info", HostInfo.report(devices: devices, log: environment.log))
         default: rejectFrame(id: id, "Unknown request type \"\(type)\".")
         }
+    }
+
+    /// The request id of a frame our strict parser refused (e.g. for a bad `__binary__` value), read with a
+    /// lenient parser so the page's promise still gets its answer; nil when none can be read.
+    static func recoverID(_ bytes: [UInt8]) -> String? {
+        let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        return (object?["id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private func rejectFrame(id: String?, _ message: String) {

@@ -26,7 +26,11 @@ struct UserVerificationRunner {
             replies.status(controller.id, "touch", detail: "Touch your security key.")
             device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
             do {
-                return try controller.using(device) { () throws(FIDOError) -> T in try operation(pin, method == .builtIn) }
+                return try controller.using(device) { () throws(FIDOError) -> T in
+                    // Checked after registering the key, so a cancel cannot slip in between unnoticed.
+                    if controller.isCancelled { throw FIDOError(code: FIDOError.keepaliveCancel, function: "cancelled before the request") }
+                    return try operation(pin, method == .builtIn)
+                }
             } catch {
                 let cancelled = controller.isCancelled, timedOut = Date() >= deadline
                 if cancelled || timedOut { device.cancel() }

@@ -15,13 +15,21 @@ public enum FIDOLibrary {
     /// The version of the libfido2 loaded at run time ("1.12.0"), read from the mapped shared object's
     /// file name because libfido2 exports no version call.
     public static var version: String {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8),
-              let line = maps.split(separator: "\n").first(where: { $0.contains("/libfido2.so") }),
-              let path = line.split(separator: " ").last else { return "unknown" }
-        var resolved = String(path)
-        if let real = realpath(resolved, nil) { resolved = String(cString: real); free(real) }
-        guard let range = resolved.range(of: ".so.") else { return "unknown" }
-        return String(resolved[range.upperBound...])
+        // /proc files report size 0, so read line by line rather than through Foundation's file APIs.
+        guard let maps = fopen("/proc/self/maps", "r") else { return "unknown" }
+        defer { fclose(maps) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, maps) > 0, let line {
+            let text = String(cString: line)
+            guard text.contains("/libfido2.so"), let path = text.split(separator: " ").last else { continue }
+            var resolved = path.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let real = realpath(resolved, nil) { resolved = String(cString: real); free(real) }
+            guard let range = resolved.range(of: ".so.") else { return "unknown" }
+            return String(resolved[range.upperBound...])
+        }
+        return "unknown"
     }
 
     /// Initialises libfido2 on the calling thread; with a sink, its debug output (CTAP frames in hex,

@@ -70,7 +70,7 @@ def test_attestation_conveyance(launch, token, conveyance, fmt):
     host = launch(token)
     credential, challenge, _ = register(host, attestation=conveyance)
     verified = verify_registration(credential, challenge)
-    assert verified.fmt.value == fmt
+    assert getattr(verified.fmt, "value", verified.fmt) == fmt
 
 
 @pytest.mark.parametrize("alg", [-7, -8])
@@ -122,9 +122,10 @@ def test_several_accounts_are_offered_for_choice(launch, token):
         if frame.get("status") == "select-account":
             break
         assert frame["type"] == "status", frame
-    names = [a["name"] for a in frame["accounts"]]
-    assert sorted(names) == ["alice", "bob"]
-    host.send({"id": "g-1", "type": "select", "index": names.index("bob")})
+    # Without UV a CTAP 2.1 key returns only user ids (no names) for several accounts.
+    handles = [decode_binary(a["id"]) for a in frame["accounts"]]
+    assert sorted(handles) == [b"alice", b"bob"]
+    host.send({"id": "g-1", "type": "select", "index": handles.index(b"bob")})
     reply, _ = host.final("g-1")
     assert decode_binary(reply["credential"]["response"]["userHandle"]) == b"bob"
     verify_authentication(reply["credential"], challenge, keys["bob"].credential_public_key, keys["bob"].sign_count)
