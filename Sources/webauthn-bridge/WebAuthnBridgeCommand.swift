@@ -5,6 +5,7 @@ import ArgumentParser
 struct WebAuthnBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webauthn-bridge",
-        abstract: "WebAuthn for Firefox and Chromium through your own FIDO2 security key (libfido2)."
+        abstract: "WebAuthn for Firefox and Chromium through your own FIDO2 security key (libfido2).",
+        subcommands: [TokenCommand.self]
     )
 }
