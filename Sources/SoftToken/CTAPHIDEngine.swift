@@ -110,6 +110,8 @@ extension SoftToken {
             guard payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
             connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: [])
         case .cbor:
+            // A new command supersedes one the host gave up on (e.g. after a libfido2 timeout without cancel).
+            if connection.pending != nil { abandonPending(on: connection) }
             guard !payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
             guard payload.count <= state.configuration.maxMessageSize else {
                 return sendCBOR([CTAPStatus.requestTooLarge.rawValue], channel: channel, on: connection)

@@ -29,7 +29,7 @@ enum StateFile {
 
     static func save(_ state: TokenState, to path: String) throws(SoftTokenError) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
         do { data = try encoder.encode(state) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
         try writeAtomically(Array(data), to: path)

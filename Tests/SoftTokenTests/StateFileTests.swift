@@ -1,0 +1,99 @@
+import CFIDO2
+import Foundation
+import Testing
+@testable import SoftToken
+
+@Suite struct StateFileTests {
+    @Test func credentialSurvivesReloadingTheTokenFromItsFile() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        var request = CredentialRequest()
+        request.residentKey = true
+        let credential = try fixture.open().makeCredential(request, pin: "1234")
+        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.reload()
+        let device = try fixture.open()
+        #expect(fido_dev_has_pin(device.dev))
+        let byID = try device.getAssertion(allow: [credential.id])
+        #expect(byID.verify(publicKey: credential.publicKey) == FIDO_OK)
+        #expect(byID.signCount() == 2, "the counter continues where it was")
+        let discovered = try device.getAssertion(pin: "1234")
+        #expect(discovered.userID() == Array("user-1".utf8))
+    }
+
+    @Test func stateFileIsPrivateAndSaysItIsATestAuthenticator() throws {
+        let fixture = try TokenFixture()
+        var info = stat()
+        #expect(stat(fixture.stateFile, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        let text = try String(contentsOfFile: fixture.stateFile, encoding: .utf8)
+        #expect(text.contains("Development/test authenticator"))
+        #expect(fixture.token.summary().notice.contains("development/test authenticator"))
+    }
+
+    @Test func leftoverTemporaryFileFromAnInterruptedWriteIsIgnoredAndReplaced() throws {
+        let fixture = try TokenFixture()
+        let credential = try fixture.open().makeCredential()
+        // A kill -9 between write and rename leaves a partial FILE.tmp behind, with loose permissions.
+        let temporary = StateFile.temporaryPath(for: fixture.stateFile)
+        #expect(FileManager.default.createFile(atPath: temporary, contents: Data("{\"format\": \"webauthn-br".utf8),
+                                              attributes: [.posixPermissions: 0o644]))
+        try fixture.reload()
+        try fixture.open().getAssertion(allow: [credential.id])
+        #expect(!FileManager.default.fileExists(atPath: temporary), "the next save renamed over it")
+        var info = stat()
+        #expect(stat(fixture.stateFile, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.first?.signCount == 1)
+    }
+
+    @Test func truncatedStateFileIsRejectedWithAClearError() throws {
+        let fixture = try TokenFixture()
+        let bytes = try StateFile.readAll(fixture.stateFile)
+        try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: fixture.stateFile))
+        #expect {
+            _ = try SoftToken(stateFile: fixture.stateFile)
+        } throws: { error in
+            guard case .corruptState(let path, _) = error as? SoftTokenError else { return false }
+            return path == fixture.stateFile
+        }
+    }
+
+    @Test func createRefusesToOverwriteAnExistingFile() throws {
+        let fixture = try TokenFixture()
+        #expect(throws: SoftTokenError.fileExists(fixture.stateFile)) {
+            _ = try SoftToken.create(at: fixture.stateFile, configuration: .init(), pin: nil)
+        }
+    }
+
+    @Test func missingFileIsACannotReadError() {
+        #expect {
+            _ = try SoftToken(stateFile: "/nonexistent/softtoken.json")
+        } throws: { error in
+            if case .cannotRead = error as? SoftTokenError { return true }
+            return false
+        }
+    }
+
+    @Test func summaryListsCredentialsWithoutSecrets() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        var request = CredentialRequest()
+        request.residentKey = true
+        let credential = try fixture.open().makeCredential(request, pin: "1234")
+        let summary = fixture.token.summary()
+        #expect(summary.pinSet)
+        #expect(summary.pinRetries == 8)
+        #expect(summary.credentials.count == 1)
+        let entry = summary.credentials[0]
+        #expect(entry.rpID == "example.com")
+        #expect(entry.userName == "alice")
+        #expect(entry.userDisplayName == "Alice")
+        #expect(entry.userID == Array("user-1".utf8))
+        #expect(entry.credentialID == credential.id)
+        #expect(entry.algorithm == -7)
+        #expect(entry.discoverable)
+        let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
+        #expect(!json.contains("wrappingKey"))
+        #expect(!json.contains("pinHash"))
+        #expect(!json.contains("attestationKey"))
+    }
+}
