@@ -12,6 +12,7 @@ final class Pipe: @unchecked Sendable {
         precondition(pipe(&fds) == 0, "pipe() failed")
         readEnd = fds[0]
         writeEnd = fds[1]
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // no child process of another test inherits it
         if let bufferSize {
             // F_SETPIPE_SZ (1031) rounds up to a page: small enough to force short writes.
             _ = fcntl(writeEnd, 1031, bufferSize)
