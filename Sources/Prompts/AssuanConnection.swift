@@ -96,7 +96,8 @@ final class AssuanConnection {
             let message = text.drop { $0.isNumber }.trimmingPrefix(" ")
             return .error(code, String(message.prefix(200)))
         }
-        throw .failed("pinentry sent an unexpected line: \(String(decoding: line.prefix(40), as: UTF8.self))")
+        // The line itself is not quoted: whatever it is, it might contain what the user typed.
+        throw .failed("pinentry sent a line that is not Assuan (is it really a pinentry program?)")
     }
 
     /// Hands the next complete line (without its newline) to `body`, then zeroes it in the buffer.

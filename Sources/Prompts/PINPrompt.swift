@@ -64,4 +64,13 @@ public protocol PINPrompt: Sendable {
     /// Called from another thread while a read is in progress: that read returns `.cancelled` promptly.
     /// Without a read in progress this does nothing; the caller checks its own cancel state before asking.
     func cancel()
+
+    /// Shows a notice that needs no answer ("Your security key is locked: reset it to use it again").
+    /// pinentry shows a dialog and returns when it is dismissed; the terminal prints it and returns.
+    func showMessage(_ text: String) throws(PromptError)
+}
+
+extension PINPrompt {
+    /// Prompts without a way to show notices (test doubles) ignore them.
+    public func showMessage(_ text: String) throws(PromptError) {}
 }

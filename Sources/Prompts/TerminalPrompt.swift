@@ -38,6 +38,16 @@ public final class TerminalPrompt: PINPrompt {
         }
     }
 
+    /// Prints the notice; no answer is awaited and the terminal settings are not touched.
+    public func showMessage(_ text: String) throws(PromptError) {
+        let fd = open(ttyPath, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .unavailable("cannot open terminal \(ttyPath): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        try Terminal(fd: fd, cancelSignal: nil).write("\n\(text)\n")
+    }
+
     public func cancel() {
         activeRead.withLock { $0?.fire() }
     }
@@ -78,7 +88,8 @@ public final class TerminalPrompt: PINPrompt {
 /// One open terminal in no-echo, byte-at-a-time mode.
 private struct Terminal {
     let fd: Int32
-    let cancelSignal: CancelSignal
+    /// Nil for write-only use (`showMessage`).
+    let cancelSignal: CancelSignal?
 
     func write(_ text: String) throws(PromptError) {
         let bytes = Array(text.utf8)  // the terminal's ONLCR turns \n into \r\n
@@ -103,6 +114,7 @@ private struct Terminal {
         var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 32 bytes, zeroed below
         defer { withUnsafeMutableBytes(of: &scratch) { explicit_bzero($0.baseAddress!, $0.count) } }
         while true {
+            guard let cancelSignal else { throw .failed("terminal opened for writing only") }
             try cancelSignal.waitReadable(fd)
             let n = withUnsafeMutableBytes(of: &scratch) { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {

@@ -63,6 +63,17 @@ struct PinentryProtocolTests {
         #expect(result == .error(.failed("pinentry refused GETPIN: Inappropriate ioctl for device <Pinentry>")))
     }
 
+    /// Data already received is dropped when the command then fails: it never reaches an error message.
+    @Test(arguments: [
+        (["D 135790", "ERR 83886179 Operation cancelled"], PromptError.cancelled),
+        (["D 135790", "EXIT"], .failed("pinentry exited unexpectedly (during GETPIN)")),
+        (["D 135790", "135790"], .failed("pinentry sent a line that is not Assuan (is it really a pinentry program?)")),
+    ])
+    func partialDataIsDroppedWhenTheCommandFails(reply: [String], error: PromptError) throws {
+        let peer = ScriptedPeer(getpin: [reply])
+        #expect(outcome { try peer.prompt().readPIN(request) } == .error(error))
+    }
+
     @Test func inquiryIsAnsweredWithEnd() throws {
         let peer = ScriptedPeer(getpin: [["INQUIRE QUALITY", "READ", "D 4567", "OK"]])
         #expect(outcome { try peer.prompt().readPIN(request) } == .pin("4567"))

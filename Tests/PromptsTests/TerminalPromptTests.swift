@@ -83,6 +83,12 @@ struct TerminalPromptTests {
         #expect(terminal.echoIsOn)
     }
 
+    @Test func messageIsPrintedWithoutTouchingTheSettings() throws {
+        try prompt.showMessage("Your security key is locked.")
+        #expect(terminal.waitFor("Your security key is locked."))
+        #expect(terminal.echoIsOn)
+    }
+
     @Test func terminalThatCannotBeOpenedIsUnavailable() {
         let missing = TerminalPrompt(ttyPath: "/nonexistent/tty")
         guard case .error(.unavailable) = outcome({ try missing.readPIN(request) }) else {
