@@ -94,14 +94,21 @@ public final class PinentryPrompt: PINPrompt {
             try connection.readGreeting()
             try configure(connection)
             let result = try body(connection)
-            try? connection.send("BYE")
-            child.closeInput()
-            if !child.waitForExit(seconds: 1) { child.terminate() }
+            Self.endSession(child, connection)
             return result
         } catch {
-            child.terminate()
+            // After cancel() nothing is polite: interrupt at once. After an ERR (the user pressed Cancel)
+            // pinentry is still listening and gets a BYE like after success.
+            if cancelSignal.isFired { child.terminate() } else { Self.endSession(child, connection) }
             throw error
         }
+    }
+
+    /// BYE, EOF, and a second to exit on its own before being interrupted.
+    private static func endSession(_ child: ChildProcess, _ connection: AssuanConnection) {
+        try? connection.send("BYE")
+        child.closeInput()
+        if !child.waitForExit(seconds: 1) { child.terminate() }
     }
 
     /// OPTIONs are best effort (a pinentry may not know one); cancelling is still honoured.
@@ -126,12 +133,16 @@ public final class PinentryPrompt: PINPrompt {
         try connection.transact("SETTITLE webauthn-bridge")
     }
 
-    /// The name of the host's controlling terminal (browser started from a shell), if any.
+    /// The host's terminal (browser started from a shell), if any: the name of a terminal on stderr/stdin
+    /// (stdout is the browser's pipe), else "/dev/tty" when it opens. pinentry shares our session, so
+    /// "/dev/tty" names the same terminal for it; a real name is only nicer in its messages.
     static func controllingTerminalName() -> String? {
+        for fd in [STDERR_FILENO, STDIN_FILENO] where isatty(fd) == 1 {
+            if let name = ttyname(fd) { return String(cString: name) }
+        }
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard let name = ttyname(fd) else { return nil }
-        return String(cString: name)
+        close(fd)
+        return "/dev/tty"
     }
 }

@@ -55,6 +55,8 @@ struct PinentryProtocolTests {
     func cancelErrorsMeanCancelled(reply: String) throws {
         let peer = ScriptedPeer(getpin: [[reply]])
         #expect(outcome { try peer.prompt().readPIN(request) } == .error(.cancelled))
+        #expect(peer.commands.last == "BYE")  // still listening: closed politely
+        #expect(processIsGone(try #require(peer.pid)))
     }
 
     @Test func otherErrorsFailWithThePinentryMessage() throws {
