@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import NativeMessaging
 
 /// A pipe whose ends close themselves, so a failing test never leaves a peer blocked on the other end.
 final class Pipe: @unchecked Sendable {
@@ -12,6 +13,7 @@ final class Pipe: @unchecked Sendable {
         precondition(pipe(&fds) == 0, "pipe() failed")
         readEnd = fds[0]
         writeEnd = fds[1]
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // no child process of another test inherits it
         if let bufferSize {
             // F_SETPIPE_SZ (1031) rounds up to a page: small enough to force short writes.
             _ = fcntl(writeEnd, 1031, bufferSize)
@@ -92,3 +94,24 @@ func nativeHeader(_ length: UInt32) -> [UInt8] {
 let ignoreSIGPIPE: Void = {
     signal(SIGPIPE, SIG_IGN)
 }()
+
+/// SIGUSR1 with a no-op handler and without SA_RESTART: a blocked read(2)/write(2) in the signalled thread
+/// returns EINTR (or a short count), which the codec must retry.
+let interruptingSignal: Int32 = {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in }
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(SIGUSR1, &action, nil)
+    return SIGUSR1
+}()
+
+/// Compares frames without dumping megabytes into the test log when they differ.
+func summary(_ frame: InboundFrame?) -> String {
+    switch frame {
+    case .message(let body)?: "message of \(body.count) bytes, hash \(body.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })"
+    case .oversize(let length)?: "oversize(\(length))"
+    case .endOfStream?: "endOfStream"
+    case nil: "nothing"
+    }
+}
