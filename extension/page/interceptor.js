@@ -36,6 +36,7 @@
       AuthenticatorAssertionResponse: win.AuthenticatorAssertionResponse,
       DOMException: win.DOMException,
       TypeError: win.TypeError,
+      AbortSignal: win.AbortSignal,
     };
     const postMessage = win.postMessage;
     const addEventListener = win.addEventListener;
@@ -94,6 +95,9 @@
         return original.call(thisArg, options);
       }
       const signal = options.signal;
+      if (signal !== undefined && !(env.AbortSignal && signal instanceof env.AbortSignal)) {
+        return PromiseCtor.reject(new env.TypeError(`Failed to execute '${type}' on 'CredentialsContainer': member signal is not of type 'AbortSignal'.`));
+      }
       if (signal && signal.aborted) return PromiseCtor.reject(abortReason(signal));
       if (pending) return PromiseCtor.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
       let request;

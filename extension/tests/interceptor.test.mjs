@@ -27,7 +27,7 @@ function fakeWindow({ capabilities, policy, top } = {}) {
   const win = {
     navigator: { credentials: new CredentialsContainer() },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
-    DOMException, TypeError, Promise, crypto: webcrypto, setTimeout, clearTimeout,
+    DOMException, TypeError, AbortSignal, Promise, crypto: webcrypto, setTimeout, clearTimeout,
     location: { origin: 'https://example.com' },
     document: policy ? { featurePolicy: policy } : {},
     posted: [], nativeCalls: [],
@@ -234,4 +234,10 @@ test('without a policy API, a cross-origin frame is left to the browser; a same-
   const same = fakeWindow({ top: { location: { origin: 'https://example.com' } } });
   same.navigator.credentials.get(getOptions());
   assert.equal(same.posted.length, 1);
+});
+
+test('a signal that is not an AbortSignal is a TypeError, as WebIDL conversion gives', async () => {
+  const win = fakeWindow();
+  await assert.rejects(win.navigator.credentials.get({ ...getOptions(), signal: { aborted: false } }), TypeError);
+  assert.equal(win.posted.length, 0);
 });
