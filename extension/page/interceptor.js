@@ -77,6 +77,16 @@
       return !crossOriginFrame();
     }
 
+    /**
+     * WebAuthn L3 §5.1.3: create() in a frame not same-origin with its ancestors needs transient user
+     * activation. Without it the original raises the browser's own NotAllowedError.
+     */
+    function activationAllows(type) {
+      if (type !== 'create' || !crossOriginFrame()) return true;
+      const activation = win.navigator.userActivation;
+      return !activation || activation.isActive === true;
+    }
+
     function crossOriginFrame() {
       if (win.top === win) return false;
       try {
@@ -91,7 +101,7 @@
       // credentials, conditional UI, and wrong `this`, whose TypeError the original raises for us).
       if (thisArg !== creds || options === null || typeof options !== 'object' ||
           options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional' ||
-          !policyAllows(type)) {
+          !policyAllows(type) || !activationAllows(type)) {
         return original.call(thisArg, options);
       }
       const signal = options.signal;

@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
 const { install } = require('../page/interceptor.js');
 
-function fakeWindow({ capabilities, policy, top } = {}) {
+function fakeWindow({ capabilities, policy, top, activation } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
     get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
@@ -25,7 +25,7 @@ function fakeWindow({ capabilities, policy, top } = {}) {
   class AuthenticatorAssertionResponse extends AuthenticatorResponse {}
   const listeners = [];
   const win = {
-    navigator: { credentials: new CredentialsContainer() },
+    navigator: { credentials: new CredentialsContainer(), userActivation: activation },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
     DOMException, TypeError, AbortSignal, Promise, crypto: webcrypto, setTimeout, clearTimeout,
     location: { origin: 'https://example.com' },
@@ -240,4 +240,18 @@ test('a signal that is not an AbortSignal is a TypeError, as WebIDL conversion g
   const win = fakeWindow();
   await assert.rejects(win.navigator.credentials.get({ ...getOptions(), signal: { aborted: false } }), TypeError);
   assert.equal(win.posted.length, 0);
+});
+
+test('create in a cross-origin frame needs transient user activation; without it the browser answers', async () => {
+  const policy = { features: () => ['publickey-credentials-create'], allowsFeature: () => true };
+  const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
+  const idle = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
+  assert.equal(await idle.navigator.credentials.create({ publicKey: {} }), 'native-create');
+  assert.equal(idle.posted.length, 0);
+  const clicked = fakeWindow({ policy, top: crossTop, activation: { isActive: true } });
+  clicked.navigator.credentials.create({ publicKey: {} });
+  assert.equal(clicked.posted.length, 1);
+  const topLevel = fakeWindow({ activation: { isActive: false } });
+  topLevel.navigator.credentials.create({ publicKey: {} });
+  assert.equal(topLevel.posted.length, 1, 'a top-level create needs no activation');
 });
