@@ -16,6 +16,13 @@
   const PORT_NAME = 'webauthn-bridge';
   const BACKOFF_MIN_MS = 1000;
   const BACKOFF_MAX_MS = 60000;
+  // Chromium clamps publicKey.timeout to [10 s, 10 min]; the host owns the real timeout, the watchdog only
+  // makes sure a page promise settles if the host never answers.
+  const TIMEOUT_MIN_MS = 10000;
+  const TIMEOUT_MAX_MS = 600000;
+  const TIMEOUT_DEFAULT_MS = 300000;
+  const WATCHDOG_GRACE_MS = 30000;
+  const TIMED_OUT = 'The operation either timed out or was not allowed.';
 
   /**
    * The requesting document's origin and, for a subframe, the top-level origin — from the browser's sender
@@ -103,6 +110,12 @@
     return false;
   }
 
+  /** How long the background waits for the host before it gives up on a request. */
+  function watchdogDelay(options) {
+    const t = options && Number.isFinite(options.timeout) ? options.timeout : TIMEOUT_DEFAULT_MS;
+    return Math.min(TIMEOUT_MAX_MS, Math.max(TIMEOUT_MIN_MS, t)) + WATCHDOG_GRACE_MS;
+  }
+
   /** Host request ids: unique per (tab, frame, page) and over the background's lifetime. */
   function makeHostId(tabId, frameId, pageId, seq) {
     return `r${seq}-t${tabId}-f${frameId}-p${pageId}`;
@@ -185,7 +198,7 @@
         setState('connecting', verdict.reason, verdict.detail);
       }
       for (const [id, req] of requests) {
-        requests.delete(id);
+        forget(id);
         if (verdict.fallback) req.ctx.send({ kind: 'fallback', rid: req.rid, reason: verdict.reason });
         else req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge host stopped unexpectedly.' } });
       }
@@ -218,17 +231,23 @@
         if (Array.isArray(frame.accounts)) message.accounts = frame.accounts;
         req.ctx.send(message);
       } else if (frame.type === 'result') {
-        requests.delete(frame.id);
+        forget(frame.id);
         req.ctx.send({ kind: 'result', rid: req.rid, credential: frame.credential });
       } else if (frame.type === 'error') {
-        requests.delete(frame.id);
+        forget(frame.id);
         const error = isPlainObject(frame.error) ? frame.error : {};
         req.ctx.send({ kind: 'error', rid: req.rid, error: { name: String(error.name || 'NotAllowedError'), message: String(error.message || '') } });
       }
     }
 
-    function cancel(id, req) {
+    function forget(id) {
+      const req = requests.get(id);
+      if (req && req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
       requests.delete(id);
+    }
+
+    function cancel(id, req) {
+      forget(id);
       sendNative({ id, type: 'cancel' });
       log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
     }
@@ -270,9 +289,15 @@
       const frame = { id, type: message.type, origin: ctx.trusted.origin };
       if (ctx.trusted.topOrigin) frame.topOrigin = ctx.trusted.topOrigin;
       frame.options = message.options;
-      requests.set(id, { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now() });
+      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now() };
+      requests.set(id, req);
+      req.watchdog = deps.setTimeout(() => {
+        if (requests.get(id) !== req) return;
+        cancel(id, req);
+        ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
+      }, watchdogDelay(message.options));
       if (!sendNative(frame)) {
-        requests.delete(id);
+        forget(id);
         ctx.send({ kind: 'fallback', rid, reason: 'host-failed' });
       }
     }
@@ -365,7 +390,7 @@
   }
 
   const api = Object.freeze({
-    PORT_NAME, originFromSender, classifyDisconnect, backoffDelay, parseSitePattern, siteMatches, makeHostId,
+    PORT_NAME, originFromSender, classifyDisconnect, backoffDelay, watchdogDelay, parseSitePattern, siteMatches, makeHostId,
     createBridge,
   });
   if (typeof module === 'object' && module && module.exports) module.exports = api;

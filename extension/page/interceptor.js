@@ -36,10 +36,12 @@
       AuthenticatorAssertionResponse: win.AuthenticatorAssertionResponse,
       DOMException: win.DOMException,
       TypeError: win.TypeError,
+      AbortSignal: win.AbortSignal,
     };
     const postMessage = win.postMessage;
     const addEventListener = win.addEventListener;
     const cryptoObj = win.crypto;
+    const policy = win.document && (win.document.permissionsPolicy || win.document.featurePolicy);
     const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
 
     function post(message) {
@@ -59,14 +61,53 @@
       return signal.reason !== undefined ? signal.reason : new env.DOMException('The operation was aborted.', 'AbortError');
     }
 
+    /**
+     * Whether this frame's permissions policy allows the request. A cross-origin iframe without
+     * allow="publickey-credentials-get/create" must get the browser's own NotAllowedError, so such calls go to
+     * the original. Chromium exposes the policy (document.featurePolicy); Firefox does not, so there a
+     * cross-origin frame is left to the browser, which enforces the policy itself.
+     */
+    function policyAllows(type) {
+      const feature = type === 'create' ? 'publickey-credentials-create' : 'publickey-credentials-get';
+      try {
+        if (policy && typeof policy.allowsFeature === 'function' && typeof policy.features === 'function') {
+          return !policy.features().includes(feature) || policy.allowsFeature(feature);
+        }
+      } catch (_) { /* fall through to the conservative answer */ }
+      return !crossOriginFrame();
+    }
+
+    /**
+     * WebAuthn L3 §5.1.3: create() in a frame not same-origin with its ancestors needs transient user
+     * activation. Without it the original raises the browser's own NotAllowedError.
+     */
+    function activationAllows(type) {
+      if (type !== 'create' || !crossOriginFrame()) return true;
+      const activation = win.navigator.userActivation;
+      return !activation || activation.isActive === true;
+    }
+
+    function crossOriginFrame() {
+      if (win.top === win) return false;
+      try {
+        return win.top.location.origin !== win.location.origin;
+      } catch (_) {
+        return true; // reading a cross-origin top's location throws
+      }
+    }
+
     function start(type, original, thisArg, options) {
       // Anything that is not a modal publicKey request is the browser's business (password/federated
       // credentials, conditional UI, and wrong `this`, whose TypeError the original raises for us).
       if (thisArg !== creds || options === null || typeof options !== 'object' ||
-          options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional') {
+          options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional' ||
+          !policyAllows(type) || !activationAllows(type)) {
         return original.call(thisArg, options);
       }
       const signal = options.signal;
+      if (signal !== undefined && !(env.AbortSignal && signal instanceof env.AbortSignal)) {
+        return PromiseCtor.reject(new env.TypeError(`Failed to execute '${type}' on 'CredentialsContainer': member signal is not of type 'AbortSignal'.`));
+      }
       if (signal && signal.aborted) return PromiseCtor.reject(abortReason(signal));
       if (pending) return PromiseCtor.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
       let request;

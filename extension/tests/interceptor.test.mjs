@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
 const { install } = require('../page/interceptor.js');
 
-function fakeWindow({ capabilities } = {}) {
+function fakeWindow({ capabilities, policy, top, activation } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
     get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
@@ -25,10 +25,11 @@ function fakeWindow({ capabilities } = {}) {
   class AuthenticatorAssertionResponse extends AuthenticatorResponse {}
   const listeners = [];
   const win = {
-    navigator: { credentials: new CredentialsContainer() },
+    navigator: { credentials: new CredentialsContainer(), userActivation: activation },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
-    DOMException, TypeError, Promise, crypto: webcrypto, setTimeout, clearTimeout,
+    DOMException, TypeError, AbortSignal, Promise, crypto: webcrypto, setTimeout, clearTimeout,
     location: { origin: 'https://example.com' },
+    document: policy ? { featurePolicy: policy } : {},
     posted: [], nativeCalls: [],
     postMessage(data, target) { win.posted.push({ data: structuredClone(data), target }); },
     addEventListener(type, fn) { if (type === 'message') listeners.push(fn); },
@@ -40,6 +41,7 @@ function fakeWindow({ capabilities } = {}) {
     },
     reply(rid, message) { return win.deliver({ channel: codec.CHANNEL, dir: 'to-page', rid, ...message }); },
   };
+  win.top = top || win;
   assert.equal(install(win, codec), true);
   return win;
 }
@@ -206,4 +208,50 @@ test('getClientCapabilities is defined where the browser lacks it, and is the br
   await tick();
   win.reply(win.posted[0].data.rid, { kind: 'capabilities', capabilities: null });
   assert.deepEqual(await promise, {});
+});
+
+test('a frame whose permissions policy forbids the feature is left to the browser (it raises NotAllowedError)', async () => {
+  const allowed = new Set(['publickey-credentials-get']);
+  const policy = { features: () => ['publickey-credentials-get', 'publickey-credentials-create'], allowsFeature: (f) => allowed.has(f) };
+  const win = fakeWindow({ policy });
+  assert.equal(await win.navigator.credentials.create({ publicKey: {} }), 'native-create');
+  assert.equal(win.posted.length, 0);
+  win.navigator.credentials.get(getOptions());
+  assert.equal(win.posted.length, 1, 'get is allowed and bridged');
+});
+
+test('a policy that does not know the WebAuthn features does not block the bridge', () => {
+  const win = fakeWindow({ policy: { features: () => ['camera'], allowsFeature: () => false } });
+  win.navigator.credentials.create({ publicKey: {} });
+  assert.equal(win.posted.length, 1);
+});
+
+test('without a policy API, a cross-origin frame is left to the browser; a same-origin frame is bridged', async () => {
+  const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
+  const cross = fakeWindow({ top: crossTop });
+  assert.equal(await cross.navigator.credentials.get(getOptions()), 'native-get');
+  assert.equal(cross.posted.length, 0);
+  const same = fakeWindow({ top: { location: { origin: 'https://example.com' } } });
+  same.navigator.credentials.get(getOptions());
+  assert.equal(same.posted.length, 1);
+});
+
+test('a signal that is not an AbortSignal is a TypeError, as WebIDL conversion gives', async () => {
+  const win = fakeWindow();
+  await assert.rejects(win.navigator.credentials.get({ ...getOptions(), signal: { aborted: false } }), TypeError);
+  assert.equal(win.posted.length, 0);
+});
+
+test('create in a cross-origin frame needs transient user activation; without it the browser answers', async () => {
+  const policy = { features: () => ['publickey-credentials-create'], allowsFeature: () => true };
+  const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
+  const idle = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
+  assert.equal(await idle.navigator.credentials.create({ publicKey: {} }), 'native-create');
+  assert.equal(idle.posted.length, 0);
+  const clicked = fakeWindow({ policy, top: crossTop, activation: { isActive: true } });
+  clicked.navigator.credentials.create({ publicKey: {} });
+  assert.equal(clicked.posted.length, 1);
+  const topLevel = fakeWindow({ activation: { isActive: false } });
+  topLevel.navigator.credentials.create({ publicKey: {} });
+  assert.equal(topLevel.posted.length, 1, 'a top-level create needs no activation');
 });

@@ -85,8 +85,8 @@ function setup({ sites = [], now = 1000 } = {}) {
     disconnectError: (p) => p.error,
     loadSiteList: async () => sites,
     setIndicator: (s) => indicator.push(s),
-    setTimeout: (fn, ms) => { timers.push({ fn, ms }); return timers.length; },
-    clearTimeout: () => {},
+    setTimeout: (fn, ms) => { timers.push({ fn, ms, live: true }); return timers.length - 1; },
+    clearTimeout: (i) => { if (timers[i]) timers[i].live = false; },
     now: () => clock.now,
   });
   const native = () => natives[natives.length - 1];
@@ -100,6 +100,7 @@ function setup({ sites = [], now = 1000 } = {}) {
   }
   return { bridge, natives, native, timers, indicator, clock, hostSays, hostGone, frame };
 }
+const reconnectTimer = (t) => t.timers.filter((x) => x.ms <= 60000).at(-1);
 const settle = () => new Promise((r) => setImmediate(r));
 const topSender = (tabId = 1) => ({ id: 'ext', origin: 'https://example.com', url: 'https://example.com/login', frameId: 0, tab: { id: tabId, url: 'https://example.com/login' } });
 const getRequest = (rid = 'p1') => ({ kind: 'request', rid, type: 'get', options: { challenge: { __binary__: 'AQID' } } });
@@ -260,14 +261,14 @@ test('host not installed: pending requests fall back to the browser, the badge s
   t.hostGone('Specified native messaging host not found.');
   assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'A', reason: 'host-missing' }]);
   assert.deepEqual(t.indicator.at(-1), { state: 'unavailable', reason: 'host-missing', detail: 'Specified native messaging host not found.' });
-  assert.equal(t.timers.at(-1).ms, 1000);
+  assert.equal(reconnectTimer(t).ms, 1000);
   // The next request tries again right away (the user may have just run install.sh) …
   page(getRequest('B'));
   await settle();
   assert.equal(t.natives.length, 2);
   t.hostGone('No such native application webauthn_bridge');
   assert.deepEqual(port.sent.at(-1), { kind: 'fallback', rid: 'B', reason: 'host-missing' });
-  assert.equal(t.timers.at(-1).ms, 2000, '… and the timer backs off');
+  assert.equal(reconnectTimer(t).ms, 2000, '… and the timer backs off');
 });
 
 test('a host that crashes after answering fails the pending request instead of silently switching client', async () => {
@@ -279,7 +280,7 @@ test('a host that crashes after answering fails the pending request instead of s
   await settle();
   t.hostGone('Native host has exited.');
   assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The webauthn-bridge host stopped unexpectedly.' } }]);
-  t.timers.at(-1).fn();
+  reconnectTimer(t).fn();
   assert.equal(t.natives.length, 2, 'reopened');
   assert.deepEqual(t.native().sent, [{ id: 'bg-info-2', type: 'info' }]);
 });
@@ -316,7 +317,7 @@ test('capabilities: host capabilities when connected, null when the host is unav
   t.hostGone('Specified native messaging host not found.');
   page({ kind: 'capabilities', rid: 'c2' });
   // heard before the drop → not a fallback; make the host look missing on reconnect
-  t.timers.at(-1).fn();
+  reconnectTimer(t).fn();
   t.hostGone('Specified native messaging host not found.');
   page({ kind: 'capabilities', rid: 'c3' });
   assert.deepEqual(port.sent[0], { kind: 'capabilities', rid: 'c1', capabilities: { 'extension:prf': true } });
@@ -338,4 +339,35 @@ test('malformed page messages and unknown host frames are ignored', async () => 
   t.hostSays('garbage');
   assert.equal(t.native().sent.length, 1);
   assert.equal(port.sent.length, 0);
+});
+
+test('watchdog: timeout clamped to [10 s, 10 min] plus 30 s grace, 5 min by default', () => {
+  assert.equal(router.watchdogDelay({ timeout: 1000 }), 40000);
+  assert.equal(router.watchdogDelay({ timeout: 60000 }), 90000);
+  assert.equal(router.watchdogDelay({ timeout: 1e9 }), 630000);
+  assert.equal(router.watchdogDelay({}), 330000);
+});
+
+test('a host that never answers: the watchdog cancels and the page gets NotAllowedError', async () => {
+  const t = setup();
+  t.bridge.start();
+  const { port, page } = t.frame(topSender());
+  page({ ...getRequest('A'), options: { challenge: { __binary__: 'AQ' }, timeout: 60000 } });
+  await settle();
+  const id = t.native().sent[1].id;
+  const watchdog = t.timers.find((x) => x.ms === 90000);
+  assert.ok(watchdog && watchdog.live);
+  watchdog.fn();
+  assert.deepEqual(t.native().sent.at(-1), { id, type: 'cancel' });
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+});
+
+test('the watchdog is cleared when the host answers', async () => {
+  const t = setup();
+  t.bridge.start();
+  const { page } = t.frame(topSender());
+  page(getRequest('A'));
+  await settle();
+  t.hostSays({ id: t.native().sent[1].id, type: 'result', credential: {} });
+  assert.equal(t.timers.find((x) => x.ms === 330000).live, false);
 });
