@@ -29,4 +29,4 @@ done
 
 cd "$here"
 export PYTHONDONTWRITEBYTECODE=1
-exec python3 -m pytest -p no:cacheprovider -q -rfE "$@" .
+exec python3 -m pytest -p no:cacheprovider -q -rfE "$@"   # no path: pytest collects this directory

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.paths import FIREFOX_NATIVE_REFUSAL
+
 INSTALL_HOST = False
-FIREFOX_NATIVE_REFUSAL = "CredentialsContainer request is not allowed."
 SYSTEM_MANIFESTS = ("/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json",
                     "/etc/chromium/native-messaging-hosts/webauthn_bridge.json")
 
