@@ -22,3 +22,7 @@ def host_binary() -> Path:
 def extension_dir() -> Path:
     """The unpacked extension; $WEBAUTHN_BRIDGE_EXTENSION points elsewhere only when trying a work in progress."""
     return Path(os.environ.get("WEBAUTHN_BRIDGE_EXTENSION") or REPO / "extension").resolve()
+
+# Firefox's own CredentialsContainer refuses a document without focus (every headless one) with this message.
+# The bridge never uses it, so seeing it proves a call reached Firefox's native WebAuthn.
+FIREFOX_NATIVE_REFUSAL = "CredentialsContainer request is not allowed."

@@ -121,6 +121,15 @@
     return kind === 'create' ? navigator.credentials.create : navigator.credentials.get;
   }
 
+  // A request that never settles would only show up as the harness's protocol timeout; this names it.
+  const CALL_DEADLINE_MS = 20000;
+  const DEADLINE = Symbol('deadline');
+  function withDeadline(promise, ms) {
+    let timer;
+    const expired = new Promise((resolve) => { timer = setTimeout(() => resolve(DEADLINE), ms); });
+    return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+  }
+
   async function ceremony(kind, args) {
     const optionsPath = kind === 'create' ? '/register/options' : '/login/options';
     const verifyPath = kind === 'create' ? '/register/verify' : '/login/verify';
@@ -131,11 +140,14 @@
     const start = performance.now();
     let cred;
     try {
-      cred = await api(kind, args.via).call(navigator.credentials, signal ? { publicKey, signal } : { publicKey });
+      cred = await withDeadline(
+        api(kind, args.via).call(navigator.credentials, signal ? { publicKey, signal } : { publicKey }),
+        args.deadlineMs || CALL_DEADLINE_MS);
     } catch (error) {
       return failure(error, performance.now() - start);
     }
     const elapsedMs = performance.now() - start;
+    if (cred === DEADLINE) return { ok: false, stage: 'deadline', error: `${kind}() did not settle in ${elapsedMs} ms` };
     const shape = shapeOf(cred, kind);
     let encoded;
     try {
