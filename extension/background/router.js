@@ -16,6 +16,7 @@
   const PORT_NAME = 'webauthn-bridge';
   const BACKOFF_MIN_MS = 1000;
   const BACKOFF_MAX_MS = 60000;
+  const STABLE_CONNECTION_MS = 60000;
   // Chromium clamps publicKey.timeout to [10 s, 10 min]; the host owns the real timeout, the watchdog only
   // makes sure a page promise settles if the host never answers.
   const TIMEOUT_MIN_MS = 10000;
@@ -138,7 +139,8 @@
     const log = deps.log || (() => {});
     let native = null;           // the one native port
     let heard = false;           // got any frame on `native`
-    let failures = 0;            // consecutive drops without hearing the host
+    let failures = 0;            // consecutive short-lived connections (drives the backoff)
+    let connectedAt = 0;
     let reconnectTimer = null;
     let hostState = { state: 'connecting', reason: '', detail: '' };
     let hostInfo = null;
@@ -147,7 +149,6 @@
     let pageSeq = 0;
     let siteList = null;         // cached; refreshed by sitesChanged()
     const requests = new Map();  // host id → {ctx, rid, tabId, frameId}
-    const frames = new Set();    // attached frame contexts
 
     function setState(state, reason = '', detail = '') {
       hostState = { state, reason, detail };
@@ -158,6 +159,7 @@
       if (native) return native;
       if (reconnectTimer !== null) { deps.clearTimeout(reconnectTimer); reconnectTimer = null; }
       heard = false;
+      connectedAt = deps.now();
       let port;
       try {
         port = deps.connectNative();
@@ -189,14 +191,12 @@
       native = null;
       const verdict = classifyDisconnect(message, heard);
       log('warn', `native host disconnected (${verdict.reason}): ${verdict.detail}`);
-      if (verdict.fallback) {
-        failures++;
-        hostInfo = null;
-        setState('unavailable', verdict.reason, verdict.detail);
-      } else {
-        failures = 0;
-        setState('connecting', verdict.reason, verdict.detail);
-      }
+      // A connection that lived a while resets the backoff; a host that keeps dying at once (missing, or
+      // crashing right after start-up) is retried less and less often.
+      if (deps.now() - connectedAt > STABLE_CONNECTION_MS) failures = 0;
+      failures++;
+      hostInfo = verdict.fallback ? null : hostInfo;
+      setState(verdict.fallback ? 'unavailable' : 'connecting', verdict.reason, verdict.detail);
       for (const [id, req] of requests) {
         forget(id);
         if (verdict.fallback) req.ctx.send({ kind: 'fallback', rid: req.rid, reason: verdict.reason });
@@ -209,7 +209,6 @@
       if (port !== native || !isPlainObject(frame)) return;
       if (!heard) {
         heard = true;
-        failures = 0;
         setState('connected');
       }
       if (typeof frame.id === 'string' && frame.id.startsWith('bg-info-')) {
@@ -353,11 +352,9 @@
           try { port.postMessage(message); } catch (_) { ctx.alive = false; }
         },
       };
-      frames.add(ctx);
       port.onMessage.addListener((message) => pageMessage(ctx, message));
       port.onDisconnect.addListener(() => {
         ctx.alive = false;
-        frames.delete(ctx);
         for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
       });
       return ctx;

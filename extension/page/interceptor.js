@@ -41,7 +41,16 @@
     const postMessage = win.postMessage;
     const addEventListener = win.addEventListener;
     const cryptoObj = win.crypto;
+    // The frame's own scripts must not be able to talk their way past policy or activation checks, so the
+    // methods are captured now rather than looked up on page-writable prototypes at call time.
     const policy = win.document && (win.document.permissionsPolicy || win.document.featurePolicy);
+    const policyAllowsFeature = policy && typeof policy.allowsFeature === 'function' ? policy.allowsFeature : null;
+    const policyFeatures = policy && typeof policy.features === 'function' ? policy.features : null;
+    const arrayIncludes = Array.prototype.includes;
+    const activation = win.navigator.userActivation;
+    const activationProto = activation ? Object.getPrototypeOf(activation) : null;
+    const isActiveDescriptor = activationProto ? Object.getOwnPropertyDescriptor(activationProto, 'isActive') : undefined;
+    const isActiveGetter = isActiveDescriptor && isActiveDescriptor.get ? isActiveDescriptor.get : null;
     const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
 
     function post(message) {
@@ -70,8 +79,8 @@
     function policyAllows(type) {
       const feature = type === 'create' ? 'publickey-credentials-create' : 'publickey-credentials-get';
       try {
-        if (policy && typeof policy.allowsFeature === 'function' && typeof policy.features === 'function') {
-          return !policy.features().includes(feature) || policy.allowsFeature(feature);
+        if (policyAllowsFeature && policyFeatures) {
+          return !arrayIncludes.call(policyFeatures.call(policy), feature) || policyAllowsFeature.call(policy, feature) === true;
         }
       } catch (_) { /* fall through to the conservative answer */ }
       return !crossOriginFrame();
@@ -83,8 +92,8 @@
      */
     function activationAllows(type) {
       if (type !== 'create' || !crossOriginFrame()) return true;
-      const activation = win.navigator.userActivation;
-      return !activation || activation.isActive === true;
+      if (!activation) return true;
+      return (isActiveGetter ? isActiveGetter.call(activation) : activation.isActive) === true;
     }
 
     function crossOriginFrame() {

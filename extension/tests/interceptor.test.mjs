@@ -255,3 +255,12 @@ test('create in a cross-origin frame needs transient user activation; without it
   topLevel.navigator.credentials.create({ publicKey: {} });
   assert.equal(topLevel.posted.length, 1, 'a top-level create needs no activation');
 });
+
+test('policy and activation checks use methods captured at install, not what the frame patches later', async () => {
+  const policy = { features: () => ['publickey-credentials-get'], allowsFeature: () => false };
+  const win = fakeWindow({ policy });
+  policy.allowsFeature = () => true;
+  policy.features = () => [];
+  assert.equal(await win.navigator.credentials.get(getOptions()), 'native-get');
+  assert.equal(win.posted.length, 0);
+});

@@ -371,3 +371,19 @@ test('the watchdog is cleared when the host answers', async () => {
   t.hostSays({ id: t.native().sent[1].id, type: 'result', credential: {} });
   assert.equal(t.timers.find((x) => x.ms === 330000).live, false);
 });
+
+test('a host that crashes right after start-up is retried with growing delays; a long-lived one at once', async () => {
+  const t = setup({ now: 0 });
+  t.bridge.start();
+  t.hostSays({ id: 'bg-info-1', type: 'result', info: {} });
+  t.hostGone('Native host has exited.');
+  assert.equal(reconnectTimer(t).ms, 1000);
+  reconnectTimer(t).fn();
+  t.hostSays({ id: 'bg-info-2', type: 'result', info: {} });
+  t.hostGone('Native host has exited.');
+  assert.equal(reconnectTimer(t).ms, 2000);
+  reconnectTimer(t).fn();
+  t.clock.now = 120000;
+  t.hostGone('Native host has exited.');
+  assert.equal(reconnectTimer(t).ms, 1000);
+});
