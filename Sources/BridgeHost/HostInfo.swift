@@ -18,10 +18,17 @@ public enum HostInfo {
             ("devices", .array(list)),
             ("logPath", .string(log.path)),
             ("logLevel", .string(log.level.rawValue)),
-            ("capabilities", .object([
-                ("algorithms", .array(RegistrationCeremony.hostAlgorithms.sorted().map { .number(Double($0)) })),
-                ("extensions", .array([.string("credProps")])),
-            ])),
+            ("algorithms", .array(RegistrationCeremony.hostAlgorithms.sorted().map { .number(Double($0)) })),
+            ("capabilities", .object(capabilities.map { ($0, .bool(true)) })),
         ])
     }
+
+    /// `PublicKeyCredential.getClientCapabilities()` keys this host makes true (L3 §5.1.7); the extension
+    /// reports every key not listed here as false, except the ones only the browser can answer.
+    static var capabilities: [String] {
+        supportedExtensions.map { "extension:" + $0 }
+    }
+
+    /// WebAuthn extension identifiers the host processes (unknown ones are ignored, as browsers do).
+    static let supportedExtensions = ["credProps"]
 }

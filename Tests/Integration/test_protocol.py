@@ -28,6 +28,8 @@ def test_info_reports_versions_and_labels_the_soft_token(launch, token):
     assert info["libfido2"].startswith("1.")
     assert [d["kind"] for d in info["devices"]] == ["software token"]
     assert info["logPath"] == str(host.log_path)
+    assert info["capabilities"]["extension:credProps"] is True
+    assert -7 in info["algorithms"]
 
 
 @pytest.mark.parametrize("payload,expected_name", [
