@@ -6,7 +6,7 @@ import Glibc
 ///
 /// It greets, logs every command it receives to `log` (one line each, after a `PID n` line), answers `OK`
 /// to everything, and answers the n-th GETPIN with `getpin[n]`. Special reply lines: `EXIT` (die with
-/// status 3), `HANG` (sleep forever), `READ` (read and log one line from us).
+/// status 3), `HANG` (sleep, 30 s at most), `READ` (read and log one line from us).
 struct ScriptedPeer {
     var greeting: [String] = ["OK Pleased to meet you"]
     var getpin: [[String]] = []
@@ -44,8 +44,8 @@ struct ScriptedPeer {
                     if line == "EXIT":
                         sys.exit(3)
                     elif line == "HANG":
-                        while True:
-                            time.sleep(1)
+                        time.sleep(30)  # bounded: a failing test must not leave it behind for good
+                        sys.exit(4)
                     elif line == "READ":
                         log.write(sys.stdin.readline().rstrip("\\n") + "\\n")
                     else:
