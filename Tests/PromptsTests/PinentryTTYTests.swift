@@ -84,3 +84,26 @@ struct PinentryTTYTests {
         #expect(read.join() == .pin("135790"))
     }
 }
+
+private let pinentryCurses = "/usr/bin/pinentry-curses"
+
+/// Debian's default `pinentry` on a machine without a desktop: a full-screen dialog on the terminal.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: pinentryCurses), "needs pinentry-curses"))
+struct PinentryCursesTests {
+    init() { _ = ignoreSIGPIPE }
+
+    @Test func typedPINIsReturnedAndTheTerminalRestored() throws {
+        let terminal = try PseudoTerminal()
+        let prompt = PinentryPrompt(program: pinentryCurses,
+                                    environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
+                                    ttyName: terminal.slavePath)
+        let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")
+        let read = Background { outcome { try prompt.readPIN(request) } }
+        #expect(terminal.waitFor("<Cancel>"))
+        #expect(terminal.screen.contains("example.com"))
+        terminal.type("5678\r")
+        #expect(read.join() == .pin("5678"))
+        #expect(terminal.echoIsOn)
+        #expect(processIsGone(prompt.lastChildPID))
+    }
+}
