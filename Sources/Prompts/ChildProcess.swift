@@ -99,10 +99,11 @@ final class ChildProcess {
     }
 
     /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
-    /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go.
+    /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go. The first
+    /// grace is generous because a pinentry on a loaded machine may need more than half a second.
     func terminate() {
         closeInput()
-        for (signal, grace) in [(SIGINT, 0.5), (SIGTERM, 0.5), (SIGKILL, 5.0)] {
+        for (signal, grace) in [(SIGINT, 1.5), (SIGTERM, 0.5), (SIGKILL, 5.0)] {
             if reapIfExited() { return }
             kill(pid, signal)
             if waitForExit(seconds: grace) { return }
