@@ -14,5 +14,3 @@ struct CeremonyEnvironment: Sendable {
         UserVerificationRunner(prompt: prompt, controller: controller, replies: replies, log: log, rpID: rpID, origin: origin)
     }
 }
-
-extension DeviceSelector: @unchecked Sendable {}

@@ -4,7 +4,7 @@ import WebAuthn
 
 /// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;
 /// several → make them all blink and take the one the user touches.
-struct DeviceSelector {
+struct DeviceSelector: Sendable {
     let provider: any DeviceProvider
     let log: HostLog
     static let pollInterval: TimeInterval = 0.25
