@@ -20,11 +20,7 @@ public enum HostMode {
             log.error("refusing to serve extension \"\(launch.extensionID ?? "")\": this host was not installed for it")
             return 1
         }
-        let devices: any DeviceProvider
-        do { devices = try deviceProvider(configuration, log: log) } catch {
-            log.error("cannot use SoftToken \(configuration.softTokenPath ?? ""): \(error)")
-            return 1
-        }
+        let devices = deviceProvider(configuration, log: log)
         let prompt = PromptSelector.select(environment: environment, configuredProgram: configuration.pinentryProgram)
         var libfido2Trace: FIDOLibrary.LogSink?
         if log.enabled(.trace) { libfido2Trace = { line in log.trace("libfido2: \(line)") } }
@@ -34,15 +30,12 @@ public enum HostMode {
         return loop.run(input: 0)
     }
 
-    /// USB keys, or the configured SoftToken — never both, so a test can never reach a real key.
-    static func deviceProvider(_ configuration: HostConfiguration, log: HostLog) throws -> any DeviceProvider {
-        guard let path = configuration.softTokenPath else { return USBDeviceProvider() }
-        let token = try SoftToken(stateFile: path)
-        let devicePath = SoftTokenDevice.attach(token)
-        log.warn("SoftToken \(path) selected by configuration: a software authenticator for development and tests only")
-        return FixedDeviceProvider([DeviceLocation(
-            path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
-            product: "SoftToken (software token for development and tests)", isSoftware: true)])
+    /// USB keys, or the configured SoftTokens — never both, so a test can never reach a real key.
+    static func deviceProvider(_ configuration: HostConfiguration, log: HostLog) -> any DeviceProvider {
+        guard let setting = configuration.softTokenPath else { return USBDeviceProvider() }
+        let paths = setting.split(separator: ":").map(String.init)
+        log.warn("SoftToken selected by configuration (\(paths.joined(separator: ", "))): a software authenticator for development and tests only")
+        return SoftTokenDeviceProvider(paths: paths, log: log)
     }
 
     static func describe(_ launch: LaunchContext) -> String {

@@ -1,0 +1,45 @@
+import FIDO
+import Foundation
+import SoftToken
+import Synchronization
+
+/// SoftTokens named by configuration, presented to ceremonies the way USB keys are: a state file that exists
+/// is a key plugged in, one that does not (yet) is a key not inserted. Several files (separated by ":") are
+/// several keys, which exercises touch-to-select. For development and tests only; every use is logged.
+final class SoftTokenDeviceProvider: DeviceProvider {
+    let paths: [String]
+    let log: HostLog
+    /// State file path → libfido2 path of the attached token.
+    private let attached = Mutex<[String: String]>([:])
+
+    init(paths: [String], log: HostLog) {
+        self.paths = paths
+        self.log = log
+    }
+
+    func locations() -> [DeviceLocation] {
+        paths.compactMap { path in
+            guard FileManager.default.fileExists(atPath: path) else {
+                if let devicePath = attached.withLock({ $0.removeValue(forKey: path) }) { SoftTokenDevice.detach(path: devicePath) }
+                return nil
+            }
+            guard let devicePath = attach(path) else { return nil }
+            return DeviceLocation(path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
+                                  product: "SoftToken \((path as NSString).lastPathComponent) (software token for development and tests)",
+                                  isSoftware: true)
+        }
+    }
+
+    private func attach(_ path: String) -> String? {
+        if let known = attached.withLock({ $0[path] }) { return known }
+        do {
+            let devicePath = SoftTokenDevice.attach(try SoftToken(stateFile: path))
+            attached.withLock { $0[path] = devicePath }
+            log.warn("SoftToken \(path) attached as \(devicePath): a software authenticator for development and tests only")
+            return devicePath
+        } catch {
+            log.error("cannot load SoftToken \(path): \(error)")
+            return nil
+        }
+    }
+}
