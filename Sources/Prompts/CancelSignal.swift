@@ -48,3 +48,26 @@ final class CancelSignal: Sendable {
         }
     }
 }
+
+/// The one read a prompt may have open: a second read meanwhile is refused, and `cancel()` reaches the open one.
+final class ActiveRead: Sendable {
+    private let current = Mutex<CancelSignal?>(nil)
+
+    /// Runs `body` as the open read, with a fresh cancel signal; refuses when another read is open.
+    func run<R>(_ body: (CancelSignal) throws(PromptError) -> R) throws(PromptError) -> R {
+        let signal = try CancelSignal()
+        let installed = current.withLock { active -> Bool in
+            guard active == nil else { return false }
+            active = signal
+            return true
+        }
+        guard installed else { throw .failed("another PIN prompt is already open") }
+        defer { current.withLock { $0 = nil } }
+        return try body(signal)
+    }
+
+    /// Cancels the open read, if any.
+    func cancel() {
+        current.withLock { $0?.fire() }
+    }
+}

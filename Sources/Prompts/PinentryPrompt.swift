@@ -20,7 +20,7 @@ public final class PinentryPrompt: PINPrompt {
     /// terminal if the host has one, else none (a graphical pinentry needs none).
     public let ttyName: String?
 
-    private let activeRead = Mutex<CancelSignal?>(nil)
+    private let activeRead = ActiveRead()
     private let childPID = Atomic<Int32>(0)
 
     public init(program: String, environment: [String: String] = currentEnvironment(), ttyName: String? = nil) {
@@ -61,7 +61,7 @@ public final class PinentryPrompt: PINPrompt {
     }
 
     public func cancel() {
-        activeRead.withLock { $0?.fire() }
+        activeRead.cancel()
     }
 
     private static func getPIN(_ connection: AssuanConnection, prompt: String,
@@ -78,15 +78,13 @@ public final class PinentryPrompt: PINPrompt {
         guard let executable = ChildProcess.resolveExecutable(program, environment: environment) else {
             throw .unavailable("pinentry program \"\(program)\" not found or not executable")
         }
-        let cancelSignal = try CancelSignal()
-        let installed = activeRead.withLock { active -> Bool in
-            guard active == nil else { return false }
-            active = cancelSignal
-            return true
+        return try activeRead.run { (cancelSignal) throws(PromptError) -> R in
+            try run(executable, cancelSignal, body)
         }
-        guard installed else { throw .failed("another PIN prompt is already open") }
-        defer { activeRead.withLock { $0 = nil } }
+    }
 
+    private func run<R>(_ executable: String, _ cancelSignal: CancelSignal,
+                        _ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
         let child = try ChildProcess(executable: executable, environment: environment)
         childPID.store(child.pid, ordering: .releasing)
         let connection = AssuanConnection(input: child.input, output: child.output, cancelSignal: cancelSignal)

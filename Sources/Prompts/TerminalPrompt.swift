@@ -13,7 +13,7 @@ import Synchronization
 /// left in the foreground are the case this fallback serves.
 public final class TerminalPrompt: PINPrompt {
     public let ttyPath: String
-    private let activeRead = Mutex<CancelSignal?>(nil)
+    private let activeRead = ActiveRead()
 
     public init(ttyPath: String = "/dev/tty") {
         self.ttyPath = ttyPath
@@ -49,7 +49,7 @@ public final class TerminalPrompt: PINPrompt {
     }
 
     public func cancel() {
-        activeRead.withLock { $0?.fire() }
+        activeRead.cancel()
     }
 
     private func session<R>(_ body: (Terminal) throws(PromptError) -> R) throws(PromptError) -> R {
@@ -60,15 +60,14 @@ public final class TerminalPrompt: PINPrompt {
         defer { close(fd) }
         guard isatty(fd) == 1 else { throw .unavailable("\(ttyPath) is not a terminal") }
 
-        let cancelSignal = try CancelSignal()
-        let installed = activeRead.withLock { active -> Bool in
-            guard active == nil else { return false }
-            active = cancelSignal
-            return true
+        return try activeRead.run { (cancelSignal) throws(PromptError) -> R in
+            try withEchoOff(fd, cancelSignal, body)
         }
-        guard installed else { throw .failed("another PIN prompt is already open") }
-        defer { activeRead.withLock { $0 = nil } }
+    }
 
+    /// Echo, line mode and signals off for the read; the saved settings come back on every path.
+    private func withEchoOff<R>(_ fd: Int32, _ cancelSignal: CancelSignal,
+                                _ body: (Terminal) throws(PromptError) -> R) throws(PromptError) -> R {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { throw .failed("cannot read the settings of \(ttyPath)") }
         var quiet = saved
