@@ -193,3 +193,29 @@ import Testing
         #expect(fido_dev_largeblob_set(device.dev, key, key.count, blob, blob.count, "1234") == FIDO_ERR_LARGEBLOB_STORAGE_FULL)
     }
 }
+
+@Suite struct HMACSecretScopeTests {
+    @Test func credentialMadeWithoutHMACSecretGivesNoHMACOutput() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        let credential = try device.makeCredential()
+        let salt = Digest.sha256(Array("salt".utf8))
+        let assertion = try device.getAssertion(allow: [credential.id], extensions: FIDO_EXT_HMAC_SECRET, hmacSalt: salt)
+        #expect(assertion.hmacSecret().isEmpty)
+        // libfido2 then refuses to verify: it insists every requested extension appears in authenticator data.
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_ERR_INVALID_PARAM)
+    }
+
+    @Test func twoSaltsGiveTwoOutputsFromOneAssertion() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        var request = CredentialRequest()
+        request.extensions = FIDO_EXT_HMAC_SECRET
+        let credential = try device.makeCredential(request)
+        let salts = Digest.sha256(Array("one".utf8)) + Digest.sha256(Array("two".utf8))
+        let assertion = try device.getAssertion(allow: [credential.id], extensions: FIDO_EXT_HMAC_SECRET, hmacSalt: salts)
+        let secrets = try #require(CredentialID.open(credential.id, rpIDHash: Digest.sha256(Array("example.com".utf8)), key: Array(fixture.token.state.wrappingKey)))
+        #expect(assertion.hmacSecret() == Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.prefix(32))
+            + Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.suffix(32)))
+    }
+}
