@@ -148,8 +148,8 @@ import Testing
         #expect(Array(fixture.token.state.largeBlobArray) == [0x80] + Array(Digest.sha256([0x80]).prefix(16)))
     }
 
-    @Test func blobWrittenWithPINIsReadBackAndPersisted() throws {
-        let fixture = try TokenFixture(pin: "1234")
+    @Test(arguments: [[2, 1], [1]]) func blobWrittenWithPINIsReadBackAndPersisted(protocols: [Int]) throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(pinUvAuthProtocols: protocols), pin: "1234")
         let device = try fixture.open()
         let key = try largeBlobKey(device, pin: "1234")
         let blob = Array("certificate for alice, ".utf8) + Array(repeating: 0x5A, count: 900)
