@@ -22,7 +22,11 @@ import Testing
         request.algorithm = algorithm
         let credential = try fixture.open().makeCredential(request)
         #expect(fido_cred_verify(credential.cred) == FIDO_OK)
-        #expect(!credential.x5c.isEmpty)
+        let certificate = credential.x5c
+        #expect(certificate.first == 0x30, "DER SEQUENCE")
+        // FIDO packed requirements: OU "Authenticator Attestation" and the AAGUID extension (OCTET STRING in OCTET STRING).
+        #expect(certificate.firstRange(of: Array("Authenticator Attestation".utf8)) != nil)
+        #expect(certificate.firstRange(of: [0x04, 0x12, 0x04, 0x10] + SoftTokenConfiguration.defaultAAGUID) != nil)
         let aaguid = Array(UnsafeBufferPointer(start: fido_cred_aaguid_ptr(credential.cred), count: fido_cred_aaguid_len(credential.cred)))
         #expect(aaguid == SoftTokenConfiguration.defaultAAGUID)
     }
