@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "Cryptography", dependencies: ["COpenSSL"]),
         .target(name: "NativeMessaging"),
         .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
-        .target(name: "FIDO", dependencies: ["CFIDO2"]),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR"]),
         .target(name: "Prompts"),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography"]),
         .target(name: "BridgeHost", dependencies: [

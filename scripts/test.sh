@@ -24,7 +24,7 @@ if [ -d extension/tests ]; then
   echo "== extension (node --test)"
   node --test extension/tests/
 fi
-if [ -d Tests/Integration ]; then
-  echo "== integration (pytest)"
-  python3 -m pytest -q Tests/Integration
-fi
+echo "== integration: the host as browsers launch it (pytest, py_webauthn oracle)"
+WEBAUTHN_BRIDGE_HOST="$PWD/.build/debug/webauthn-bridge" python3 -m pytest -q Tests/Integration
+echo "== end-to-end: headless Chromium and Firefox ESR with the extension"
+WEBAUTHN_BRIDGE_HOST="$PWD/.build/debug/webauthn-bridge" Tests/E2E/run.sh

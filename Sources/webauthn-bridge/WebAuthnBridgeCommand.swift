@@ -1,11 +1,31 @@
 import ArgumentParser
+import BridgeHost
+import Foundation
 
-/// `webauthn-bridge`: with no subcommand (or the arguments a browser passes) it runs as the native-messaging host.
+/// `webauthn-bridge`: launched by a browser (argv as Chromium or Firefox pass it) it is the
+/// native-messaging host; otherwise a CLI with subcommands.
 @main
 struct WebAuthnBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webauthn-bridge",
         abstract: "WebAuthn for Firefox and Chromium through your own FIDO2 security key (libfido2).",
-        subcommands: [TokenCommand.self]
+        subcommands: [HostCommand.self, TokenCommand.self]
     )
+
+    static func main() {
+        if let launch = LaunchContext.browserLaunch(arguments: CommandLine.arguments) {
+            Foundation.exit(HostMode.run(launch))
+        }
+        main(nil)
+    }
+}
+
+/// `webauthn-bridge host`: serve native-messaging frames on stdin/stdout without a browser (tests, benchmarks).
+struct HostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "host", abstract: "Serve native-messaging frames on stdin/stdout, as a browser would launch it.")
+
+    func run() throws {
+        throw ExitCode(HostMode.run(.direct))
+    }
 }

@@ -126,12 +126,14 @@ import Testing
         #expect(fido_dev_get_touch_begin(device.dev) == FIDO_OK)
         var touched: Int32 = 0
         var polls = 0
+        let started = ContinuousClock.now
         while touched == 0 && polls < 40 {
             #expect(fido_dev_get_touch_status(device.dev, &touched, 50) == FIDO_OK)
             polls += 1
         }
         #expect(touched == 1)
-        #expect(polls >= 3, "the touch comes after the configured delay")
+        // A lower bound only: on a loaded machine each poll may take longer than 50 ms.
+        #expect(ContinuousClock.now - started >= .milliseconds(200), "the touch comes after the configured delay")
         #expect(fixture.token.summary().credentials.isEmpty)
     }
 

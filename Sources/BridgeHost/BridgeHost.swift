@@ -1,1 +1,0 @@
-// BridgeHost module — see docs/architecture.md.

@@ -1,0 +1,99 @@
+import FIDO
+import Foundation
+import Prompts
+
+/// The shared state of the one running ceremony: the reader thread cancels it or delivers the user's
+/// account choice; the libfido2 thread polls and waits on it.
+final class CeremonyController: @unchecked Sendable {
+    let id: String
+    private let condition = NSCondition()
+    private var cancelled = false
+    private var devices: [ObjectIdentifier: Device] = [:]
+    private var prompt: (any PINPrompt)?
+    private var selection: Int??
+
+    init(id: String) { self.id = id }
+
+    var isCancelled: Bool { condition.withLock { cancelled } }
+
+    /// Aborts whatever the ceremony waits on: the key (CTAPHID_CANCEL), a PIN prompt, a selection, a sleep.
+    ///
+    /// A key ignores CTAPHID_CANCEL while it has no request pending, and the request may still be on its
+    /// way (libfido2 sends it after the device was registered here), so the cancel is repeated a few times
+    /// for as long as a key is registered.
+    func cancel() {
+        let activePrompt = condition.withLock { () -> (any PINPrompt)? in
+            cancelled = true
+            condition.broadcast()
+            return prompt
+        }
+        activePrompt?.cancel()
+        cancelRegisteredKeys(repeats: Self.cancelRepeats)
+    }
+
+    static let cancelRepeats = 10
+    static let cancelInterval: DispatchTimeInterval = .milliseconds(50)
+
+    private func cancelRegisteredKeys(repeats: Int) {
+        let keys = condition.withLock { Array(devices.values) }
+        guard !keys.isEmpty else { return }
+        for key in keys { key.cancel() }
+        guard repeats > 1 else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.cancelInterval) { [self] in
+            cancelRegisteredKeys(repeats: repeats - 1)
+        }
+    }
+
+    /// Registers `device` for cancellation while `body` runs on it.
+    func using<T, E: Error>(_ device: Device, _ body: () throws(E) -> T) throws(E) -> T {
+        let alreadyCancelled = condition.withLock { () -> Bool in
+            devices[ObjectIdentifier(device)] = device
+            return cancelled
+        }
+        if alreadyCancelled { device.cancel() }
+        defer { _ = condition.withLock { devices.removeValue(forKey: ObjectIdentifier(device)) } }
+        return try body()
+    }
+
+    func using<T, E: Error>(_ activePrompt: any PINPrompt, _ body: () throws(E) -> T) throws(E) -> T {
+        let alreadyCancelled = condition.withLock { () -> Bool in
+            prompt = activePrompt
+            return cancelled
+        }
+        if alreadyCancelled { activePrompt.cancel() }
+        defer { condition.withLock { prompt = nil } }
+        return try body()
+    }
+
+    /// Sleeps until `deadline` or until cancelled, whichever is first; true when cancelled.
+    func sleep(until deadline: Date) -> Bool {
+        condition.withLock {
+            while !cancelled, Date() < deadline { _ = condition.wait(until: deadline) }
+            return cancelled
+        }
+    }
+
+    /// The reader thread hands over the answer to a `select-account` status (nil: the user cancelled).
+    func deliverSelection(_ index: Int?) {
+        condition.withLock {
+            selection = .some(index)
+            condition.broadcast()
+        }
+    }
+
+    enum SelectionOutcome: Equatable { case chosen(Int?), cancelled, timedOut }
+
+    /// Forgets any earlier answer; call before asking, since the answer may arrive before `awaitSelection`.
+    func expectSelection() {
+        condition.withLock { selection = nil }
+    }
+
+    func awaitSelection(until deadline: Date) -> SelectionOutcome {
+        condition.withLock {
+            while selection == nil, !cancelled, Date() < deadline { _ = condition.wait(until: deadline) }
+            if cancelled { return .cancelled }
+            guard let answer = selection else { return .timedOut }
+            return .chosen(answer)
+        }
+    }
+}

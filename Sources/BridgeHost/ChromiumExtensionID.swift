@@ -1,0 +1,4 @@
+/// Generated from extension/chromium-id.txt; keep the two in step (a test checks they match).
+enum ChromiumExtensionID {
+    static let value = "aiklgkojchcnedchmjdalekighpinmfa"
+}

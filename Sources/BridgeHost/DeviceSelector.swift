@@ -1,0 +1,57 @@
+import FIDO
+import Foundation
+import WebAuthn
+
+/// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;
+/// several → make them all blink and take the one the user touches.
+struct DeviceSelector {
+    let provider: any DeviceProvider
+    let log: HostLog
+    static let pollInterval: TimeInterval = 0.25
+
+    func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device {
+        var askedToInsert = false
+        while true {
+            let opened = openAll(provider.locations(), request: controller.id)
+            if opened.count == 1 { return opened[0] }
+            if opened.count > 1 { return try chooseByTouch(opened, controller: controller, replies: replies, deadline: deadline) }
+            if !askedToInsert {
+                replies.status(controller.id, "insert-key", detail: "Insert your security key.")
+                log.info("no security key found; waiting for one", request: controller.id)
+                askedToInsert = true
+            }
+            if controller.sleep(until: min(deadline, Date().addingTimeInterval(Self.pollInterval))) { throw ErrorMapping.aborted }
+            if Date() >= deadline { throw ErrorMapping.timeout }
+        }
+    }
+
+    private func openAll(_ locations: [DeviceLocation], request: String) -> [Device] {
+        locations.compactMap { location in
+            do {
+                let device = try Device.open(location)
+                if location.isSoftware {
+                    log.warn("using SoftToken \(location.path): a software authenticator for development and tests only, not a security key", request: request)
+                }
+                return device
+            } catch {
+                log.warn("cannot open \(location.path) (\(location.manufacturer) \(location.product)): \(error)", request: request)
+                return nil
+            }
+        }
+    }
+
+    private func chooseByTouch(_ devices: [Device], controller: CeremonyController, replies: ReplyChannel,
+                               deadline: Date) throws(WebAuthnError) -> Device {
+        replies.status(controller.id, "select-key", detail: "Touch the security key you want to use.")
+        log.info("\(devices.count) keys present; waiting for a touch to choose one", request: controller.id)
+        let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
+        do {
+            let index = try TouchSelection.waitForTouch(on: devices, deadline: clockDeadline, isCancelled: { controller.isCancelled })
+            for (i, other) in devices.enumerated() where i != index { other.close() }
+            return devices[index]
+        } catch {
+            for device in devices { device.close() }
+            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Settings from `$XDG_CONFIG_HOME/webauthn-bridge/config.json`, overridden by `WEBAUTHN_BRIDGE_*`
+/// environment variables (the names in DESIGN.md, used the same way by tests and docs).
+public struct HostConfiguration: Sendable, Equatable {
+    public var logLevel: LogLevel = .info
+    public var logFile: String
+    public var pinentryProgram: String?
+    /// A SoftToken state file: use that software authenticator instead of USB keys.
+    public var softTokenPath: String?
+    public var maxInboundFrameBytes = 4 * 1024 * 1024
+    /// Extension ids allowed to launch this host, besides the built-in ones.
+    public var extraAllowedExtensions: [String] = []
+
+    public init(logFile: String) { self.logFile = logFile }
+
+    /// Reads the config file (when present) and then the environment.
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> HostConfiguration {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        var config = HostConfiguration(logFile: stateHome + "/webauthn-bridge/host.log")
+        let configPath = configHome + "/webauthn-bridge/config.json"
+        if let data = FileManager.default.contents(atPath: configPath) {
+            try config.apply(fileContents: data, path: configPath)
+        }
+        try config.apply(environment: environment)
+        return config
+    }
+
+    mutating func apply(fileContents data: Data, path: String) throws(ConfigurationError) {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw ConfigurationError("\(path) is not a JSON object")
+        }
+        for (key, value) in object {
+            switch (key, value) {
+            case ("logLevel", let v as String):
+                guard let level = LogLevel(rawValue: v) else { throw ConfigurationError("\(path): unknown logLevel \"\(v)\"") }
+                logLevel = level
+            case ("logFile", let v as String): logFile = v
+            case ("pinentry", let v as String): pinentryProgram = v
+            case ("softToken", let v as String): softTokenPath = v
+            case ("maxInboundFrameBytes", let v as Int) where v > 0: maxInboundFrameBytes = v
+            case ("allowedExtensions", let v as [String]): extraAllowedExtensions = v
+            default: throw ConfigurationError("\(path): unknown or mistyped setting \"\(key)\"")
+            }
+        }
+    }
+
+    mutating func apply(environment: [String: String]) throws(ConfigurationError) {
+        if let v = environment["WEBAUTHN_BRIDGE_LOG_LEVEL"], !v.isEmpty {
+            guard let level = LogLevel(rawValue: v.lowercased()) else {
+                throw ConfigurationError("WEBAUTHN_BRIDGE_LOG_LEVEL must be error, warn, info, debug or trace (got \"\(v)\")")
+            }
+            logLevel = level
+        }
+        if let v = environment["WEBAUTHN_BRIDGE_LOG_FILE"], !v.isEmpty { logFile = v }
+        if let v = environment["WEBAUTHN_BRIDGE_PINENTRY"], !v.isEmpty { pinentryProgram = v }
+        if let v = environment["WEBAUTHN_BRIDGE_SOFT_TOKEN"], !v.isEmpty { softTokenPath = v }
+        if let v = environment["WEBAUTHN_BRIDGE_MAX_FRAME_BYTES"], !v.isEmpty {
+            guard let n = Int(v), n > 0 else { throw ConfigurationError("WEBAUTHN_BRIDGE_MAX_FRAME_BYTES must be a positive integer") }
+            maxInboundFrameBytes = n
+        }
+    }
+}
+
+public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ message: String) { description = message }
+}

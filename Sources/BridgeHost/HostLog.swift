@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+    case error, warn, info, debug, trace
+    var rank: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+}
+
+/// The host log: one line per event, `time level [request] message`, appended to a size-bounded file
+/// that is rotated (`host.log` → `host.log.1` … `.3`). A log that cannot be written never stops a
+/// ceremony: the first failure prints one warning on stderr and logging carries on without the file.
+///
+/// Callers must never pass a PIN, PIN token, PRF output or private key; values that identify the caller
+/// (origin, rp.id, request id) are what makes a failed sign-in debuggable.
+public final class HostLog: Sendable {
+    public let path: String
+    public let level: LogLevel
+    let maxBytes: Int
+    let keptFiles: Int
+    private let state = Mutex<(handle: FileHandle?, size: Int, warned: Bool)>((nil, 0, false))
+
+    public init(path: String, level: LogLevel, maxBytes: Int = 1 << 20, keptFiles: Int = 3) {
+        self.path = path
+        self.level = level
+        self.maxBytes = maxBytes
+        self.keptFiles = keptFiles
+    }
+
+    public func enabled(_ level: LogLevel) -> Bool { level <= self.level }
+
+    public func log(_ level: LogLevel, _ message: @autoclosure () -> String, request: String? = nil) {
+        guard enabled(level) else { return }
+        let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(request.map { "[\($0)] " } ?? "")\(message())\n"
+        write(Data(line.utf8))
+    }
+
+    public func error(_ m: @autoclosure () -> String, request: String? = nil) { log(.error, m(), request: request) }
+    public func warn(_ m: @autoclosure () -> String, request: String? = nil) { log(.warn, m(), request: request) }
+    public func info(_ m: @autoclosure () -> String, request: String? = nil) { log(.info, m(), request: request) }
+    public func debug(_ m: @autoclosure () -> String, request: String? = nil) { log(.debug, m(), request: request) }
+    public func trace(_ m: @autoclosure () -> String, request: String? = nil) { log(.trace, m(), request: request) }
+
+    private func write(_ data: Data) {
+        state.withLock { s in
+            if s.handle == nil, !s.warned {
+                do { (s.handle, s.size) = try openForAppend() } catch {
+                    s.warned = true
+                    FileHandle.standardError.write(Data("webauthn-bridge: cannot write log \(path): \(error.localizedDescription); continuing without a log file\n".utf8))
+                }
+            }
+            guard let handle = s.handle else { return }
+            if s.size + data.count > maxBytes {
+                try? handle.close()
+                rotate()
+                s.handle = try? openForAppend().0
+                s.size = 0
+            }
+            guard let handle = s.handle else { return }
+            do { try handle.write(contentsOf: data); s.size += data.count } catch {}
+        }
+    }
+
+    private func openForAppend() throws -> (FileHandle, Int) {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission)
+            }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        return (handle, Int(size))
+    }
+
+    private func rotate() {
+        let fm = FileManager.default
+        try? fm.removeItem(atPath: "\(path).\(keptFiles)")
+        for index in stride(from: keptFiles - 1, through: 1, by: -1) {
+            try? fm.moveItem(atPath: "\(path).\(index)", toPath: "\(path).\(index + 1)")
+        }
+        try? fm.moveItem(atPath: path, toPath: "\(path).1")
+    }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var tm = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &tm)
+        let ms = now.tv_nsec / 1_000_000
+        func pad(_ v: Int32, _ w: Int = 2) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
+        return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1))-\(pad(tm.tm_mday))T\(pad(tm.tm_hour)):\(pad(tm.tm_min)):\(pad(tm.tm_sec)).\(pad(Int32(ms), 3))Z"
+    }
+}

@@ -1,0 +1,84 @@
+import CBOR
+import FIDO
+import Foundation
+import WebAuthn
+
+/// navigator.credentials.create(): WebAuthn L3 §5.1.3 as the client, then authenticatorMakeCredential.
+struct RegistrationCeremony {
+    let environment: CeremonyEnvironment
+    let controller: CeremonyController
+    let caller: CallerOrigin
+    let options: PublicKeyCredentialCreationOptions
+
+    /// COSE algorithms libfido2 1.12 can ask a key for.
+    static let hostAlgorithms: Set<Int> = [-7, -8, -35, -257]
+
+    func run() throws(WebAuthnError) -> JSONValue {
+        let log = environment.log, id = controller.id
+        let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
+        let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
+        let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
+        let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
+        log.info("create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)", request: id)
+
+        let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
+        defer { device.close() }
+        guard let algorithm = algorithms.first(where: device.info.supportedAlgorithms.contains) else {
+            throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
+        }
+        let residentKey = try residentKeyDecision(device.info)
+                var request = CredentialRequest(
+            clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
+            userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
+            residentKey: residentKey, excludeList: options.excludeCredentials.map(\.id))
+        request.extensions = CredentialExtensions()
+
+        let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
+        let method = try runner.plan(options.userVerification, device: device, makingCredential: true)
+        let made = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
+            var r = request
+            r.builtInUV = builtInUV
+            return try device.makeCredential(r, pin: pin)
+        }
+        environment.replies.status(id, "processing")
+        return try answer(made, clientData: clientData, residentKey: residentKey)
+    }
+
+    /// residentKey "required" needs a key that stores credentials; "preferred" uses it when available.
+    private func residentKeyDecision(_ info: AuthenticatorInfo) throws(WebAuthnError) -> Bool {
+        switch options.residentKey {
+        case .required:
+            guard info.supportsResidentKeys else {
+                throw WebAuthnError(name: .constraint, message: "The security key cannot store a discoverable credential (residentKey is required).")
+            }
+            return true
+        case .preferred: return info.supportsResidentKeys
+        case .discouraged: return false
+        }
+    }
+
+    private func answer(_ made: MadeCredential, clientData: [UInt8], residentKey: Bool) throws(WebAuthnError) -> JSONValue {
+        let authData: AuthenticatorData
+        do { authData = try AuthenticatorData(bytes: made.authenticatorData) } catch {
+            environment.log.error("the key returned unparseable authenticator data: \(error.message)", request: controller.id)
+            throw WebAuthnError(name: .notAllowed, message: "The security key returned malformed data.")
+        }
+        let (format, statement) = conveyedAttestation(made)
+        let attestationObject = AttestationObject.encode(format: format, statement: statement, authenticatorData: made.authenticatorData)
+        var results: [(String, JSONValue)] = []
+        if options.extensions?["credProps"] == .bool(true) {
+            results.append(("credProps", .object([("rk", .bool(residentKey))])))
+        }
+        environment.log.info("created credential (\(made.credentialID.count)-byte id, alg \(made.algorithm), fmt \(format))", request: controller.id)
+        return CredentialJSON.registration(
+            credentialID: made.credentialID, clientDataJSON: clientData, attestationObject: attestationObject,
+            authenticatorData: authData, transports: ["usb"], extensionResults: .object(results))
+    }
+
+    /// attestation "none" replaces the statement with an empty one (§5.1.3 step 23); indirect, direct and
+    /// enterprise convey the key's own statement unchanged.
+    private func conveyedAttestation(_ made: MadeCredential) -> (String, CBOR) {
+        if options.attestation == .none { return ("none", .map([])) }
+        return (made.format, .raw(made.attestationStatement))
+    }
+}

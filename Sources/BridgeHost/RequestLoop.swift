@@ -1,0 +1,171 @@
+import FIDO
+import Foundation
+import NativeMessaging
+import Prompts
+import WebAuthn
+
+/// The host's main loop: reads frames from the browser, answers `info` at once, runs one ceremony at a
+/// time on the libfido2 thread, and keeps reading meanwhile so a `cancel` or `select` reaches it.
+public final class RequestLoop: @unchecked Sendable {
+    let environment: CeremonyEnvironment
+    let fidoThread: FIDOThread
+    let devices: any DeviceProvider
+    let maxInboundFrame: Int
+    private let lock = NSLock()
+    private var running: CeremonyController?
+
+    public init(configuration: HostConfiguration, log: HostLog, writer: FrameWriter, devices: any DeviceProvider,
+                prompt: (any PINPrompt)?, fidoThread: FIDOThread) {
+        self.devices = devices
+        self.fidoThread = fidoThread
+        self.maxInboundFrame = configuration.maxInboundFrameBytes
+        environment = CeremonyEnvironment(
+            log: log, replies: ReplyChannel(writer: writer, log: log),
+            rpIDValidator: RelyingPartyIDValidator(publicSuffixList: .system()),
+            deviceSelector: DeviceSelector(provider: devices, log: log), prompt: prompt)
+    }
+
+    /// Serves until the browser closes the stream. Returns the process exit status:
+    /// 0 at a clean end of stream, 1 when the stream broke mid-frame (it cannot be resynchronised).
+    public func run(input: Int32) -> Int32 {
+        var reader = FrameReader(fileDescriptor: input, maxFrameSize: maxInboundFrame)
+        let log = environment.log
+        while true {
+            do {
+                switch try reader.next() {
+                case .endOfStream:
+                    log.info("browser closed the connection; exiting")
+                    cancelRunning()
+                    return 0
+                case .oversize(let length):
+                    log.warn("dropped a \(length)-byte frame: over the \(maxInboundFrame)-byte limit")
+                    environment.replies.error(nil, WebAuthnError(name: .typeError, message: "Request of \(length) bytes exceeds the host's \(maxInboundFrame)-byte limit."))
+                case .message(let bytes):
+                    handle(bytes)
+                }
+            } catch {
+                log.error("input stream out of sync (\(error)); exiting")
+                cancelRunning()
+                return 1
+            }
+        }
+    }
+
+    func handle(_ bytes: [UInt8]) {
+        let frame: JSONValue
+        do { frame = try JSONValue.parse(bytes) } catch {
+            let id = Self.recoverID(bytes)
+            environment.log.warn("unparseable frame (\(bytes.count) bytes): \(error)", request: id)
+            let name: DOMExceptionName = error.reason == .invalidBinary ? .typeError : .syntax
+            environment.replies.error(id, WebAuthnError(name: name, message: "The request is not valid: \(error)"))
+            return
+        }
+        guard case .object = frame else {
+            return rejectFrame(id: nil, "A request must be a JSON object.")
+        }
+        guard case .string(let id)? = frame["id"], !id.isEmpty else {
+            return rejectFrame(id: nil, "A request needs a non-empty string \"id\".")
+        }
+        guard case .string(let type)? = frame["type"] else {
+            return rejectFrame(id: id, "A request needs a string \"type\".")
+        }
+        switch type {
+        case "create", "get": startCeremony(id: id, type: type, frame: frame)
+        case "cancel": cancel(id: id)
+        case "select": select(id: id, frame: frame)
+        case "info": environment.replies.result(id, "info", HostInfo.report(devices: devices, log: environment.log))
+        default: rejectFrame(id: id, "Unknown request type \"\(type)\".")
+        }
+    }
+
+    /// The request id of a frame our strict parser refused (e.g. for a bad `__binary__` value), read with a
+    /// lenient parser so the page's promise still gets its answer; nil when none can be read.
+    static func recoverID(_ bytes: [UInt8]) -> String? {
+        let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        return (object?["id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private func rejectFrame(id: String?, _ message: String) {
+        environment.log.warn("rejected frame: \(message)", request: id)
+        environment.replies.error(id, WebAuthnError(name: .typeError, message: message))
+    }
+
+    private func startCeremony(id: String, type: String, frame: JSONValue) {
+        let controller = CeremonyController(id: id)
+        let busy = lock.withLock { () -> Bool in
+            if running != nil { return true }
+            running = controller
+            return false
+        }
+        if busy {
+            environment.log.warn("refused \(type): another request is in progress", request: id)
+            return environment.replies.error(id, WebAuthnError(name: .notAllowed, message: "Another security key request is already in progress."))
+        }
+        let environment = self.environment
+        fidoThread.submit { [self] in
+            let started = ContinuousClock.now
+            do throws(WebAuthnError) {
+                let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
+                finish(controller)
+                environment.replies.result(id, "credential", credential)
+                environment.log.info("\(type) ok in \(Self.milliseconds(since: started)) ms", request: id)
+            } catch {
+                finish(controller)
+                environment.replies.error(id, error)
+                environment.log.info("\(type) failed in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)", request: id)
+            }
+        }
+    }
+
+    private static func ceremony(type: String, frame: JSONValue, environment: CeremonyEnvironment,
+                                 controller: CeremonyController) throws(WebAuthnError) -> JSONValue {
+        guard case .string(let origin)? = frame["origin"] else {
+            throw WebAuthnError(name: .typeError, message: "The request has no \"origin\".")
+        }
+        var topOrigin: String?
+        if case .string(let top)? = frame["topOrigin"] { topOrigin = top }
+        let caller = try CallerOrigin(origin: origin, topOrigin: topOrigin)
+        guard let options = frame["options"], case .object = options else {
+            throw WebAuthnError(name: .typeError, message: "The request has no \"options\" object.")
+        }
+        if type == "create" {
+            let parsed = try PublicKeyCredentialCreationOptions(json: options)
+            return try RegistrationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+        }
+        let parsed = try PublicKeyCredentialRequestOptions(json: options)
+        return try AuthenticationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+    }
+
+    private func finish(_ controller: CeremonyController) {
+        lock.withLock { if running === controller { running = nil } }
+    }
+
+    private func cancel(id: String) {
+        guard let controller = lock.withLock({ running }), controller.id == id else {
+            environment.log.debug("cancel for \(id), which is not running; ignored", request: id)
+            return
+        }
+        environment.log.info("cancel requested", request: id)
+        controller.cancel()
+    }
+
+    private func select(id: String, frame: JSONValue) {
+        guard let controller = lock.withLock({ running }), controller.id == id else {
+            return rejectFrame(id: id, "No account choice is pending for this request.")
+        }
+        switch frame["index"] {
+        case .number(let n)? where n >= 0 && n == n.rounded(): controller.deliverSelection(Int(n))
+        case .null?, nil: controller.deliverSelection(nil)
+        default: rejectFrame(id: id, "\"index\" must be a non-negative integer or null.")
+        }
+    }
+
+    private func cancelRunning() {
+        lock.withLock { running }?.cancel()
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,53 @@
+import FIDO
+import Prompts
+import WebAuthn
+
+extension UserVerificationRunner {
+    /// Decides how this ceremony verifies the user. When the site requires UV and the key could use a PIN
+    /// but has none, offers to set one first, as Chromium does; the new PIN then verifies this ceremony.
+    func plan(_ requirement: WebAuthn.UserVerificationRequirement, device: Device,
+              makingCredential: Bool) throws(WebAuthnError) -> UserVerificationMethod {
+        let wish: FIDO.UserVerificationRequirement = switch requirement {
+        case .required: .required
+        case .preferred: .preferred
+        case .discouraged: .discouraged
+        }
+        do throws(UserVerificationPolicyError) {
+            return try UserVerificationPolicy.method(for: wish, info: device.info, makingCredential: makingCredential)
+        } catch {
+            switch error {
+            case .notConfigured(pinSupported: true) where prompt != nil:
+                try setUpPIN(on: device)
+                return .pin
+            case .notConfigured(let pinSupported):
+                log.info("user verification required but the key has \(pinSupported ? "no PIN set" : "no PIN or built-in UV")", request: controller.id)
+                throw WebAuthnError(name: .notAllowed, message: pinSupported
+                    ? "This site requires user verification, but the security key has no PIN set. Set a PIN first."
+                    : "This site requires user verification, which the security key cannot do.")
+            }
+        }
+    }
+
+    private func setUpPIN(on device: Device) throws(WebAuthnError) {
+        guard let prompt else { return }
+        let minimum = max(4, device.info.minPINLength)
+        replies.status(controller.id, "pin", detail: "This site requires a PIN. Choose a PIN for your security key in the dialog.")
+        log.info("the key has no PIN and the site requires one; asking the user to set a PIN (minimum \(minimum))", request: controller.id)
+        let request = NewPINRequest(rpID: rpID, origin: origin, minimumLength: minimum)
+        let secret: SecretBytes
+        do {
+            secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readNewPIN(request) }
+        } catch {
+            throw promptFailure(error)
+        }
+        let pin = secret.withUnsafeBytes { PINCode(utf8: $0) }
+        do throws(FIDOError) {
+            try device.setPIN(pin)
+        } catch {
+            log.error("setting the PIN failed: \(error)", request: controller.id)
+            throw WebAuthnError(name: .notAllowed, message: "The security key refused the new PIN.")
+        }
+        log.info("PIN set on the key", request: controller.id)
+        pendingPIN.set(pin)
+    }
+}

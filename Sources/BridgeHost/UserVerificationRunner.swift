@@ -1,0 +1,87 @@
+import FIDO
+import Foundation
+import Prompts
+import WebAuthn
+
+/// Carries out the user-verification plan for one key operation: built-in UV first, the PIN when the
+/// plan (or a blocked built-in UV) calls for it, re-asking after a wrong PIN with the attempts left.
+struct UserVerificationRunner {
+    let prompt: (any PINPrompt)?
+    let controller: CeremonyController
+    let replies: ReplyChannel
+    let log: HostLog
+    let rpID: String
+    let origin: String
+    /// A PIN the user just chose while setting one up: used once, without asking again.
+    let pendingPIN = PendingPIN()
+
+    /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
+    func run<T>(on device: Device, method: UserVerificationMethod, deadline: Date,
+                _ operation: (_ pin: PINCode?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
+        var method = method
+        var retryMessage: String?
+        while true {
+            let pin: PINCode? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
+            if method == .builtIn { replies.status(controller.id, "uv", detail: "Verify yourself on your security key.") }
+            replies.status(controller.id, "touch", detail: "Touch your security key.")
+            device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+            do {
+                return try controller.using(device) { () throws(FIDOError) -> T in
+                    // Checked after registering the key, so a cancel cannot slip in between unnoticed.
+                    if controller.isCancelled { throw FIDOError(code: FIDOError.keepaliveCancel, function: "cancelled before the request") }
+                    return try operation(pin, method == .builtIn)
+                }
+            } catch {
+                let cancelled = controller.isCancelled, timedOut = Date() >= deadline
+                if cancelled || timedOut { device.cancel() }
+                switch error.code {
+                case FIDOError.pinInvalid where method == .pin && !cancelled && !timedOut:
+                    let left = (try? device.pinRetries()) ?? 0
+                    log.info("wrong PIN entered; \(left) attempts left", request: controller.id)
+                    retryMessage = "Wrong PIN. \(left) attempt\(left == 1 ? "" : "s") left."
+                case FIDOError.uvBlocked where method == .builtIn && device.hasPIN:
+                    log.info("built-in user verification blocked; falling back to the PIN", request: controller.id)
+                    method = .pin
+                case FIDOError.uvInvalid where method == .builtIn:
+                    log.info("built-in user verification failed; asking again", request: controller.id)
+                default:
+                    log.info("\(error)", request: controller.id)
+                    throw ErrorMapping.webAuthnError(for: error, cancelled: cancelled, timedOut: timedOut)
+                }
+            }
+        }
+    }
+
+    private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> PINCode {
+        if retryMessage == nil, let pin = pendingPIN.take() { return pin }
+        guard let prompt else {
+            log.error("this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)", request: controller.id)
+            throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
+        }
+        let attempts = try? device.pinRetries()
+        replies.status(controller.id, "pin", detail: "Enter your security key's PIN in the dialog.")
+        let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
+        do {
+            let secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readPIN(request) }
+            return secret.withUnsafeBytes { PINCode(utf8: $0) }
+        } catch {
+            throw promptFailure(error)
+        }
+    }
+
+    func promptFailure(_ error: PromptError) -> WebAuthnError {
+        if case .cancelled = error {
+            return controller.isCancelled ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
+        }
+        log.error("PIN prompt failed: \(error)", request: controller.id)
+        return WebAuthnError(name: .notAllowed, message: "The PIN prompt could not be shown.")
+    }
+}
+
+/// Holds at most one PIN between set-up and first use.
+final class PendingPIN: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pin: PINCode?
+    func set(_ value: PINCode) { lock.withLock { pin = value } }
+    func take() -> PINCode? { lock.withLock { defer { pin = nil }; return pin } }
+}

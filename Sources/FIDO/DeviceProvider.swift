@@ -1,0 +1,64 @@
+import CFIDO2
+
+/// Where a key can be opened: a hidraw path, or a custom path plus the I/O hooks that reach it
+/// (how a software authenticator is attached, since libfido2 1.12 cannot add to its manifest).
+public struct DeviceLocation: Sendable {
+    public let path: String
+    public let io: fido_dev_io_t?
+    public let manufacturer: String
+    public let product: String
+    public let vendorID: Int
+    public let productID: Int
+    /// True for SoftToken: shown as "software token" everywhere a user could mistake it for a key.
+    public let isSoftware: Bool
+
+    public init(path: String, io: fido_dev_io_t? = nil, manufacturer: String, product: String,
+                vendorID: Int = 0, productID: Int = 0, isSoftware: Bool = false) {
+        self.path = path
+        self.io = io
+        self.manufacturer = manufacturer
+        self.product = product
+        self.vendorID = vendorID
+        self.productID = productID
+        self.isSoftware = isSoftware
+    }
+}
+
+extension fido_dev_io_t: @retroactive @unchecked Sendable {}
+
+/// The seam between ceremonies and the keys they use: USB keys in production, SoftTokens in tests and demos.
+public protocol DeviceProvider: Sendable {
+    /// The keys present right now (polled while the user is asked to insert one).
+    func locations() -> [DeviceLocation]
+}
+
+/// Every FIDO HID device libfido2 finds (`fido_dev_info_manifest`).
+public struct USBDeviceProvider: DeviceProvider {
+    public static let maxDevices = 64
+
+    public init() {}
+
+    public func locations() -> [DeviceLocation] {
+        guard let list = fido_dev_info_new(Self.maxDevices) else { return [] }
+        var list_: OpaquePointer? = list
+        defer { fido_dev_info_free(&list_, Self.maxDevices) }
+        var found = 0
+        guard fido_dev_info_manifest(list, Self.maxDevices, &found) == FIDO_OK else { return [] }
+        return (0..<found).compactMap { index in
+            guard let info = fido_dev_info_ptr(list, index), let path = fido_dev_info_path(info) else { return nil }
+            return DeviceLocation(
+                path: String(cString: path),
+                manufacturer: fido_dev_info_manufacturer_string(info).map { String(cString: $0) } ?? "",
+                product: fido_dev_info_product_string(info).map { String(cString: $0) } ?? "",
+                vendorID: Int(UInt16(bitPattern: fido_dev_info_vendor(info))),
+                productID: Int(UInt16(bitPattern: fido_dev_info_product(info))))
+        }
+    }
+}
+
+/// A fixed set of locations (a configured SoftToken).
+public struct FixedDeviceProvider: DeviceProvider {
+    public let fixed: [DeviceLocation]
+    public init(_ locations: [DeviceLocation]) { fixed = locations }
+    public func locations() -> [DeviceLocation] { fixed }
+}

@@ -1,1 +1,0 @@
-// FIDO module — see docs/architecture.md.

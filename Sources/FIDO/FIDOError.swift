@@ -1,0 +1,46 @@
+import CFIDO2
+
+/// A libfido2 call that did not return FIDO_OK. Errors are values, as in libfido2 itself:
+/// `code` is the FIDO_ERR_* number, `function` the call that failed (for the log line).
+public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public let function: String
+
+    public init(code: Int32, function: String) {
+        self.code = code
+        self.function = function
+    }
+
+    /// libfido2's own name for the code, e.g. "FIDO_ERR_PIN_INVALID".
+    public var codeName: String { String(cString: fido_strerr(code)) }
+    public var description: String { "\(function): \(codeName)" }
+
+    /// Turns a libfido2 status into a thrown error.
+    @inline(__always)
+    static func check(_ status: Int32, _ function: String) throws(FIDOError) {
+        if status != FIDO_OK { throw FIDOError(code: status, function: function) }
+    }
+
+    // The codes the ceremony logic branches on.
+    public static let pinInvalid = FIDO_ERR_PIN_INVALID
+    public static let pinBlocked = FIDO_ERR_PIN_BLOCKED
+    public static let pinAuthBlocked = FIDO_ERR_PIN_AUTH_BLOCKED
+    public static let pinRequired = FIDO_ERR_PIN_REQUIRED
+    public static let pinNotSet = FIDO_ERR_PIN_NOT_SET
+    public static let uvBlocked = FIDO_ERR_UV_BLOCKED
+    public static let uvInvalid = FIDO_ERR_UV_INVALID
+    public static let credentialExcluded = FIDO_ERR_CREDENTIAL_EXCLUDED
+    public static let noCredentials = FIDO_ERR_NO_CREDENTIALS
+    public static let keepaliveCancel = FIDO_ERR_KEEPALIVE_CANCEL
+    public static let operationDenied = FIDO_ERR_OPERATION_DENIED
+    public static let notAllowed = FIDO_ERR_NOT_ALLOWED
+    public static let actionTimeout = FIDO_ERR_ACTION_TIMEOUT
+    public static let userActionTimeout = FIDO_ERR_USER_ACTION_TIMEOUT
+    public static let unsupportedAlgorithm = FIDO_ERR_UNSUPPORTED_ALGORITHM
+    public static let unsupportedOption = FIDO_ERR_UNSUPPORTED_OPTION
+    public static let unsupportedExtension = FIDO_ERR_UNSUPPORTED_EXTENSION
+    public static let receiveFailed = FIDO_ERR_RX
+    public static let transmitFailed = FIDO_ERR_TX
+    public static let internalError = FIDO_ERR_INTERNAL
+    public static let upRequired = FIDO_ERR_UP_REQUIRED
+}

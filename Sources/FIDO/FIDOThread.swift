@@ -1,0 +1,54 @@
+import Foundation
+
+/// The one thread that makes libfido2 calls. libfido2's log handler and debug flag are thread-local,
+/// and Swift tasks hop threads, so every device call is a job on this thread (only `Device.cancel()`
+/// is called from elsewhere, which libfido2 permits).
+public final class FIDOThread: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+
+    /// Starts the thread and attaches libfido2's debug log to `logSink` on it (nil: no libfido2 trace).
+    public init(logSink: FIDOLibrary.LogSink?) {
+        let thread = Thread { [self] in
+            FIDOLibrary.attachLogging(to: logSink)
+            runJobs()
+        }
+        thread.name = "libfido2"
+        thread.start()
+    }
+
+    /// Queues `job`; jobs run one after another in submission order.
+    public func submit(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Runs `body` on the libfido2 thread and waits for its result (for CLI commands).
+    public func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        let done = NSCondition()
+        nonisolated(unsafe) var result: T?
+        submit {
+            let value = body()
+            done.lock()
+            result = value
+            done.signal()
+            done.unlock()
+        }
+        done.lock()
+        while result == nil { done.wait() }
+        done.unlock()
+        return result!
+    }
+
+    private func runJobs() -> Never {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// NativeMessaging module — see docs/architecture.md.

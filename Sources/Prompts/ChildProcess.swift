@@ -1,0 +1,163 @@
+import Glibc
+
+/// A helper program (pinentry) started with `posix_spawn`, its stdin and stdout connected to us by pipes.
+///
+/// We signal and reap only this PID, never by name. `deinit` makes sure the child is gone and reaped, so an
+/// early return or a thrown error cannot leave a zombie or an orphaned dialog behind.
+/// Writing to a child that died raises SIGPIPE: the host ignores SIGPIPE (see NativeMessaging.FrameWriter).
+final class ChildProcess {
+    let pid: pid_t
+    /// Our end of the child's stdin.
+    private(set) var input: Int32
+    /// Our end of the child's stdout.
+    let output: Int32
+    private var exitStatus: Int32?
+
+    /// Starts `executable` (an absolute path, see `resolveExecutable`) with exactly `environment`.
+    /// Its stderr goes to /dev/null: the host's stderr belongs to the browser.
+    init(executable: String, arguments: [String] = [], environment: [String: String]) throws(PromptError) {
+        guard let toChild = makePipe() else { throw .failed("cannot create a pipe (errno \(errno))") }
+        guard let fromChild = makePipe() else {
+            close(toChild.read); close(toChild.write)
+            throw .failed("cannot create a pipe (errno \(errno))")
+        }
+        defer { close(toChild.read); close(fromChild.write) }  // the child's ends, ours no longer
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild.write, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        Self.closeOtherDescriptors(&actions)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+
+        // The child starts with default signal handling and nothing blocked, whatever this thread has:
+        // the host ignores SIGPIPE and runtime threads may block signals, and a pinentry that inherited an
+        // ignored or blocked SIGINT could not be cancelled politely.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t(), defaults = sigset_t()
+        sigemptyset(&noSignals)
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        guard status == 0 else {
+            close(toChild.write); close(fromChild.read)
+            throw .unavailable("cannot start \(executable): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        input = toChild.write
+        output = fromChild.read
+    }
+
+    /// The child inherits nothing but stdin/stdout/stderr, even descriptors other threads opened without
+    /// O_CLOEXEC (a leaked pipe end would keep a peer from ever seeing EOF). glibc ≥ 2.34 has
+    /// `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not export: looked up.
+    private static func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0),  // RTLD_DEFAULT
+                                 "posix_spawn_file_actions_addclosefrom_np") else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+    }
+
+    /// Closes the child's stdin: a well-behaved Assuan server exits on EOF.
+    func closeInput() {
+        if input >= 0 { close(input); input = -1 }
+    }
+
+    /// Reaps the child if it has exited; true when it is gone.
+    @discardableResult
+    func reapIfExited() -> Bool {
+        if exitStatus != nil { return true }
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        if result == pid || (result < 0 && errno == ECHILD) {
+            exitStatus = status
+            return true
+        }
+        return false
+    }
+
+    /// Waits up to `seconds` for the child to exit on its own; true when it has been reaped.
+    func waitForExit(seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while !reapIfExited() {
+            if monotonicSeconds() >= deadline { return false }
+            usleep(5_000)
+        }
+        return true
+    }
+
+    /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
+    /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go.
+    func terminate() {
+        closeInput()
+        for (signal, grace) in [(SIGINT, 0.5), (SIGTERM, 0.5), (SIGKILL, 5.0)] {
+            if reapIfExited() { return }
+            kill(pid, signal)
+            if waitForExit(seconds: grace) { return }
+        }
+    }
+
+    deinit {
+        terminate()
+        close(output)
+    }
+
+    /// Finds `program` like execvp would, in the PATH of the child's environment. Nil when nothing runnable.
+    static func resolveExecutable(_ program: String, environment: [String: String]) -> String? {
+        if program.contains("/") { return access(program, X_OK) == 0 ? program : nil }
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
+            let candidate = "\(directory)/\(program)"
+            var info = stat()
+            if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
+        }
+        return nil
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// The process environment as a dictionary (Glibc's `environ`), so Prompts needs no Foundation.
+@usableFromInline
+func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+        let pair = String(cString: pointer)
+        if let equals = pair.firstIndex(of: "=") {
+            result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        entry += 1
+    }
+    return result
+}
+
+/// A close-on-exec pipe. (`pipe2` is not exported by Swift's Glibc module; the window between `pipe` and
+/// `fcntl` only matters for a concurrent fork elsewhere, and our own spawns close every other descriptor.)
+func makePipe(nonBlocking: Bool = false) -> (read: Int32, write: Int32)? {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return nil }
+    for fd in fds {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if nonBlocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+    }
+    return (fds[0], fds[1])
+}

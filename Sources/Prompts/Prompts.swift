@@ -1,1 +1,0 @@
-// Prompts module — see docs/architecture.md.

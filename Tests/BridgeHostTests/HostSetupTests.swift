@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+@testable import BridgeHost
+
+struct LaunchContextTests {
+    @Test func chromiumPassesTheExtensionOrigin() {
+        #expect(LaunchContext.browserLaunch(arguments: ["/x/webauthn-bridge", "chrome-extension://abcdef/"])
+            == .chromium(extensionID: "abcdef"))
+    }
+
+    @Test func firefoxPassesManifestPathAndExtensionID() {
+        #expect(LaunchContext.browserLaunch(arguments: ["/x/webauthn-bridge", "/home/u/.mozilla/native-messaging-hosts/webauthn_bridge.json", "a@b"])
+            == .firefox(manifestPath: "/home/u/.mozilla/native-messaging-hosts/webauthn_bridge.json", extensionID: "a@b"))
+    }
+
+    @Test(arguments: [["/x/webauthn-bridge"], ["/x/webauthn-bridge", "token", "show", "f"], ["/x/webauthn-bridge", "doctor"]])
+    func cliCommandLinesAreNotBrowserLaunches(arguments: [String]) {
+        #expect(LaunchContext.browserLaunch(arguments: arguments) == nil)
+    }
+
+    @Test func onlyOurExtensionsAndConfiguredOnesAreServed() {
+        let list = ExtensionAllowList(extra: ["extra@example.com"])
+        #expect(list.permits(.firefox(manifestPath: "/m.json", extensionID: ExtensionAllowList.firefoxID)))
+        #expect(list.permits(.chromium(extensionID: ExtensionAllowList.chromiumID)))
+        #expect(list.permits(.firefox(manifestPath: "/m.json", extensionID: "extra@example.com")))
+        #expect(!list.permits(.firefox(manifestPath: "/m.json", extensionID: "evil@example.com")))
+        #expect(!list.permits(.chromium(extensionID: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")))
+    }
+
+    @Test func chromiumIDMatchesTheExtensionKey() throws {
+        let idFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../extension/chromium-id.txt")
+        let recorded = try String(contentsOf: idFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(recorded == ExtensionAllowList.chromiumID)
+    }
+}
+
+struct HostConfigurationTests {
+    func scratch() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/webauthn-bridge", withIntermediateDirectories: true)
+        return dir
+    }
+
+    @Test func defaultsFollowXDGStateHome() throws {
+        let config = try HostConfiguration.load(environment: ["HOME": "/home/u", "XDG_STATE_HOME": "/state"])
+        #expect(config.logFile == "/state/webauthn-bridge/host.log")
+        #expect(config.logLevel == .info)
+        #expect(config.softTokenPath == nil)
+    }
+
+    @Test func environmentOverridesTheConfigFile() throws {
+        let dir = try scratch()
+        try #"{"logLevel":"warn","pinentry":"/usr/bin/pinentry-gtk-2","logFile":"/tmp/a.log"}"#
+            .write(toFile: dir + "/webauthn-bridge/config.json", atomically: true, encoding: .utf8)
+        let config = try HostConfiguration.load(environment: [
+            "HOME": "/home/u", "XDG_CONFIG_HOME": dir, "WEBAUTHN_BRIDGE_LOG_LEVEL": "trace",
+            "WEBAUTHN_BRIDGE_SOFT_TOKEN": "/tmp/t.state"])
+        #expect(config.logLevel == .trace)
+        #expect(config.pinentryProgram == "/usr/bin/pinentry-gtk-2")
+        #expect(config.logFile == "/tmp/a.log")
+        #expect(config.softTokenPath == "/tmp/t.state")
+    }
+
+    @Test(arguments: [#"{"logLevel":"loud"}"#, #"{"colour":"blue"}"#, "[1]", #"{"pinentry":7}"#])
+    func badConfigFilesAreReportedNotIgnored(contents: String) throws {
+        let dir = try scratch()
+        try contents.write(toFile: dir + "/webauthn-bridge/config.json", atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try HostConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": dir]) }
+    }
+
+    @Test func badLogLevelInEnvironmentIsReported() {
+        #expect(throws: ConfigurationError.self) { try HostConfiguration.load(environment: ["HOME": "/h", "WEBAUTHN_BRIDGE_LOG_LEVEL": "verbose"]) }
+    }
+}
+
+struct HostLogTests {
+    @Test func rotationKeepsABoundedNumberOfFiles() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-log-\(UUID().uuidString)").path
+        let log = HostLog(path: dir + "/host.log", level: .info, maxBytes: 200, keptFiles: 2)
+        for i in 0..<40 { log.info("line \(i) with some padding to fill the file") }
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        #expect(files == ["host.log", "host.log.1", "host.log.2"])
+        let current = try String(contentsOfFile: dir + "/host.log", encoding: .utf8)
+        #expect(current.contains("line 39"))
+        let size = try FileManager.default.attributesOfItem(atPath: dir + "/host.log")[.size] as? Int
+        #expect((size ?? .max) <= 200)
+    }
+
+    @Test func levelsBelowTheThresholdAreNotWritten() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-log-\(UUID().uuidString)").path
+        let log = HostLog(path: dir + "/host.log", level: .warn)
+        log.info("quiet")
+        log.warn("loud", request: "r-1")
+        let text = try String(contentsOfFile: dir + "/host.log", encoding: .utf8)
+        #expect(!text.contains("quiet"))
+        #expect(text.contains("WARN [r-1] loud"))
+    }
+
+    @Test func anUnwritableLogDoesNotStopTheHost() {
+        let log = HostLog(path: "/proc/webauthn-bridge-cannot/host.log", level: .info)
+        log.info("first")
+        log.info("second")  // no crash, no hang: the failure was reported once on stderr
+        #expect(log.enabled(.info))
+    }
+}

@@ -1,0 +1,60 @@
+"""Fixtures of the end-to-end suite: the host binary (missing → every test fails, never skips), the relying
+party, and one BrowserSession per test module and browser.
+
+A module tunes its browser with module-level names: INSTALL_HOST = False (no host manifest: the fallback case),
+TOKEN_ARGS = (...) (passed to `webauthn-bridge token create`), FIREFOX_PREFS = {...}.
+"""
+import os
+
+import pytest
+
+from harness import timings
+from harness.paths import host_binary
+from harness.rp_server import RPServer
+from harness.session import BrowserSession
+
+BROWSERS = ("chromium", "firefox")
+
+
+@pytest.fixture(scope="session")
+def host():
+    path = host_binary()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.fail(f"webauthn-bridge host binary not found at {path}: build it first "
+                    "(swift build --product webauthn-bridge) or set WEBAUTHN_BRIDGE_HOST", pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def rp_server():
+    server = RPServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="module", params=BROWSERS)
+def browser(request, host, rp_server):
+    module = request.module
+    session = BrowserSession(request.param, host, rp_server.origin,
+                             install=getattr(module, "INSTALL_HOST", True),
+                             token_args=tuple(getattr(module, "TOKEN_ARGS", ())),
+                             firefox_prefs=getattr(module, "FIREFOX_PREFS", None))
+    yield session
+    session.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    session = item.funcargs.get("browser") if hasattr(item, "funcargs") else None
+    if report.failed and isinstance(session, BrowserSession):
+        report.sections.append(("webauthn-bridge diagnostics", session.diagnostics()))
+    return report
+
+
+def pytest_terminal_summary(terminalreporter):
+    lines = timings.summary()
+    if lines:
+        terminalreporter.section("in-page create()/get() time (recorded, not asserted)")
+        for line in lines:
+            terminalreporter.write_line(line)

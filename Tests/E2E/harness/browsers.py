@@ -1,0 +1,198 @@
+"""Headless Chromium over CDP and headless Firefox ESR over WebDriver BiDi, with the extension loaded.
+
+Both drivers offer the same small surface: open(url), evaluate(js) → JSON value, close(). The recipe (flags,
+where the host manifest must be, BiDi without an Origin header) is the one verified in
+/work/shared/notes/browsers.md. Each browser runs in its own process group, which close() terminates:
+nothing else on the machine is touched.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from .protocol import Connection, ProtocolError
+
+CHROMIUM = "/usr/lib/chromium/chromium"   # not /usr/bin/chromium: Debian's wrapper adds flags and shell noise
+FIREFOX = "/usr/bin/firefox-esr"
+
+# Profile prefs for quiet, deterministic runs; reduceTimerPrecision off so performance.now() is sub-ms.
+FIREFOX_PREFS = {
+    "browser.shell.checkDefaultBrowser": False,
+    "datareporting.policy.dataSubmissionEnabled": False,
+    "toolkit.telemetry.reportingpolicy.firstRun": False,
+    "app.update.enabled": False,
+    "extensions.update.enabled": False,
+    "browser.aboutwelcome.enabled": False,
+    "privacy.reduceTimerPrecision": False,
+}
+
+
+def _wrap(expression: str) -> str:
+    # The answer travels as one JSON string: simpler than either protocol's remote-object encoding.
+    return f"(async () => JSON.stringify(await ({expression})))()"
+
+
+class Browser:
+    name = "?"
+
+    def __init__(self, workdir: Path, env: dict):
+        self.workdir = workdir
+        self.env = env
+        self.log_path = workdir / f"{self.name}.log"
+        self.proc: subprocess.Popen | None = None
+        self.conn: Connection | None = None
+
+    def _spawn(self, argv: list[str], stdout) -> None:
+        # A new session makes the browser a process-group leader: close() kills exactly that group.
+        self.proc = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL, stdout=stdout,
+                                     stderr=subprocess.STDOUT, start_new_session=True, cwd=self.workdir)
+
+    def _check_alive(self):
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"{self.name} exited with {self.proc.returncode}; see {self.log_path}:\n"
+                               + self.log_tail())
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def open(self, url: str, timeout: float = 30) -> None:
+        raise NotImplementedError
+
+    def evaluate(self, expression: str, timeout: float = 60):
+        raise NotImplementedError
+
+    def wait_for(self, expression: str, timeout: float = 10, interval: float = 0.1):
+        """Polls a boolean page expression until true; returns False at the deadline."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if self.evaluate(expression, timeout=5) is True:
+                    return True
+            except (ProtocolError, RuntimeError):
+                pass  # the page is between documents
+            time.sleep(interval)
+        return False
+
+    def close(self):
+        if self.conn:
+            self.conn.close()
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+            except ProcessLookupError:
+                pass
+
+
+class Chromium(Browser):
+    """Chromium with --load-extension; the host manifest must be in <user-data-dir>/NativeMessagingHosts."""
+    name = "chromium"
+
+    def __init__(self, workdir: Path, env: dict, extension: Path, user_data_dir: Path):
+        super().__init__(workdir, env)
+        self.user_data_dir = user_data_dir
+        self.session = None
+        with open(self.log_path, "ab") as log:
+            self._spawn([CHROMIUM, "--headless=new", "--no-sandbox", f"--user-data-dir={user_data_dir}",
+                         "--no-first-run", "--no-default-browser-check", "--log-level=3",
+                         f"--load-extension={extension}", f"--disable-extensions-except={extension}",
+                         "--remote-debugging-port=0", "about:blank"], log)
+        port_file = user_data_dir / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and len(port_file.read_text().splitlines()) >= 2):
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"chromium wrote no DevToolsActivePort in 30 s:\n{self.log_tail()}")
+            time.sleep(0.05)
+        port, path = port_file.read_text().splitlines()[:2]
+        self.conn = Connection(f"ws://127.0.0.1:{port}{path}")
+        target = self.conn.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.conn.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    def call(self, method: str, params: dict | None = None, timeout: float = 30):
+        """A CDP command on the page's session (WebAuthn.*, Page.*, ...)."""
+        return self.conn.call(method, params, session=self.session, timeout=timeout)
+
+    def open(self, url: str, timeout: float = 30) -> None:
+        result = self.call("Page.navigate", {"url": url}, timeout=timeout)
+        if result.get("errorText"):
+            raise RuntimeError(f"navigate {url}: {result['errorText']}")
+        if not self.wait_for(f"document.readyState === 'complete' && location.href === {json.dumps(url)}",
+                             timeout=timeout):
+            raise TimeoutError(f"chromium did not finish loading {url} in {timeout} s")
+
+    def evaluate(self, expression: str, timeout: float = 60):
+        result = self.call("Runtime.evaluate", {"expression": _wrap(expression), "awaitPromise": True,
+                                                "returnByValue": True, "userGesture": True}, timeout=timeout)
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            raise RuntimeError(f"page threw: {details.get('exception', {}).get('description') or details}")
+        value = result["result"].get("value")
+        return None if value is None else json.loads(value)
+
+
+class Firefox(Browser):
+    """Firefox ESR; the extension is a temporary add-on installed over BiDi (no signing, no prefs needed)."""
+    name = "firefox"
+
+    def __init__(self, workdir: Path, env: dict, extension: Path, profile: Path, prefs: dict | None = None):
+        super().__init__(workdir, env)
+        profile.mkdir(parents=True, exist_ok=True)
+        all_prefs = {**FIREFOX_PREFS, **(prefs or {})}
+        (profile / "user.js").write_text("".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n"
+                                                 for k, v in all_prefs.items()))
+        self._spawn([FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
+                     "--remote-debugging-port", "0", "about:blank"], subprocess.PIPE)
+        url = self._bidi_url(timeout=60)
+        self.conn = Connection(f"{url}/session", suppress_origin=True)
+        self.conn.call("session.new", {"capabilities": {}}, timeout=60)
+        self.extension_id = self.conn.call(
+            "webExtension.install", {"extensionData": {"type": "path", "path": str(extension)}})["extension"]
+        self.context = self.conn.call("browsingContext.getTree", {})["contexts"][0]["context"]
+
+    def _bidi_url(self, timeout: float) -> str:
+        """Copies Firefox's output to the log (a thread keeps draining it) and returns the BiDi address."""
+        found: list[str] = []
+        ready = threading.Event()
+
+        def pump():
+            with open(self.log_path, "ab") as log:
+                for line in self.proc.stdout:
+                    log.write(line)
+                    log.flush()
+                    match = re.search(rb"WebDriver BiDi listening on (ws://\S+)", line)
+                    if match and not found:
+                        found.append(match.group(1).decode())
+                        ready.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        deadline = time.monotonic() + timeout
+        while not ready.wait(0.1):
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"firefox announced no BiDi port in {timeout} s:\n{self.log_tail()}")
+        return found[0]
+
+    def open(self, url: str, timeout: float = 30) -> None:
+        self.conn.call("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"},
+                       timeout=timeout)
+
+    def evaluate(self, expression: str, timeout: float = 60):
+        result = self.conn.call("script.evaluate", {
+            "expression": _wrap(expression), "target": {"context": self.context}, "awaitPromise": True,
+            "resultOwnership": "none", "userActivation": True}, timeout=timeout)
+        if result.get("type") == "exception":
+            details = result.get("exceptionDetails", {})
+            raise RuntimeError(f"page threw: {details.get('text') or details}")
+        value = result["result"].get("value")
+        return None if value is None else json.loads(value)

@@ -1,0 +1,89 @@
+"""One browser under test with everything around it: scratch HOME, installed host, SoftToken, extension.
+
+A test module gets one BrowserSession per browser (Firefox takes seconds to start); the module can ask for a
+SoftToken that waits before "touch" (TOKEN_ARGS) or for no host at all (INSTALL_HOST = False).
+"""
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from .browsers import Chromium, Firefox
+from .install import create_token, install_host
+from .paths import OVERRIDE_ACTIVE_JS, extension_dir
+from .timings import record
+
+
+class BrowserSession:
+    def __init__(self, kind: str, host_binary: Path, site_origin: str, *, install: bool = True,
+                 token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None):
+        self.kind = kind
+        self.site_origin = site_origin
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"webauthn-bridge-e2e-{kind}-"))
+        self.home = self.workdir / "home"
+        self.home.mkdir()
+        self.host_log = self.workdir / "host.log"
+        self.token = self.workdir / "softtoken.state"
+        self.browser = None
+        self.timed = install and not token_args
+        # The browser's environment is the host's environment: this is how the test selects the SoftToken.
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(self.home),
+            "XDG_CONFIG_HOME": str(self.home / ".config"), "XDG_STATE_HOME": str(self.home / ".local/state"),
+            "XDG_CACHE_HOME": str(self.home / ".cache"),
+            "WEBAUTHN_BRIDGE_SOFT_TOKEN": str(self.token), "WEBAUTHN_BRIDGE_LOG_FILE": str(self.host_log),
+            "WEBAUTHN_BRIDGE_LOG_LEVEL": "debug",
+        }
+        try:
+            self._start(host_binary, install, token_args, firefox_prefs)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, host_binary, install, token_args, firefox_prefs):
+        user_data_dir = self.workdir / "chromium-profile"
+        manifest_dir = (user_data_dir / "NativeMessagingHosts" if self.kind == "chromium"
+                        else self.home / ".mozilla/native-messaging-hosts")
+        if install:
+            host = install_host(host_binary, self.kind, self.home, self.workdir / "prefix", manifest_dir)
+            create_token(host, self.token, *token_args, env=self.env)
+        if self.kind == "chromium":
+            self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir)
+        else:
+            self.browser = Firefox(self.workdir, self.env, extension_dir(), self.workdir / "firefox-profile",
+                                   firefox_prefs)
+        self.open("/index.html")
+
+    def open(self, path: str) -> None:
+        """Loads a page of the site and checks the bridge's override is in place before any test uses it."""
+        url = self.site_origin + path
+        self.browser.open(url)
+        # The first page after launch can race the extension's start-up: give it a deadline, then fail.
+        if not self.browser.wait_for(OVERRIDE_ACTIVE_JS, timeout=10):
+            raise AssertionError(f"{self.kind}: the extension's override is not active on {url} "
+                                 f"({OVERRIDE_ACTIVE_JS} is false)\n{self.diagnostics()}")
+
+    def call(self, js: str, timeout: float = 60):
+        return self.browser.evaluate(js, timeout=timeout)
+
+    def rp(self, function: str, /, deadline: float = 60, **args) -> dict:
+        """Runs window.rp.<function>(args) in the page (site/rp.js) and returns its JSON result."""
+        result = self.call(f"rp.{function}({json.dumps(args)})", timeout=deadline)
+        # Timed only where the token answers at once: a presence delay would measure the delay.
+        if self.timed and isinstance(result, dict) and isinstance(result.get("elapsedMs"), (int, float)):
+            record(self.kind, function, result["elapsedMs"], result.get("ok"))
+        return result
+
+    def diagnostics(self) -> str:
+        host_log = self.host_log.read_text(errors="replace")[-3000:] if self.host_log.exists() else "(no host log)"
+        browser_log = self.browser.log_tail() if self.browser else ""
+        return f"--- host log ({self.host_log})\n{host_log}\n--- {self.kind} output\n{browser_log}"
+
+    def close(self):
+        if self.browser:
+            self.browser.close()
+        if os.environ.get("WEBAUTHN_BRIDGE_E2E_KEEP"):
+            print(f"kept {self.workdir}")
+        else:
+            shutil.rmtree(self.workdir, ignore_errors=True)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the end-to-end suite (Tests/E2E) in headless Chromium and Firefox ESR. Installs the Debian and PyPI
+# packages it needs when they are missing (apt-get only as root; otherwise it prints the sudo command).
+# It builds nothing: the host comes from $WEBAUTHN_BRIDGE_HOST or .build/debug/webauthn-bridge, and the suite
+# fails (not skips) when that is missing. Extra arguments go to pytest (e.g. -k firefox).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+APT_PACKAGES=(chromium firefox-esr shellcheck)
+PIP_PACKAGES=(websocket-client webauthn pytest)
+PIP_MODULES=(websocket webauthn pytest)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  if ((EUID != 0)); then
+    echo "run.sh: missing packages; run: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+fi
+for i in "${!PIP_MODULES[@]}"; do
+  if ! python3 -c "import ${PIP_MODULES[$i]}" 2>/dev/null; then
+    python3 -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+    break
+  fi
+done
+
+cd "$here"
+export PYTHONDONTWRITEBYTECODE=1
+exec python3 -m pytest -p no:cacheprovider -q -rfE "$@"   # no path: pytest collects this directory

@@ -1,0 +1,125 @@
+"""install.sh on its own, in a scratch HOME with a stand-in host binary: what it writes, and that it undoes it.
+(The browser tests also go through install.sh, with the real host.)"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from harness.install import run_install_sh
+from harness.paths import INSTALL_SH
+
+CHROMIUM_ID = "abcdefghijklmnopabcdefghijklmnop"
+
+
+@pytest.fixture
+def tmp_path():
+    # Our own scratch directory, removed afterwards (pytest's tmp_path keeps the last runs around).
+    with tempfile.TemporaryDirectory(prefix="webauthn-bridge-install-test-") as d:
+        yield Path(d)
+
+
+@pytest.fixture
+def home(tmp_path):
+    home = tmp_path / "home"
+    (home / ".mozilla").mkdir(parents=True)
+    (home / ".config/BraveSoftware/Brave-Browser").mkdir(parents=True)
+    # Someone else's host next to ours: uninstall must leave it alone.
+    (home / ".mozilla/native-messaging-hosts").mkdir()
+    (home / ".mozilla/native-messaging-hosts/other_host.json").write_text("{}")
+    return home
+
+
+@pytest.fixture
+def fake_host(tmp_path):
+    host = tmp_path / "fake-host"
+    host.write_text("#!/bin/sh\nexit 0\n")
+    host.chmod(0o755)
+    return host
+
+
+def tree(root: Path) -> dict:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in sorted(root.rglob("*"))}
+
+
+def install(home, fake_host, *extra):
+    return run_install_sh("--host-binary", str(fake_host), "--chromium-id", CHROMIUM_ID, *extra, home=home)
+
+
+def test_manifests_go_to_browsers_whose_profile_exists_with_an_absolute_host_path(home, fake_host):
+    install(home, fake_host)
+    host = home / ".local/libexec/webauthn-bridge/webauthn-bridge"
+    assert host.is_file() and os.access(host, os.X_OK)
+
+    firefox = json.loads((home / ".mozilla/native-messaging-hosts/webauthn_bridge.json").read_text())
+    assert firefox == {"name": "webauthn_bridge", "description": firefox["description"], "path": str(host),
+                       "type": "stdio", "allowed_extensions": ["webauthn-bridge@webauthn-bridge"]}
+    brave = json.loads((home / ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts/webauthn_bridge.json")
+                       .read_text())
+    assert brave["path"] == str(host)
+    assert brave["allowed_origins"] == [f"chrome-extension://{CHROMIUM_ID}/"]
+    # No profile, no manifest: nothing is created for browsers that are not there.
+    assert not (home / ".config/chromium").exists()
+    assert not (home / ".config/google-chrome").exists()
+
+
+def test_second_run_changes_nothing(home, fake_host):
+    install(home, fake_host)
+    before = tree(home)
+    again = install(home, fake_host)
+    assert tree(home) == before
+    changes = [line for line in again.stdout.splitlines() if line.startswith(("wrote:", "installed:"))]
+    assert changes == [], again.stdout
+
+
+def test_uninstall_removes_exactly_what_install_added(home, fake_host):
+    before = tree(home)
+    install(home, fake_host, "--browser", "chromium")
+    assert (home / ".config/chromium/NativeMessagingHosts/webauthn_bridge.json").exists()
+    run_install_sh("--uninstall", home=home)
+    assert tree(home) == before
+
+
+def test_dry_run_changes_nothing_and_names_every_action(home, fake_host):
+    before = tree(home)
+    result = install(home, fake_host, "--dry-run")
+    assert tree(home) == before
+    assert "would run: install -m 0755" in result.stdout
+    assert "would write: " + str(home / ".mozilla/native-messaging-hosts/webauthn_bridge.json") in result.stdout
+
+
+def test_custom_manifest_dir_and_prefix(home, fake_host, tmp_path):
+    udd = tmp_path / "udd"
+    install(home, fake_host, "--prefix", str(tmp_path / "p"), "--manifest-dir", str(udd / "NativeMessagingHosts"),
+            "--browser-kind", "chromium")
+    manifest = json.loads((udd / "NativeMessagingHosts/webauthn_bridge.json").read_text())
+    assert manifest["path"] == str(tmp_path / "p/libexec/webauthn-bridge/webauthn-bridge")
+    # Only the directory asked for: the detected browsers are left alone.
+    assert not (home / ".mozilla/native-messaging-hosts/webauthn_bridge.json").exists()
+
+
+def test_ends_with_how_to_load_the_extension(home, fake_host):
+    out = install(home, fake_host).stdout
+    assert "chrome://extensions" in out and "Load unpacked" in out
+    assert "about:debugging" in out and "xpinstall.signatures.required=false" in out
+    assert "doctor" in out
+
+
+def test_flatpak_browser_gets_a_note(home, fake_host):
+    (home / ".var/app/org.mozilla.firefox").mkdir(parents=True)
+    assert "Flatpak org.mozilla.firefox" in install(home, fake_host).stdout
+
+
+def test_unknown_option_fails(home):
+    result = run_install_sh("--frobnicate", home=home, check=False)
+    assert result.returncode != 0 and "unknown option" in result.stderr
+
+
+def test_install_sh_is_shellcheck_clean():
+    if not shutil.which("shellcheck"):
+        pytest.fail("shellcheck is not installed (run.sh installs it)")
+    result = subprocess.run(["shellcheck", str(INSTALL_SH)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout

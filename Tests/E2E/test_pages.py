@@ -1,0 +1,56 @@
+"""Pages that are not the simple case: a login frame of another origin, and a page that keeps its own
+reference to navigator.credentials.get before anything else runs."""
+import itertools
+
+from harness.paths import FIREFOX_NATIVE_REFUSAL
+
+_names = itertools.count()
+
+
+def test_cross_origin_iframe_with_allow_signs_in_with_its_own_origin_and_the_top_origin(browser, rp_server):
+    user = f"frank-{next(_names)}"
+    registered = browser.rp("register", username=user)
+    assert registered.get("ok") and registered["verdict"]["verified"], registered
+
+    # localhost on another port: same site, other origin, like a third-party login frame; allowed to get().
+    result = browser.rp("inFrame", frameOrigin=rp_server.frame_origin, action="signIn",
+                        args={"username": user}, allow="publickey-credentials-get *")
+    if browser.kind == "firefox":
+        # Documented limit (docs/extension.md): Firefox does not expose a frame's permissions policy to the
+        # page, so the extension leaves cross-origin frames to Firefox's own WebAuthn, which refuses in a
+        # headless (never focused) document with its own message. When the bridge learns to serve them,
+        # this branch fails and should become the Chromium one.
+        assert result.get("ok") is False, result
+        assert (result["name"], result["message"]) == ("NotAllowedError", FIREFOX_NATIVE_REFUSAL), result
+        return
+    assert result.get("ok"), f"sign-in in the frame failed: {result}"
+    verdict = result["verdict"]
+    assert verdict["verified"] is True, verdict
+    assert verdict["clientData"]["origin"] == rp_server.frame_origin
+    assert verdict["clientData"]["crossOrigin"] is True
+    assert verdict["clientData"].get("topOrigin") == browser.site_origin
+
+
+def test_cross_origin_iframe_without_allow_is_refused(browser, rp_server):
+    user = f"fiona-{next(_names)}"
+    registered = browser.rp("register", username=user)
+    assert registered.get("ok") and registered["verdict"]["verified"], registered
+    result = browser.rp("inFrame", frameOrigin=rp_server.frame_origin, action="signIn",
+                        args={"username": user}, allow="")
+    assert result.get("ok") is False, result
+    assert result["name"] == "NotAllowedError", result
+
+
+def test_reference_captured_by_an_inline_script_is_already_the_bridge(browser):
+    browser.open("/captured.html")
+    try:
+        assert browser.call("window.capturedGet === navigator.credentials.get") is True
+        assert browser.call("window.capturedGet.__webauthnBridge === true") is True
+
+        user = f"carol-{next(_names)}"
+        registered = browser.rp("register", username=user, via="captured")
+        assert registered.get("ok") and registered["verdict"]["verified"], registered
+        signed_in = browser.rp("signIn", username=user, via="captured")
+        assert signed_in.get("ok") and signed_in["verdict"]["verified"], signed_in
+    finally:
+        browser.open("/index.html")

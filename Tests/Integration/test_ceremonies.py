@@ -1,0 +1,169 @@
+"""create/get through the real host and SoftToken, each credential verified by py_webauthn."""
+
+import pytest
+
+from bridge import binary, create_token, decode_binary
+from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
+
+
+def register(host, request_id="r-1", **option_overrides):
+    options, challenge = creation_options(**option_overrides)
+    reply, statuses = host.request({"id": request_id, "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    return reply["credential"], challenge, statuses
+
+
+@pytest.mark.parametrize("browser", ["chromium", "firefox"])
+def test_register_then_sign_in_with_allow_list_verifies(launch, token, browser):
+    host = launch(token, browser=browser)
+    credential, challenge, statuses = register(host)
+    assert "touch" in [s["status"] for s in statuses]
+    verified = verify_registration(credential, challenge)
+    assert credential["type"] == "public-key"
+    assert credential["authenticatorAttachment"] == "cross-platform"
+    assert credential["response"]["transports"] == ["usb"]
+    assert decode_binary(credential["rawId"]) == verified.credential_id
+
+    options, challenge = request_options(allow=[verified.credential_id])
+    reply, _ = host.request({"id": "r-2", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    auth = verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count)
+    assert auth.new_sign_count > verified.sign_count
+    assert host.close() == 0
+
+
+def test_discoverable_sign_in_returns_the_user_handle(launch, token):
+    host = launch(token)
+    credential, challenge, _ = register(host, user_id=b"user-77", authenticatorSelection={"residentKey": "required"})
+    verified = verify_registration(credential, challenge)
+    options, challenge = request_options()
+    reply, _ = host.request({"id": "r-2", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    assert decode_binary(reply["credential"]["response"]["userHandle"]) == b"user-77"
+    verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count)
+
+
+def test_non_resident_credential_signs_in_with_allow_list_only(launch, tmp_path):
+    token = create_token(tmp_path / "nork.state", "--no-rk")
+    host = launch(token)
+    credential, challenge, _ = register(host, authenticatorSelection={"residentKey": "discouraged"},
+                                        extensions={"credProps": True})
+    verified = verify_registration(credential, challenge)
+    assert credential["clientExtensionResults"] == {"credProps": {"rk": False}}
+    options, challenge = request_options(allow=[verified.credential_id])
+    reply, _ = host.request({"id": "r-2", "type": "get", "origin": ORIGIN, "options": options})
+    verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count)
+    options, _ = request_options()
+    reply, _ = host.request({"id": "r-3", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError"
+
+
+def test_cred_props_reports_a_resident_key(launch, token):
+    host = launch(token)
+    credential, challenge, _ = register(host, authenticatorSelection={"residentKey": "preferred"}, extensions={"credProps": True})
+    verify_registration(credential, challenge)
+    assert credential["clientExtensionResults"] == {"credProps": {"rk": True}}
+
+
+@pytest.mark.parametrize("conveyance,fmt", [("none", "none"), ("indirect", "packed"), ("direct", "packed"), ("enterprise", "packed")])
+def test_attestation_conveyance(launch, token, conveyance, fmt):
+    host = launch(token)
+    credential, challenge, _ = register(host, attestation=conveyance)
+    verified = verify_registration(credential, challenge)
+    assert getattr(verified.fmt, "value", verified.fmt) == fmt
+
+
+@pytest.mark.parametrize("alg", [-7, -8])
+def test_each_token_algorithm_verifies(launch, token, alg):
+    host = launch(token)
+    credential, challenge, _ = register(host, pubKeyCredParams=[{"type": "public-key", "alg": alg}])
+    assert credential["response"]["publicKeyAlgorithm"] == alg
+    verified = verify_registration(credential, challenge)
+    options, challenge = request_options(allow=[verified.credential_id])
+    reply, _ = host.request({"id": "r-2", "type": "get", "origin": ORIGIN, "options": options})
+    verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count)
+
+
+def test_first_supported_algorithm_in_page_order_is_used(launch, token):
+    host = launch(token)
+    credential, _, _ = register(host, pubKeyCredParams=[{"type": "public-key", "alg": -257}, {"type": "public-key", "alg": -8},
+                                                         {"type": "public-key", "alg": -7}])
+    assert credential["response"]["publicKeyAlgorithm"] == -8
+
+
+def test_unsupported_algorithms_only_give_not_supported_error(launch, token):
+    host = launch(token)
+    options, _ = creation_options(pubKeyCredParams=[{"type": "public-key", "alg": -65535}])
+    reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotSupportedError"
+
+
+def test_excluded_credential_gives_invalid_state_after_touch(launch, token):
+    host = launch(token)
+    credential, challenge, _ = register(host)
+    verified = verify_registration(credential, challenge)
+    options, _ = creation_options(excludeCredentials=[{"type": "public-key", "id": binary(verified.credential_id)}])
+    reply, statuses = host.request({"id": "r-2", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "InvalidStateError", reply
+    assert "touch" in [s["status"] for s in statuses]
+
+
+def test_several_accounts_are_offered_for_choice(launch, token):
+    host = launch(token)
+    rk = {"authenticatorSelection": {"residentKey": "required"}}
+    keys = {}
+    for i, name in enumerate(["alice", "bob"]):
+        credential, challenge, _ = register(host, request_id=f"c-{i}", user_id=name.encode(), name=name, **rk)
+        keys[name] = verify_registration(credential, challenge)
+    options, challenge = request_options()
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    while True:
+        frame = host.recv()
+        if frame.get("status") == "select-account":
+            break
+        assert frame["type"] == "status", frame
+    # Without UV a CTAP 2.1 key returns only user ids (no names) for several accounts.
+    handles = [decode_binary(a["id"]) for a in frame["accounts"]]
+    assert sorted(handles) == [b"alice", b"bob"]
+    host.send({"id": "g-1", "type": "select", "index": handles.index(b"bob")})
+    reply, _ = host.final("g-1")
+    assert decode_binary(reply["credential"]["response"]["userHandle"]) == b"bob"
+    verify_authentication(reply["credential"], challenge, keys["bob"].credential_public_key, keys["bob"].sign_count)
+
+
+def test_declining_the_account_choice_gives_not_allowed(launch, token):
+    host = launch(token)
+    for i, name in enumerate(["alice", "bob"]):
+        register(host, request_id=f"c-{i}", user_id=name.encode(), name=name, authenticatorSelection={"residentKey": "required"})
+    options, _ = request_options()
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    while host.recv().get("status") != "select-account":
+        pass
+    host.send({"id": "g-1", "type": "select", "index": None})
+    reply, _ = host.final("g-1")
+    assert reply["error"]["name"] == "NotAllowedError"
+
+
+def test_uv_required_without_pin_or_uv_fails_cleanly(launch, token):
+    host = launch(token)
+    options, _ = creation_options(authenticatorSelection={"userVerification": "required"})
+    reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError"
+    assert "PIN" in reply["error"]["message"] or "verification" in reply["error"]["message"]
+
+
+def test_uv_preferred_works_on_a_key_without_pin(launch, token):
+    host = launch(token)
+    credential, challenge, _ = register(host, authenticatorSelection={"userVerification": "preferred"})
+    verify_registration(credential, challenge)
+
+
+def test_credential_survives_a_host_restart(launch, token):
+    host = launch(token)
+    credential, challenge, _ = register(host)
+    verified = verify_registration(credential, challenge)
+    assert host.close() == 0
+    host = launch(token)
+    options, challenge = request_options(allow=[verified.credential_id])
+    reply, _ = host.request({"id": "r-2", "type": "get", "origin": ORIGIN, "options": options})
+    verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count)

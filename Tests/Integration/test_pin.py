@@ -1,0 +1,131 @@
+"""PIN and user verification through the real host, SoftToken and a scripted pinentry (issue 5)."""
+
+import pytest
+
+from bridge import create_token, decode_binary
+from rp import ORIGIN, RP_ID, creation_options, request_options, verify_authentication, verify_registration
+
+from pathlib import Path
+
+PINENTRY = str(Path(__file__).with_name("fake_pinentry.py"))
+UV_REQUIRED = {"authenticatorSelection": {"userVerification": "required", "residentKey": "discouraged"}}
+
+
+@pytest.fixture
+def pinentry(tmp_path):
+    """Returns (env, answers(list), commands()) for a scripted pinentry."""
+    script, log = tmp_path / "answers.txt", tmp_path / "pinentry.log"
+
+    def answers(*lines: str):
+        script.write_text("\n".join(lines) + "\n")
+        script.with_suffix(".pos").unlink(missing_ok=True)
+
+    def commands() -> list[str]:
+        return log.read_text().splitlines() if log.exists() else []
+
+    env = {"WEBAUTHN_BRIDGE_PINENTRY": PINENTRY, "FAKE_PINENTRY_SCRIPT": str(script), "FAKE_PINENTRY_LOG": str(log)}
+    answers()
+    return env, answers, commands
+
+
+def create(host, request_id="c-1", **overrides):
+    options, challenge = creation_options(**(UV_REQUIRED | overrides))
+    reply, statuses = host.request({"id": request_id, "type": "create", "origin": ORIGIN, "options": options}, timeout=30)
+    return reply, challenge, statuses
+
+
+def test_right_pin_gives_a_credential_with_user_verification(launch, tmp_path, pinentry):
+    env, answers, commands = pinentry
+    answers("pin 123456")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "123456"), env=env)
+    reply, challenge, statuses = create(host)
+    assert reply["type"] == "result", reply
+    verified = verify_registration(reply["credential"], challenge, require_uv=True)
+    assert verified.user_verified
+    assert [s["status"] for s in statuses][:2] == ["pin", "touch"]
+    description = next(c for c in commands() if c.startswith("SETDESC"))
+    assert RP_ID in description and ORIGIN in description.replace("%3A", ":")
+
+    options, challenge = request_options(allow=[verified.credential_id], userVerification="required")
+    answers("pin 123456")
+    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options}, timeout=30)
+    verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count, require_uv=True)
+
+
+def test_wrong_then_right_pin_shows_the_attempts_left(launch, tmp_path, pinentry):
+    env, answers, commands = pinentry
+    answers("pin 000000", "pin 123456")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "123456"), env=env)
+    reply, challenge, _ = create(host)
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge, require_uv=True)
+    errors = [c for c in commands() if c.startswith("SETERROR")]
+    assert len(errors) == 1 and "Wrong PIN. 7 attempts left." in errors[0].replace("%2E", ".")
+
+
+def test_cancelled_pin_entry_is_not_allowed(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    answers("cancel")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "123456"), env=env)
+    reply, _, statuses = create(host)
+    assert reply["error"] == {"name": "NotAllowedError", "message": "PIN entry was cancelled."}
+    assert "touch" not in [s["status"] for s in statuses]
+
+
+def test_three_wrong_pins_in_a_row_say_remove_and_reinsert(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    answers("pin 000000", "pin 111111", "pin 222222", "pin 123456")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "123456"), env=env)
+    reply, _, _ = create(host)
+    assert reply["error"]["name"] == "NotAllowedError"
+    assert "remove and reinsert" in reply["error"]["message"]
+
+
+def test_a_blocked_pin_says_the_key_must_be_reset(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    token = create_token(tmp_path / "t.state", "--pin", "123456")
+    # 8 retries; PIN_AUTH_BLOCKED after 3 in a row, so every host (a "power cycle") gets 3 tries.
+    for round_ in range(3):
+        answers("pin 000000", "pin 000000", "pin 000000")
+        host = launch(token, env=env)
+        reply, _, _ = create(host, request_id=f"c-{round_}")
+        host.close()
+    assert "reset" in reply["error"]["message"], reply
+
+
+def test_pin_is_set_up_when_uv_is_required_and_none_is_set(launch, tmp_path, pinentry):
+    env, answers, commands = pinentry
+    answers("pin 24680", "pin 13579", "pin 24680", "pin 24680")
+    host = launch(create_token(tmp_path / "t.state"), env=env)
+    reply, challenge, _ = create(host)
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge, require_uv=True)
+    # The mismatch was noticed and the user asked again.
+    assert any(c.startswith("SETERROR") for c in commands())
+    # The new PIN now guards the key.
+    answers("pin 24680")
+    reply, challenge, _ = create(host, request_id="c-2")
+    verify_registration(reply["credential"], challenge, require_uv=True)
+
+
+def test_built_in_uv_needs_no_pin_prompt(launch, tmp_path, pinentry):
+    env, _, commands = pinentry
+    host = launch(create_token(tmp_path / "t.state", "--uv", "--pin", "123456"), env=env)
+    reply, challenge, statuses = create(host)
+    assert reply["type"] == "result", reply
+    assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
+    assert "uv" in [s["status"] for s in statuses]
+    assert commands() == []
+
+
+def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    answers("pin 000000", "pin 731904")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "731904"), env=env, log_level="trace")
+    reply, _, _ = create(host)
+    assert reply["type"] == "result", reply
+    host.close()
+    log = host.log()
+    assert "libfido2:" in log, "trace level includes libfido2's own output"
+    for secret in ("731904", "000000", "731904".encode().hex(), "000000".encode().hex()):
+        assert secret not in log

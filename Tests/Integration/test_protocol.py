@@ -1,0 +1,163 @@
+"""The host's behaviour at the frame level: launch checks, malformed input, concurrency, cancel, info."""
+
+import json
+import time
+
+import pytest
+
+from bridge import binary, create_token
+from rp import ORIGIN, creation_options, request_options
+
+
+def test_unknown_chromium_extension_is_refused(launch, token):
+    host = launch(token, browser="chromium", extension_id="abcdefghijklmnopabcdefghijklmnop")
+    assert host.close() == 1
+    assert "refusing to serve extension" in host.log()
+
+
+def test_unknown_firefox_extension_is_refused(launch, token):
+    host = launch(token, browser="firefox", extension_id="evil@example.com")
+    assert host.close() == 1
+    assert "evil@example.com" in host.log()
+
+
+def test_info_reports_versions_and_labels_the_soft_token(launch, token):
+    host = launch(token)
+    reply, _ = host.request({"id": "i-1", "type": "info"})
+    info = reply["info"]
+    assert info["libfido2"].startswith("1.")
+    assert [d["kind"] for d in info["devices"]] == ["software token"]
+    assert info["logPath"] == str(host.log_path)
+    assert info["capabilities"]["extension:credProps"] is True
+    assert -7 in info["algorithms"]
+
+
+@pytest.mark.parametrize("payload,expected_name", [
+    (b"{not json", "SyntaxError"),
+    (b"[1,2,3]", "TypeError"),
+    (b'"just a string"', "TypeError"),
+    (b'{"type":"create"}', "TypeError"),
+    (b'{"id":17,"type":"create"}', "TypeError"),
+    (b'{"id":"x1","type":"frobnicate"}', "TypeError"),
+    (b'{"id":"x2"}', "TypeError"),
+])
+def test_malformed_frames_get_an_error_and_the_host_keeps_serving(launch, token, payload, expected_name):
+    host = launch(token)
+    host.send_raw(payload)
+    reply = host.recv()
+    assert reply["type"] == "error"
+    assert reply["error"]["name"] == expected_name, reply
+    request_id = json.loads(payload).get("id") if payload.startswith(b"{\"id\":\"") else None
+    assert reply["id"] == request_id
+    follow_up, _ = host.request({"id": "i-1", "type": "info"})
+    assert follow_up["type"] == "result"
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda o: o.pop("challenge"), "challenge"),
+    (lambda o: o.update(challenge="plain string"), "challenge"),
+    (lambda o: o.update(challenge={"__binary__": "***"}), "base64url"),
+    (lambda o: o["user"].update(id=binary(b"")), "user.id"),
+    (lambda o: o["user"].update(id=binary(b"x" * 65)), "user.id"),
+    (lambda o: o["rp"].pop("name"), "rp.name"),
+    (lambda o: o.update(pubKeyCredParams="ES256"), "pubKeyCredParams"),
+])
+def test_malformed_creation_options_are_type_errors_naming_the_field(launch, token, mutate, field):
+    host = launch(token)
+    options, _ = creation_options()
+    mutate(options)
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "error"
+    assert reply["error"]["name"] in ("TypeError", "SyntaxError"), reply
+    if field:
+        assert field in reply["error"]["message"]
+    assert statuses == [], "no device may be touched for invalid options"
+
+
+def test_missing_origin_is_a_type_error(launch, token):
+    host = launch(token)
+    options, _ = creation_options()
+    reply, _ = host.request({"id": "c-1", "type": "create", "options": options})
+    assert reply["error"]["name"] == "TypeError"
+
+
+@pytest.mark.parametrize("origin,rp_id", [
+    ("https://evil.com", "example.com"),
+    ("https://notexample.com", "example.com"),
+    ("https://example.com", "com"),
+    ("https://foo.github.io", "github.io"),
+    ("http://example.com", "example.com"),
+    ("https://127.0.0.1", None),
+])
+def test_origin_and_rp_id_violations_are_security_errors_before_any_device(launch, token, origin, rp_id):
+    host = launch(token)
+    options, _ = creation_options()
+    if rp_id is None:
+        options["rp"].pop("id")
+    else:
+        options["rp"]["id"] = rp_id
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": origin, "options": options})
+    assert reply["error"]["name"] == "SecurityError", reply
+    assert statuses == []
+
+
+def test_oversize_frame_is_dropped_and_the_host_keeps_serving(launch, token):
+    host = launch(token, env={"WEBAUTHN_BRIDGE_MAX_FRAME_BYTES": "1024"})
+    host.send_raw(b"{" + b" " * 4000 + b"}")
+    reply = host.recv()
+    assert reply["type"] == "error" and reply["id"] is None
+    assert "1024" in reply["error"]["message"]
+    follow_up, _ = host.request({"id": "i-1", "type": "info"})
+    assert follow_up["type"] == "result"
+
+
+def test_truncated_stream_makes_the_host_exit_non_zero_with_a_log_line(launch, token):
+    host = launch(token)
+    host.send_raw(b'{"id":"x"', length=500)
+    assert host.close() == 1
+    assert "out of sync" in host.log()
+
+
+def test_end_of_stream_exits_zero(launch, token):
+    host = launch(token)
+    assert host.close() == 0
+
+
+def test_second_request_while_one_runs_is_refused_at_once_and_cancel_aborts(launch, tmp_path):
+    token = create_token(tmp_path / "slow.state", "--presence", "delay:5000")
+    host = launch(token)
+    options, _ = creation_options()
+    host.send({"id": "slow", "type": "create", "origin": ORIGIN, "options": options})
+    while host.recv().get("status") != "touch":
+        pass
+    started = time.monotonic()
+    host.send({"id": "second", "type": "create", "origin": ORIGIN, "options": options})
+    second = host.recv()
+    assert second["id"] == "second" and second["error"]["name"] == "NotAllowedError"
+    assert time.monotonic() - started < 2
+    host.send({"id": "slow", "type": "cancel"})
+    reply, _ = host.final("slow")
+    assert reply["error"]["name"] == "AbortError"
+    assert time.monotonic() - started < 3, "cancel must not wait for the touch"
+    # The token is usable again after the cancel.
+    options, _ = request_options()
+    host.send({"id": "after", "type": "info"})
+    assert host.recv()["type"] == "result"
+
+
+def test_denied_presence_gives_not_allowed(launch, tmp_path):
+    token = create_token(tmp_path / "deny.state", "--presence", "deny")
+    host = launch(token)
+    options, _ = creation_options()
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError"
+
+
+def test_log_has_one_line_per_request_with_origin_rp_and_outcome(launch, token):
+    host = launch(token, log_level="info")
+    options, _ = creation_options()
+    host.request({"id": "c-9", "type": "create", "origin": ORIGIN, "options": options})
+    host.close()
+    lines = [l for l in host.log().splitlines() if "[c-9]" in l]
+    assert any("origin=https://example.com" in l and "rp=example.com" in l for l in lines), lines
+    assert any("create ok in" in l for l in lines), lines

@@ -1,0 +1,141 @@
+import Testing
+@testable import WebAuthn
+
+struct JSONTests {
+    func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+
+    @Test(arguments: [
+        #"{"a":1,"b":[true,false,null],"c":"x","d":{"e":-2.5}}"#,
+        #"[]"#, #"{}"#, #"[[[]],{}]"#, #""just a string""#, #"0"#, #"-0.125"#, #"1e+300"#,
+        #"{"z":1,"a":2,"m":3}"#,
+    ])
+    func compactDocumentsRoundTripByteForByte(text: String) throws {
+        #expect(try parse(text).serializedString == text)
+    }
+
+    @Test func objectsKeepMemberOrderAndSubscriptFindsMembers() throws {
+        let value = try parse(#" { "z" : 1 , "a" : { "k" : "v" } } "#)
+        #expect(value.objectValue?.map(\.0) == ["z", "a"])
+        #expect(value["a"]?["k"] == "v")
+        #expect(value["missing"] == nil)
+        #expect(JSONValue.string("s")["a"] == nil)
+    }
+
+    @Test func binaryMarkersBecomeBinaryAndSerializeBack() throws {
+        let value = try parse(#"{"challenge":{"__binary__":"AQID_-8"},"empty":{"__binary__":""}}"#)
+        #expect(value["challenge"] == .binary([1, 2, 3, 0xFF, 0xEF]))
+        #expect(value["empty"] == .binary([]))
+        #expect(value.serializedString == #"{"challenge":{"__binary__":"AQID_-8"},"empty":{"__binary__":""}}"#)
+    }
+
+    @Test func binaryMarkerWithOtherMembersStaysAnObject() throws {
+        let value = try parse(#"{"__binary__":"AA","x":1}"#)
+        #expect(value.objectValue?.count == 2)
+    }
+
+    @Test(arguments: [#"{"__binary__":"AQ=="}"#, #"{"__binary__":"A"}"#, #"{"__binary__":"a+b/"}"#,
+                      #"{"__binary__":5}"#, #"{"__binary__":null}"#, #"{"__binary__":"a b"}"#])
+    func badBase64URLInBinaryMarkerIsAnError(text: String) {
+        #expect(throws: JSONError.self) { try parse(text) }
+        do { _ = try parse(text) } catch { #expect(error.reason == .invalidBinary) }
+    }
+
+    @Test func unicodeEscapesDecodeIncludingSurrogatePairs() throws {
+        #expect(try parse(#""\u00e9\u20AC\ud83d\ude00\n\t\"\\\/""#) == .string("é€😀\n\t\"\\/"))
+        #expect(try parse("\"é€😀\"") == .string("é€😀"))
+    }
+
+    @Test func loneSurrogatesBecomeReplacementCharacters() throws {
+        #expect(try parse(#""a\ud800b""#) == .string("a\u{FFFD}b"))
+        #expect(try parse(#""\udc00""#) == .string("\u{FFFD}"))
+        #expect(try parse(#""\ud800\u0041""#) == .string("\u{FFFD}A"))
+    }
+
+    @Test func serializerNeverEscapesSlashAndEscapesControlCharacters() {
+        let value = JSONValue.string("https://a/b \"q\" \\ \n\u{01}\u{1F} é😀")
+        #expect(value.serializedString == #""https://a/b \"q\" \\ \n\u0001\u001f é😀""#)
+    }
+
+    @Test(arguments: [
+        (JSONValue.number(-7), "-7"), (.number(300000), "300000"), (.number(0.5), "0.5"),
+        (.number(-0.0), "0"), (.number(1e21), "1e+21"), (.number(9007199254740991), "9007199254740991"),
+        (.number(.infinity), "null"), (.number(.nan), "null"),
+    ])
+    func numbersPrintIntegersWithoutFraction(value: JSONValue, text: String) {
+        #expect(value.serializedString == text)
+    }
+
+    @Test(arguments: [
+        ("0", 0.0), ("-0", -0.0), ("12345678901234567890", 12345678901234567890.0), ("1.5e3", 1500),
+        ("1E-2", 0.01), ("-123.456", -123.456), ("4294967295", 4294967295),
+    ])
+    func numbersParse(text: String, expected: Double) throws {
+        #expect(try parse(text) == .number(expected))
+    }
+
+    @Test(arguments: [
+        ("", JSONError.Reason.empty), ("   ", .unexpectedEnd), ("{", .unexpectedEnd), (#"{"a":1,}"#, .unexpectedByte(0x7D)),
+        ("[1,]", .unexpectedByte(0x5D)), ("[1 2]", .unexpectedByte(0x32)), ("01", .trailingContent),
+        ("1.", .invalidNumber), ("-", .invalidNumber), (".5", .unexpectedByte(0x2E)), ("1e", .invalidNumber),
+        ("+1", .unexpectedByte(0x2B)), ("1e999", .invalidNumber), ("NaN", .unexpectedByte(0x4E)),
+        ("tru", .unexpectedEnd), ("nul1", .unexpectedByte(0x31)), (#""abc"#, .unexpectedEnd),
+        (#""\x""#, .invalidEscape), (#""\u12g4""#, .invalidEscape), ("\"a\u{01}b\"", .unescapedControlCharacter),
+        (#"{"a":1,"a":2}"#, .duplicateKey("a")), ("{1:2}", .unexpectedByte(0x31)), (#"{"a" 1}"#, .unexpectedByte(0x31)),
+        ("[] []", .trailingContent), ("// c\n{}", .unexpectedByte(0x2F)), ("'a'", .unexpectedByte(0x27)),
+    ])
+    func invalidJSONIsRefusedWithAReason(text: String, reason: JSONError.Reason) {
+        do {
+            let value = try parse(text)
+            Issue.record("parsed \(value)")
+        } catch {
+            #expect(error.reason == reason)
+        }
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0xEF, 0xBB, 0xBF, 0x31]] {
+            #expect(throws: JSONError.self) { try JSONValue.parse(bytes) }
+        }
+        do { _ = try JSONValue.parse([0x22, 0xFF, 0x22]) } catch { #expect(error.reason == .invalidUTF8) }
+    }
+
+    @Test func nestingBeyondTheLimitIsRefused() throws {
+        let ok = String(repeating: "[", count: JSONValue.maxDepth) + String(repeating: "]", count: JSONValue.maxDepth)
+        #expect(throws: Never.self) { try parse(ok) }
+        let deep = String(repeating: "[", count: JSONValue.maxDepth + 1) + String(repeating: "]", count: JSONValue.maxDepth + 1)
+        do { _ = try parse(deep); Issue.record("accepted") } catch { #expect(error.reason == .tooDeep) }
+        let hostile = String(repeating: "{\"a\":", count: 100_000)
+        do { _ = try parse(hostile); Issue.record("accepted") } catch { #expect(error.reason == .tooDeep) }
+    }
+
+    @Test func largeArraysAndBinaryRoundTrip() throws {
+        let items = JSONValue.array((0..<50_000).map { .number(Double($0)) })
+        #expect(try JSONValue.parse(items.serialized()) == items)
+        let blob = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let frame = JSONValue.object([("data", .binary(blob))])
+        #expect(try JSONValue.parse(frame.serialized()) == frame)
+    }
+
+    @Test func errorsSayWhereAndWhat() {
+        do { _ = try parse(#"{"a":tru}"#) } catch {
+            #expect(error.offset == 8)
+            #expect(error.description == "invalid JSON at byte 8: unexpected character '}'")
+        }
+    }
+}
+
+struct Base64URLTests {
+    @Test(arguments: [
+        ([UInt8](), ""), ([0x66], "Zg"), ([0x66, 0x6F], "Zm8"), ([0x66, 0x6F, 0x6F], "Zm9v"),
+        ([0xFB, 0xFF, 0xBF], "-_-_"), ([0, 0, 0, 0], "AAAAAA"),
+    ])
+    func encodesWithoutPaddingAndDecodesBack(bytes: [UInt8], text: String) {
+        #expect(Base64URL.encode(bytes) == text)
+        #expect(Base64URL.decode(text) == bytes)
+    }
+
+    @Test(arguments: ["Zg==", "Z", "Zm9v+", "Zm/v", "Zm 9", "Zm9\n", "é"])
+    func decodeRejectsPaddingForeignCharactersAndImpossibleLengths(text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+}

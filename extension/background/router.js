@@ -1,0 +1,395 @@
+/*
+ * router.js — the background's logic, free of browser globals so node can test it.
+ *
+ * Loaded by background.js: through importScripts() in Chromium's (classic) service worker, and as the first
+ * entry of `background.scripts` in Firefox's background page. Exposes `WebAuthnBridgeRouter` on the
+ * background's global (never visible to pages), or module.exports under node.
+ *
+ * It owns: the one native port (opened at start-up, reopened with backoff), trusted origins from sender
+ * records, host request ids and their routing back to a tab+frame, cancel on abort/close/navigation/port
+ * loss, the fallback decision when the host is unreachable, and the per-site switch. It does not know about
+ * pages, DOM or badges: those are callbacks in `deps`.
+ */
+(function (root) {
+  'use strict';
+
+  const PORT_NAME = 'webauthn-bridge';
+  const BACKOFF_MIN_MS = 1000;
+  const BACKOFF_MAX_MS = 60000;
+  const STABLE_CONNECTION_MS = 60000;
+  // Chromium clamps publicKey.timeout to [10 s, 10 min]; the host owns the real timeout, the watchdog only
+  // makes sure a page promise settles if the host never answers.
+  const TIMEOUT_MIN_MS = 10000;
+  const TIMEOUT_MAX_MS = 600000;
+  const TIMEOUT_DEFAULT_MS = 300000;
+  const WATCHDOG_GRACE_MS = 30000;
+  const TIMED_OUT = 'The operation either timed out or was not allowed.';
+
+  /**
+   * The requesting document's origin and, for a subframe, the top-level origin — from the browser's sender
+   * record only. Chromium gives sender.origin; Firefox gives sender.url (and sender.tab.url for the top).
+   * Returns null for opaque origins (sandboxed frames, about:blank, data:), which the bridge does not serve.
+   */
+  function originFromSender(sender) {
+    if (!sender || typeof sender !== 'object') return null;
+    let origin = null;
+    if (typeof sender.origin === 'string' && sender.origin !== 'null') {
+      origin = sender.origin;
+    } else if (typeof sender.url === 'string') {
+      origin = urlOrigin(sender.url);
+    }
+    if (!origin) return null;
+    const result = { origin };
+    if (sender.frameId !== 0 && sender.tab && typeof sender.tab.url === 'string') {
+      const top = urlOrigin(sender.tab.url);
+      if (top && top !== origin) result.topOrigin = top;
+    }
+    return result;
+  }
+
+  function urlOrigin(url) {
+    try {
+      const origin = new URL(url).origin;
+      return origin && origin !== 'null' ? origin : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  /**
+   * What a native-port disconnect means. If the host never answered on that port, it is not installed, not
+   * allowed, or died at start-up: pending requests go to the browser's own WebAuthn. If it had answered,
+   * it crashed mid-flight: pending requests fail (the user may already have touched the key).
+   */
+  function classifyDisconnect(message, heardFromHost) {
+    const text = String(message || '').toLowerCase();
+    if (heardFromHost) return { fallback: false, reason: 'host-exited', detail: message || '' };
+    let reason = 'host-failed';
+    if (text.includes('not found') || text.includes('no such native application')) reason = 'host-missing';
+    else if (text.includes('forbidden')) reason = 'host-forbidden';
+    return { fallback: true, reason, detail: message || '' };
+  }
+
+  /** 1 s, 2 s, 4 s … capped at 60 s. */
+  function backoffDelay(failures) {
+    return Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, failures));
+  }
+
+  /**
+   * One line of the per-site switch → a matcher. Accepted forms:
+   *   example.com            that host exactly (any scheme/port)
+   *   *.example.com          example.com and every subdomain
+   *   https://example.com:8443   that origin exactly
+   * Blank lines and lines starting with # are ignored (null).
+   */
+  function parseSitePattern(line) {
+    const text = String(line).trim().toLowerCase();
+    if (!text || text.startsWith('#')) return null;
+    if (text.includes('://')) {
+      const origin = urlOrigin(text);
+      return origin ? { kind: 'origin', value: origin } : null;
+    }
+    if (text.startsWith('*.')) return { kind: 'domain', value: text.slice(2).replace(/\.$/, '') };
+    return { kind: 'host', value: text.replace(/\.$/, '') };
+  }
+
+  function siteMatches(lines, origin) {
+    if (!Array.isArray(lines) || !origin) return false;
+    let host;
+    try {
+      host = new URL(origin).hostname.toLowerCase();
+    } catch (_) {
+      return false;
+    }
+    for (const line of lines) {
+      const p = parseSitePattern(line);
+      if (!p) continue;
+      if (p.kind === 'origin' && p.value === origin) return true;
+      if (p.kind === 'host' && p.value === host) return true;
+      if (p.kind === 'domain' && (host === p.value || host.endsWith('.' + p.value))) return true;
+    }
+    return false;
+  }
+
+  /** How long the background waits for the host before it gives up on a request. */
+  function watchdogDelay(options) {
+    const t = options && Number.isFinite(options.timeout) ? options.timeout : TIMEOUT_DEFAULT_MS;
+    return Math.min(TIMEOUT_MAX_MS, Math.max(TIMEOUT_MIN_MS, t)) + WATCHDOG_GRACE_MS;
+  }
+
+  /** Host request ids: unique per (tab, frame, page) and over the background's lifetime. */
+  function makeHostId(tabId, frameId, pageId, seq) {
+    return `r${seq}-t${tabId}-f${frameId}-p${pageId}`;
+  }
+
+  function isPlainObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  }
+
+  /**
+   * The stateful part. deps:
+   *   connectNative()          → a Port-like {postMessage, onMessage, onDisconnect, disconnect}
+   *   disconnectError(port)    → the message the browser gave for the drop (port.error / runtime.lastError)
+   *   loadSiteList()           → Promise<string[]> of per-site switch lines
+   *   setIndicator(state)      → show the host state on the toolbar ({state, reason, detail})
+   *   setTimeout/clearTimeout, now()
+   *   log(level, text)         → never passed secrets
+   */
+  function createBridge(deps) {
+    const log = deps.log || (() => {});
+    let native = null;           // the one native port
+    let heard = false;           // got any frame on `native`
+    let failures = 0;            // consecutive short-lived connections (drives the backoff)
+    let connectedAt = 0;
+    let reconnectTimer = null;
+    let hostState = { state: 'connecting', reason: '', detail: '' };
+    let hostInfo = null;
+    let infoSeq = 0;
+    let seq = 0;
+    let pageSeq = 0;
+    let siteList = null;         // cached; refreshed by sitesChanged()
+    const requests = new Map();  // host id → {ctx, rid, tabId, frameId}
+
+    function setState(state, reason = '', detail = '') {
+      hostState = { state, reason, detail };
+      deps.setIndicator(hostState);
+    }
+
+    function connect() {
+      if (native) return native;
+      if (reconnectTimer !== null) { deps.clearTimeout(reconnectTimer); reconnectTimer = null; }
+      heard = false;
+      connectedAt = deps.now();
+      let port;
+      try {
+        port = deps.connectNative();
+      } catch (error) {
+        dropped(null, String(error && error.message || error));
+        return null;
+      }
+      native = port;
+      port.onMessage.addListener((frame) => hostFrame(port, frame));
+      port.onDisconnect.addListener(() => dropped(port, deps.disconnectError(port)));
+      // Ask for info at once: it proves the host is there and tells us its capabilities.
+      sendNative({ id: `bg-info-${++infoSeq}`, type: 'info' });
+      return native;
+    }
+
+    function sendNative(frame) {
+      if (!native) return false;
+      try {
+        native.postMessage(frame);
+        return true;
+      } catch (error) {
+        log('warn', `native postMessage failed: ${error && error.message}`);
+        return false;
+      }
+    }
+
+    function dropped(port, message) {
+      if (port !== null && port !== native) return;
+      native = null;
+      const verdict = classifyDisconnect(message, heard);
+      log('warn', `native host disconnected (${verdict.reason}): ${verdict.detail}`);
+      // A connection that lived a while resets the backoff; a host that keeps dying at once (missing, or
+      // crashing right after start-up) is retried less and less often.
+      if (deps.now() - connectedAt > STABLE_CONNECTION_MS) failures = 0;
+      failures++;
+      hostInfo = verdict.fallback ? null : hostInfo;
+      setState(verdict.fallback ? 'unavailable' : 'connecting', verdict.reason, verdict.detail);
+      for (const [id, req] of requests) {
+        forget(id);
+        if (verdict.fallback) req.ctx.send({ kind: 'fallback', rid: req.rid, reason: verdict.reason });
+        else req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge host stopped unexpectedly.' } });
+      }
+      reconnectTimer = deps.setTimeout(() => { reconnectTimer = null; connect(); }, backoffDelay(failures - 1));
+    }
+
+    function hostFrame(port, frame) {
+      if (port !== native || !isPlainObject(frame)) return;
+      if (!heard) {
+        heard = true;
+        setState('connected');
+      }
+      if (typeof frame.id === 'string' && frame.id.startsWith('bg-info-')) {
+        if (frame.type === 'result') {
+          hostInfo = isPlainObject(frame.info) ? frame.info : frame;
+          setState('connected');
+        }
+        return;
+      }
+      if (frame.id === null || frame.id === undefined) {
+        log('warn', `host error without id: ${frame.error && frame.error.name}`);
+        return;
+      }
+      const req = requests.get(frame.id);
+      if (!req) return; // cancelled or unknown: its late frames are dropped
+      if (frame.type === 'status') {
+        const message = { kind: 'status', rid: req.rid, status: String(frame.status || '') };
+        if (typeof frame.detail === 'string') message.detail = frame.detail;
+        if (Array.isArray(frame.accounts)) message.accounts = frame.accounts;
+        req.ctx.send(message);
+      } else if (frame.type === 'result') {
+        forget(frame.id);
+        req.ctx.send({ kind: 'result', rid: req.rid, credential: frame.credential });
+      } else if (frame.type === 'error') {
+        forget(frame.id);
+        const error = isPlainObject(frame.error) ? frame.error : {};
+        req.ctx.send({ kind: 'error', rid: req.rid, error: { name: String(error.name || 'NotAllowedError'), message: String(error.message || '') } });
+      }
+    }
+
+    function forget(id) {
+      const req = requests.get(id);
+      if (req && req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
+      requests.delete(id);
+    }
+
+    function cancel(id, req) {
+      forget(id);
+      sendNative({ id, type: 'cancel' });
+      log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
+    }
+
+    async function sitesFor(origin) {
+      if (siteList === null) {
+        try {
+          siteList = await deps.loadSiteList();
+        } catch (_) {
+          siteList = [];
+        }
+      }
+      return siteMatches(siteList, origin);
+    }
+
+    async function request(ctx, message) {
+      const { rid } = message;
+      if (!ctx.trusted) {
+        ctx.send({ kind: 'fallback', rid, reason: 'opaque-origin' });
+        return;
+      }
+      if (await sitesFor(ctx.trusted.origin)) {
+        ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
+        return;
+      }
+      // The page may have aborted while the site list loaded.
+      if (!ctx.alive || ctx.cancelled.delete(rid)) return;
+      for (const req of requests.values()) {
+        if (req.tabId === ctx.tabId) {
+          ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'A request is already pending.' } });
+          return;
+        }
+      }
+      if (!connect()) {
+        ctx.send({ kind: 'fallback', rid, reason: hostState.reason || 'host-failed' });
+        return;
+      }
+      const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq);
+      const frame = { id, type: message.type, origin: ctx.trusted.origin };
+      if (ctx.trusted.topOrigin) frame.topOrigin = ctx.trusted.topOrigin;
+      frame.options = message.options;
+      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now() };
+      requests.set(id, req);
+      req.watchdog = deps.setTimeout(() => {
+        if (requests.get(id) !== req) return;
+        cancel(id, req);
+        ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
+      }, watchdogDelay(message.options));
+      if (!sendNative(frame)) {
+        forget(id);
+        ctx.send({ kind: 'fallback', rid, reason: 'host-failed' });
+      }
+    }
+
+    function findRequest(ctx, rid) {
+      for (const [id, req] of requests) if (req.ctx === ctx && req.rid === rid) return [id, req];
+      return [null, null];
+    }
+
+    function pageMessage(ctx, message) {
+      if (!isPlainObject(message) || typeof message.rid !== 'string' || message.rid.length > 64) return;
+      switch (message.kind) {
+        case 'request':
+          if ((message.type === 'create' || message.type === 'get') && isPlainObject(message.options)) {
+            request(ctx, message).catch((error) => log('error', `request failed: ${error && error.message}`));
+          }
+          break;
+        case 'cancel': {
+          const [id, req] = findRequest(ctx, message.rid);
+          if (id) cancel(id, req);
+          else if (ctx.cancelled.size < 16) ctx.cancelled.add(message.rid);
+          break;
+        }
+        case 'select': {
+          const [id] = findRequest(ctx, message.rid);
+          const index = message.index;
+          if (id && (index === null || (Number.isInteger(index) && index >= 0))) sendNative({ id, type: 'select', index });
+          break;
+        }
+        case 'capabilities': {
+          const caps = hostState.state === 'connected' && hostInfo && isPlainObject(hostInfo.capabilities) ? hostInfo.capabilities : null;
+          ctx.send({ kind: 'capabilities', rid: message.rid, capabilities: hostState.state === 'connected' ? (caps || {}) : null });
+          break;
+        }
+        default:
+          break;
+      }
+    }
+
+    /** A content-script port (one per frame document that made a request). */
+    function attachFrame(port) {
+      const sender = port.sender || {};
+      const ctx = {
+        tabId: sender.tab && Number.isInteger(sender.tab.id) ? sender.tab.id : -1,
+        frameId: Number.isInteger(sender.frameId) ? sender.frameId : 0,
+        pageId: ++pageSeq,
+        trusted: originFromSender(sender),
+        connectedAt: deps.now(),
+        alive: true,
+        cancelled: new Set(),    // rids cancelled before their request reached the host
+        send(message) {
+          if (!ctx.alive) return;
+          try { port.postMessage(message); } catch (_) { ctx.alive = false; }
+        },
+      };
+      port.onMessage.addListener((message) => pageMessage(ctx, message));
+      port.onDisconnect.addListener(() => {
+        ctx.alive = false;
+        for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
+      });
+      return ctx;
+    }
+
+    function tabClosed(tabId) {
+      for (const [id, req] of requests) if (req.tabId === tabId) cancel(id, req);
+    }
+
+    /**
+     * A cross-document navigation committed in tab/frame at `timeStamp`. Requests from documents that
+     * connected before it are from the page being left; frame 0 takes all its subframes with it.
+     */
+    function frameNavigated(tabId, frameId, timeStamp) {
+      for (const [id, req] of requests) {
+        if (req.tabId !== tabId || (frameId !== 0 && req.frameId !== frameId)) continue;
+        if (req.ctx.connectedAt <= timeStamp) cancel(id, req);
+      }
+    }
+
+    function sitesChanged(lines) {
+      siteList = Array.isArray(lines) ? lines : [];
+    }
+
+    function status() {
+      return { ...hostState, info: hostInfo ? { version: hostInfo.version } : null, pending: requests.size };
+    }
+
+    return { start: connect, attachFrame, tabClosed, frameNavigated, sitesChanged, status, pendingCount: () => requests.size };
+  }
+
+  const api = Object.freeze({
+    PORT_NAME, originFromSender, classifyDisconnect, backoffDelay, watchdogDelay, parseSitePattern, siteMatches, makeHostId,
+    createBridge,
+  });
+  if (typeof module === 'object' && module && module.exports) module.exports = api;
+  else root.WebAuthnBridgeRouter = api;
+})(globalThis);

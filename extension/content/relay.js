@@ -1,0 +1,151 @@
+/*
+ * relay.js — ISOLATED world, document_start, all frames, after notice.js.
+ *
+ * Carries messages between interceptor.js (same window, MAIN world) and the background:
+ *   page → here: window "message" events whose source is this very window and that carry the channel tag;
+ *   here → background: one runtime.connect port per document, opened at its first request (so the thousands
+ *     of frames that never use WebAuthn cost nothing) and closed with the document, which is how the
+ *     background learns that a frame went away and cancels its request;
+ *   background → page: postMessage to this window only.
+ * Status frames stop here and drive the in-page notice; the account choice goes from the notice straight to
+ * the background — the page can neither see nor forge it.
+ */
+(function (root) {
+  'use strict';
+
+  // Must equal page/codec.js's CHANNEL (a test checks). codec.js cannot be loaded here too: Chromium injects
+  // a file listed in two content-script entries only once per frame, so the MAIN-world entry would win.
+  const CHANNEL = 'webauthn-bridge/v1';
+  const PORT_NAME = 'webauthn-bridge';
+
+  function isPlainObject(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
+
+  /** Validates a page→relay message; returns it or null. Only these kinds: the account choice, for one,
+   *  comes from the notice and never from the page. */
+  function parsePageMessage(data) {
+    if (!isPlainObject(data) || data.channel !== CHANNEL || data.dir !== 'to-relay') return null;
+    if (typeof data.rid !== 'string' || data.rid.length === 0 || data.rid.length > 64) return null;
+    switch (data.kind) {
+      case 'request':
+        return (data.type === 'create' || data.type === 'get') && isPlainObject(data.options) ? data : null;
+      case 'cancel':
+      case 'capabilities':
+        return data;
+      default:
+        return null;
+    }
+  }
+
+  function createRelay({ win, runtime, notice }) {
+    let port = null;
+    const open = new Set(); // rids of modal requests in flight from this document
+    const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
+
+    function toPage(message) {
+      win.postMessage({ channel: CHANNEL, dir: 'to-page', ...message }, selfOrigin);
+    }
+
+    function ensurePort() {
+      if (port) return port;
+      port = runtime.connect({ name: PORT_NAME });
+      port.onMessage.addListener(fromBackground);
+      port.onDisconnect.addListener(() => {
+        port = null;
+        // Extension reloaded or background gone: every promise must still settle.
+        for (const rid of open) {
+          notice.settle(rid, null);
+          toPage({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge extension stopped.' } });
+        }
+        open.clear();
+      });
+      return port;
+    }
+
+    function toBackground(message) {
+      try {
+        ensurePort().postMessage(message);
+        return true;
+      } catch (_) {
+        port = null;
+        return false;
+      }
+    }
+
+    function fromBackground(message) {
+      if (!isPlainObject(message) || typeof message.rid !== 'string') return;
+      const { rid } = message;
+      switch (message.kind) {
+        case 'status':
+          if (!open.has(rid)) return;
+          if (message.status === 'select-account' && Array.isArray(message.accounts)) {
+            notice.chooseAccount(rid, message.accounts).then((index) => {
+              if (open.has(rid)) toBackground({ kind: 'select', rid, index });
+            });
+          } else {
+            notice.status(rid, String(message.status), typeof message.detail === 'string' ? message.detail : '');
+          }
+          return;
+        case 'result':
+        case 'error':
+        case 'fallback':
+          if (!open.delete(rid)) return;
+          notice.settle(rid, message.kind === 'error' ? message.error : null);
+          if (message.kind === 'result') toPage({ kind: 'result', rid, credential: message.credential });
+          else if (message.kind === 'error') toPage({ kind: 'error', rid, error: message.error });
+          else toPage({ kind: 'fallback', rid, reason: String(message.reason || '') });
+          return;
+        case 'capabilities':
+          toPage({ kind: 'capabilities', rid, capabilities: message.capabilities ?? null });
+          return;
+        default:
+      }
+    }
+
+    function onWindowMessage(event) {
+      // Only this window's own scripts; other frames and windows post with a different source.
+      if (event.source !== win) return;
+      const message = parsePageMessage(event.data);
+      if (!message) return;
+      event.stopImmediatePropagation();
+      const { rid } = message;
+      if (message.kind === 'request') {
+        // A JSON round trip leaves plain data only (no page getters/proxies, no Xray wrappers in Firefox).
+        let options;
+        try {
+          options = JSON.parse(JSON.stringify(message.options));
+        } catch (_) {
+          toPage({ kind: 'error', rid, error: { name: 'TypeError', message: 'Options are not serializable.' } });
+          return;
+        }
+        open.add(rid);
+        if (!toBackground({ kind: 'request', rid, type: message.type, options })) {
+          open.delete(rid);
+          toPage({ kind: 'fallback', rid, reason: 'extension-unavailable' });
+        }
+      } else if (message.kind === 'cancel') {
+        if (open.delete(rid)) {
+          notice.settle(rid, null);
+          toBackground({ kind: 'cancel', rid });
+        }
+      } else if (message.kind === 'capabilities') {
+        if (!toBackground({ kind: 'capabilities', rid })) toPage({ kind: 'capabilities', rid, capabilities: null });
+      }
+    }
+
+    win.addEventListener('message', onWindowMessage, true);
+    return { onWindowMessage, fromBackground, openCount: () => open.size };
+  }
+
+  if (typeof module === 'object' && module && module.exports) {
+    module.exports = { createRelay, parsePageMessage, CHANNEL };
+    return;
+  }
+  const ext = root.browser ?? root.chrome;
+  if (ext && ext.runtime && root.webauthnBridgeNotice) {
+    // `window`, not globalThis: in Firefox the content-script global is a sandbox, and event.source is the
+    // (Xray-wrapped) window itself.
+    createRelay({ win: window, runtime: ext.runtime, notice: root.webauthnBridgeNotice.createNotice(window.document) });
+  }
+})(globalThis);

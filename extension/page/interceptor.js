@@ -1,0 +1,221 @@
+/*
+ * interceptor.js — MAIN world, document_start, all frames, right after codec.js.
+ *
+ * Replaces CredentialsContainer.prototype.create/get (the existing navigator.credentials object keeps its
+ * identity, so store() and preventSilentAccess() still work) with functions that send modal publicKey
+ * requests to the relay (content/relay.js) over window.postMessage and rebuild the host's reply as a
+ * PublicKeyCredential. Everything else — no publicKey, conditional mediation, host missing, per-site
+ * switch — is served by the browser's original functions, saved before patching.
+ *
+ * Page-side flag for tests: navigator.credentials.create.__webauthnBridge === true (also on get).
+ *
+ * It trusts nothing it receives: relay replies are shape-checked, and the origin is added by the background
+ * from the browser's sender record, never from here.
+ */
+(function (root) {
+  'use strict';
+
+  const CODEC_KEY = Symbol.for('webauthn-bridge.codec');
+  const CAPABILITIES_TIMEOUT_MS = 1500;
+
+  function install(win, codec) {
+    const creds = win.navigator && win.navigator.credentials;
+    const PKC = win.PublicKeyCredential;
+    // Insecure contexts have no navigator.credentials / PublicKeyCredential: nothing to bridge.
+    if (!creds || typeof PKC !== 'function') return false;
+    const proto = Object.getPrototypeOf(creds);
+    const originalCreate = proto.create;
+    const originalGet = proto.get;
+    if (typeof originalCreate !== 'function' || typeof originalGet !== 'function') return false;
+
+    // Captured now, before any page script can replace them.
+    const PromiseCtor = win.Promise;
+    const env = {
+      PublicKeyCredential: PKC,
+      AuthenticatorAttestationResponse: win.AuthenticatorAttestationResponse,
+      AuthenticatorAssertionResponse: win.AuthenticatorAssertionResponse,
+      DOMException: win.DOMException,
+      TypeError: win.TypeError,
+      AbortSignal: win.AbortSignal,
+    };
+    const postMessage = win.postMessage;
+    const addEventListener = win.addEventListener;
+    const cryptoObj = win.crypto;
+    // The frame's own scripts must not be able to talk their way past policy or activation checks, so the
+    // methods are captured now rather than looked up on page-writable prototypes at call time.
+    const policy = win.document && (win.document.permissionsPolicy || win.document.featurePolicy);
+    const policyAllowsFeature = policy && typeof policy.allowsFeature === 'function' ? policy.allowsFeature : null;
+    const policyFeatures = policy && typeof policy.features === 'function' ? policy.features : null;
+    const arrayIncludes = Array.prototype.includes;
+    const activation = win.navigator.userActivation;
+    const activationProto = activation ? Object.getPrototypeOf(activation) : null;
+    const isActiveDescriptor = activationProto ? Object.getOwnPropertyDescriptor(activationProto, 'isActive') : undefined;
+    const isActiveGetter = isActiveDescriptor && isActiveDescriptor.get ? isActiveDescriptor.get : null;
+    const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
+
+    function post(message) {
+      postMessage.call(win, { channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin);
+    }
+
+    // One pending modal request per frame, as Chromium's AuthenticatorImpl does.
+    let pending = null;
+    const capabilityWaiters = new Map();
+
+    function finish(entry) {
+      if (pending === entry) pending = null;
+      if (entry.signal) entry.signal.removeEventListener('abort', entry.onAbort);
+    }
+
+    function abortReason(signal) {
+      return signal.reason !== undefined ? signal.reason : new env.DOMException('The operation was aborted.', 'AbortError');
+    }
+
+    /**
+     * Whether this frame's permissions policy allows the request. A cross-origin iframe without
+     * allow="publickey-credentials-get/create" must get the browser's own NotAllowedError, so such calls go to
+     * the original. Chromium exposes the policy (document.featurePolicy); Firefox does not, so there a
+     * cross-origin frame is left to the browser, which enforces the policy itself.
+     */
+    function policyAllows(type) {
+      const feature = type === 'create' ? 'publickey-credentials-create' : 'publickey-credentials-get';
+      try {
+        if (policyAllowsFeature && policyFeatures) {
+          return !arrayIncludes.call(policyFeatures.call(policy), feature) || policyAllowsFeature.call(policy, feature) === true;
+        }
+      } catch (_) { /* fall through to the conservative answer */ }
+      return !crossOriginFrame();
+    }
+
+    /**
+     * WebAuthn L3 §5.1.3: create() in a frame not same-origin with its ancestors needs transient user
+     * activation. Without it the original raises the browser's own NotAllowedError.
+     */
+    function activationAllows(type) {
+      if (type !== 'create' || !crossOriginFrame()) return true;
+      if (!activation) return true;
+      return (isActiveGetter ? isActiveGetter.call(activation) : activation.isActive) === true;
+    }
+
+    function crossOriginFrame() {
+      if (win.top === win) return false;
+      try {
+        return win.top.location.origin !== win.location.origin;
+      } catch (_) {
+        return true; // reading a cross-origin top's location throws
+      }
+    }
+
+    function start(type, original, thisArg, options) {
+      // Anything that is not a modal publicKey request is the browser's business (password/federated
+      // credentials, conditional UI, and wrong `this`, whose TypeError the original raises for us).
+      if (thisArg !== creds || options === null || typeof options !== 'object' ||
+          options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional' ||
+          !policyAllows(type) || !activationAllows(type)) {
+        return original.call(thisArg, options);
+      }
+      const signal = options.signal;
+      if (signal !== undefined && !(env.AbortSignal && signal instanceof env.AbortSignal)) {
+        return PromiseCtor.reject(new env.TypeError(`Failed to execute '${type}' on 'CredentialsContainer': member signal is not of type 'AbortSignal'.`));
+      }
+      if (signal && signal.aborted) return PromiseCtor.reject(abortReason(signal));
+      if (pending) return PromiseCtor.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
+      let request;
+      try {
+        request = codec.buildRequest(type, options);
+      } catch (error) {
+        return PromiseCtor.reject(error instanceof Error ? new env.TypeError(error.message) : error);
+      }
+      const rid = codec.newRequestId(cryptoObj);
+      return new PromiseCtor((resolve, reject) => {
+        const entry = { rid, type, original, options, signal, resolve, reject, onAbort: null };
+        entry.onAbort = () => {
+          if (pending !== entry) return;
+          finish(entry);
+          post({ kind: 'cancel', rid });
+          reject(abortReason(signal));
+        };
+        pending = entry;
+        if (signal) signal.addEventListener('abort', entry.onAbort);
+        post({ kind: 'request', rid, type: request.type, options: request.options });
+      });
+    }
+
+    function onMessage(event) {
+      if (event.source !== win) return;
+      const message = codec.parseRelayMessage(event.data);
+      if (!message) return;
+      // Our own traffic: keep it away from the page's message handlers.
+      event.stopImmediatePropagation();
+      if (message.kind === 'capabilities') {
+        const waiter = capabilityWaiters.get(message.rid);
+        if (waiter) waiter(message.capabilities);
+        return;
+      }
+      const entry = pending;
+      if (!entry || entry.rid !== message.rid) return;
+      finish(entry);
+      if (message.kind === 'result') {
+        let credential;
+        try {
+          credential = codec.buildCredential(message.credential, env);
+        } catch (error) {
+          entry.reject(new env.DOMException('The security key bridge sent a malformed reply.', 'NotAllowedError'));
+          return;
+        }
+        entry.resolve(credential);
+      } else if (message.kind === 'error') {
+        entry.reject(codec.buildError(message.error, env));
+      } else if (message.kind === 'fallback') {
+        // Host missing or site switched off: the browser's own WebAuthn, with the page's original options.
+        try {
+          entry.resolve(entry.original.call(creds, entry.options));
+        } catch (error) {
+          entry.reject(error);
+        }
+      }
+    }
+    addEventListener.call(win, 'message', onMessage, true);
+
+    function askCapabilities() {
+      const rid = codec.newRequestId(cryptoObj);
+      return new PromiseCtor((resolve) => {
+        const timer = win.setTimeout(() => { capabilityWaiters.delete(rid); resolve(null); }, CAPABILITIES_TIMEOUT_MS);
+        capabilityWaiters.set(rid, (caps) => { win.clearTimeout(timer); capabilityWaiters.delete(rid); resolve(caps); });
+        post({ kind: 'capabilities', rid });
+      });
+    }
+
+    // Method shorthand: named create/get, no prototype, not constructible, length 0 — like the natives.
+    const patched = {
+      create(options = undefined) { return start('create', originalCreate, this, options); },
+      get(options = undefined) { return start('get', originalGet, this, options); },
+    };
+    for (const name of ['create', 'get']) {
+      Object.defineProperty(patched[name], '__webauthnBridge', { value: true });
+      Object.defineProperty(proto, name, { value: patched[name], writable: true, enumerable: true, configurable: true });
+    }
+
+    const originalCapabilities = typeof PKC.getClientCapabilities === 'function' ? PKC.getClientCapabilities : null;
+    const statics = {
+      async getClientCapabilities() {
+        let browserCaps = {};
+        if (originalCapabilities) {
+          try { browserCaps = await originalCapabilities.call(PKC); } catch (_) { browserCaps = {}; }
+        }
+        return codec.mergeCapabilities(browserCaps, await askCapabilities());
+      },
+    };
+    Object.defineProperty(PKC, 'getClientCapabilities', {
+      value: statics.getClientCapabilities, writable: true, enumerable: true, configurable: true,
+    });
+    return true;
+  }
+
+  if (typeof module === 'object' && module && module.exports) {
+    module.exports = { install };
+    return;
+  }
+  const codec = root[CODEC_KEY];
+  delete root[CODEC_KEY];
+  if (codec) install(root, codec);
+})(globalThis);

@@ -1,0 +1,266 @@
+// page/interceptor.js against a fake window: which calls are bridged, what is posted, how replies settle.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { webcrypto } from 'node:crypto';
+
+const require = createRequire(import.meta.url);
+const codec = require('../page/codec.js');
+const { install } = require('../page/interceptor.js');
+
+function fakeWindow({ capabilities, policy, top, activation } = {}) {
+  class CredentialsContainer {
+    create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
+    get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
+    store(c) { return Promise.resolve(c); }
+    preventSilentAccess() { return Promise.resolve(); }
+  }
+  class PublicKeyCredential {
+    static isUserVerifyingPlatformAuthenticatorAvailable() { return Promise.resolve(false); }
+    static isConditionalMediationAvailable() { return Promise.resolve(true); }
+  }
+  if (capabilities) PublicKeyCredential.getClientCapabilities = () => Promise.resolve(capabilities);
+  class AuthenticatorResponse {}
+  class AuthenticatorAttestationResponse extends AuthenticatorResponse {}
+  class AuthenticatorAssertionResponse extends AuthenticatorResponse {}
+  const listeners = [];
+  const win = {
+    navigator: { credentials: new CredentialsContainer(), userActivation: activation },
+    CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
+    DOMException, TypeError, AbortSignal, Promise, crypto: webcrypto, setTimeout, clearTimeout,
+    location: { origin: 'https://example.com' },
+    document: policy ? { featurePolicy: policy } : {},
+    posted: [], nativeCalls: [],
+    postMessage(data, target) { win.posted.push({ data: structuredClone(data), target }); },
+    addEventListener(type, fn) { if (type === 'message') listeners.push(fn); },
+    /** Delivers a message as if the relay posted it into this window (or another window as source). */
+    deliver(data, source = win) {
+      let stopped = false;
+      for (const fn of listeners) fn({ source, data, stopImmediatePropagation() { stopped = true; } });
+      return stopped;
+    },
+    reply(rid, message) { return win.deliver({ channel: codec.CHANNEL, dir: 'to-page', rid, ...message }); },
+  };
+  win.top = top || win;
+  assert.equal(install(win, codec), true);
+  return win;
+}
+
+const b = (hex) => ({ __binary__: Buffer.from(hex, 'hex').toString('base64url') });
+const assertionFrame = {
+  type: 'public-key', id: 'AQI', rawId: b('0102'), authenticatorAttachment: 'cross-platform',
+  response: { clientDataJSON: b('7b7d'), authenticatorData: b('aa'), signature: b('30'), userHandle: null },
+  clientExtensionResults: {},
+};
+const getOptions = () => ({ publicKey: { challenge: new Uint8Array([1, 2, 3]), rpId: 'example.com' } });
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('create/get are patched on the existing container, which keeps store and preventSilentAccess', () => {
+  const win = fakeWindow();
+  const container = win.navigator.credentials;
+  assert.equal(container.create.__webauthnBridge, true, 'page-side flag');
+  assert.equal(container.get.__webauthnBridge, true);
+  assert.equal(Object.hasOwn(container, 'create'), false, 'patched on the prototype, like the native');
+  assert.equal(container.create.name, 'create');
+  assert.equal(container.get.length, 0);
+  assert.equal(typeof container.store, 'function');
+  assert.equal(typeof container.preventSilentAccess, 'function');
+  assert.throws(() => new container.create(), TypeError, 'not constructible, like a native method');
+  assert.equal(Object.keys(container.create).length, 0, 'flag is not enumerable');
+});
+
+test('get posts one request with the binary encoded, then resolves a credential from the result', async () => {
+  const win = fakeWindow();
+  const promise = win.navigator.credentials.get(getOptions());
+  assert.equal(win.posted.length, 1);
+  const { data, target } = win.posted[0];
+  assert.equal(target, 'https://example.com');
+  assert.equal(data.channel, codec.CHANNEL);
+  assert.equal(data.kind, 'request');
+  assert.equal(data.type, 'get');
+  assert.deepEqual(data.options, { challenge: { __binary__: 'AQID' }, rpId: 'example.com' });
+  assert.equal('origin' in data, false, 'the page never states an origin');
+  assert.equal(win.reply(data.rid, { kind: 'result', credential: assertionFrame }), true, 'own traffic is hidden from page listeners');
+  const cred = await promise;
+  assert.ok(cred instanceof win.PublicKeyCredential);
+  assert.ok(cred.response instanceof win.AuthenticatorAssertionResponse);
+  assert.equal(cred.id, 'AQI');
+  assert.equal(win.nativeCalls.length, 0);
+});
+
+test('create with an error frame rejects with that DOMException', async () => {
+  const win = fakeWindow();
+  const promise = win.navigator.credentials.create({ publicKey: { challenge: new ArrayBuffer(4), rp: {}, user: { id: new Uint8Array(1) }, pubKeyCredParams: [] } });
+  win.reply(win.posted[0].data.rid, { kind: 'error', error: { name: 'InvalidStateError', message: 'excluded' } });
+  await assert.rejects(promise, (e) => e instanceof DOMException && e.name === 'InvalidStateError' && e.message === 'excluded');
+});
+
+test('requests without publicKey and conditional mediation go to the browser untouched', async () => {
+  const win = fakeWindow();
+  const c = win.navigator.credentials;
+  assert.equal(await c.get({ password: true }), 'native-get');
+  assert.equal(await c.create({ password: {} }), 'native-create');
+  assert.equal(await c.get(), 'native-get');
+  const conditional = { mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) } };
+  assert.equal(await c.get(conditional), 'native-get');
+  assert.equal(win.posted.length, 0);
+  assert.equal(win.nativeCalls[3][2], conditional, 'the original options object');
+  assert.equal(win.nativeCalls[3][1], c, 'called on navigator.credentials');
+});
+
+test('an already aborted signal rejects with its reason at once, without posting', async () => {
+  const win = fakeWindow();
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(win.navigator.credentials.get({ ...getOptions(), signal: controller.signal }), (e) => e instanceof DOMException && e.name === 'AbortError');
+  const custom = new AbortController();
+  const reason = new Error('mine');
+  custom.abort(reason);
+  await assert.rejects(win.navigator.credentials.create({ publicKey: {}, signal: custom.signal }), (e) => e === reason);
+  assert.equal(win.posted.length, 0);
+});
+
+test('aborting later sends cancel, rejects with AbortError and ignores the late reply', async () => {
+  const win = fakeWindow();
+  const controller = new AbortController();
+  const promise = win.navigator.credentials.get({ ...getOptions(), signal: controller.signal });
+  const rid = win.posted[0].data.rid;
+  controller.abort();
+  await assert.rejects(promise, (e) => e.name === 'AbortError');
+  assert.deepEqual(win.posted[1].data, { channel: codec.CHANNEL, dir: 'to-relay', kind: 'cancel', rid });
+  win.reply(rid, { kind: 'result', credential: assertionFrame }); // too late: must not throw or resolve anything
+  // And the frame is free again.
+  win.navigator.credentials.get(getOptions());
+  assert.equal(win.posted.length, 3);
+});
+
+test('a second concurrent request is refused like Chromium: NotAllowedError "A request is already pending."', async () => {
+  const win = fakeWindow();
+  const first = win.navigator.credentials.get(getOptions());
+  await assert.rejects(win.navigator.credentials.create({ publicKey: {} }), (e) => e.name === 'NotAllowedError' && e.message === 'A request is already pending.');
+  assert.equal(win.posted.length, 1);
+  win.reply(win.posted[0].data.rid, { kind: 'error', error: { name: 'NotAllowedError', message: 'x' } });
+  await assert.rejects(first);
+});
+
+test('a fallback reply hands the original options to the browser\'s own get', async () => {
+  const win = fakeWindow();
+  const options = getOptions();
+  const promise = win.navigator.credentials.get(options);
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'host-missing' });
+  assert.equal(await promise, 'native-get');
+  assert.equal(win.nativeCalls[0][2], options);
+  assert.equal(win.nativeCalls[0][1], win.navigator.credentials);
+});
+
+test('replies from another window, another channel, a wrong rid or a bad shape are ignored', async () => {
+  const win = fakeWindow();
+  const promise = win.navigator.credentials.get(getOptions());
+  const rid = win.posted[0].data.rid;
+  const message = { channel: codec.CHANNEL, dir: 'to-page', rid, kind: 'error', error: { name: 'SecurityError', message: 'forged' } };
+  assert.equal(win.deliver(message, { other: true }), false);
+  win.deliver({ ...message, channel: 'x' });
+  win.deliver({ ...message, rid: 'other' });
+  win.deliver({ ...message, kind: 'result' }); // no credential
+  let settled = false;
+  promise.then(() => { settled = true; }, () => { settled = true; });
+  await tick();
+  assert.equal(settled, false);
+  win.reply(rid, { kind: 'result', credential: assertionFrame });
+  assert.equal((await promise).id, 'AQI');
+});
+
+test('a malformed credential from the relay rejects with NotAllowedError instead of hanging', async () => {
+  const win = fakeWindow();
+  const promise = win.navigator.credentials.get(getOptions());
+  win.reply(win.posted[0].data.rid, { kind: 'result', credential: { type: 'public-key', id: 'x' } });
+  await assert.rejects(promise, (e) => e.name === 'NotAllowedError');
+});
+
+test('bad options reject with a TypeError and post nothing', async () => {
+  const win = fakeWindow();
+  await assert.rejects(win.navigator.credentials.get({ publicKey: 7 }), TypeError);
+  assert.equal(win.posted.length, 0);
+});
+
+test('a wrong `this` is left to the original, which raises as the browser does', async () => {
+  const win = fakeWindow();
+  const get = win.navigator.credentials.get;
+  await get.call({}, getOptions());
+  assert.equal(win.posted.length, 0);
+  assert.equal(win.nativeCalls.length, 1);
+});
+
+test('getClientCapabilities merges the browser answer with the host capabilities from the relay', async () => {
+  const win = fakeWindow({ capabilities: { conditionalGet: true, hybridTransport: true } });
+  const promise = win.PublicKeyCredential.getClientCapabilities();
+  await tick();
+  const ask = win.posted[0].data;
+  assert.equal(ask.kind, 'capabilities');
+  win.reply(ask.rid, { kind: 'capabilities', capabilities: { 'extension:prf': true } });
+  assert.deepEqual(await promise, { conditionalGet: true, hybridTransport: false, passkeyPlatformAuthenticator: false, 'extension:prf': true });
+  assert.equal(await win.PublicKeyCredential.isConditionalMediationAvailable(), true, 'browser answer kept');
+});
+
+test('getClientCapabilities is defined where the browser lacks it, and is the browser\'s when the host is away', async () => {
+  const win = fakeWindow();
+  const promise = win.PublicKeyCredential.getClientCapabilities();
+  await tick();
+  win.reply(win.posted[0].data.rid, { kind: 'capabilities', capabilities: null });
+  assert.deepEqual(await promise, {});
+});
+
+test('a frame whose permissions policy forbids the feature is left to the browser (it raises NotAllowedError)', async () => {
+  const allowed = new Set(['publickey-credentials-get']);
+  const policy = { features: () => ['publickey-credentials-get', 'publickey-credentials-create'], allowsFeature: (f) => allowed.has(f) };
+  const win = fakeWindow({ policy });
+  assert.equal(await win.navigator.credentials.create({ publicKey: {} }), 'native-create');
+  assert.equal(win.posted.length, 0);
+  win.navigator.credentials.get(getOptions());
+  assert.equal(win.posted.length, 1, 'get is allowed and bridged');
+});
+
+test('a policy that does not know the WebAuthn features does not block the bridge', () => {
+  const win = fakeWindow({ policy: { features: () => ['camera'], allowsFeature: () => false } });
+  win.navigator.credentials.create({ publicKey: {} });
+  assert.equal(win.posted.length, 1);
+});
+
+test('without a policy API, a cross-origin frame is left to the browser; a same-origin frame is bridged', async () => {
+  const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
+  const cross = fakeWindow({ top: crossTop });
+  assert.equal(await cross.navigator.credentials.get(getOptions()), 'native-get');
+  assert.equal(cross.posted.length, 0);
+  const same = fakeWindow({ top: { location: { origin: 'https://example.com' } } });
+  same.navigator.credentials.get(getOptions());
+  assert.equal(same.posted.length, 1);
+});
+
+test('a signal that is not an AbortSignal is a TypeError, as WebIDL conversion gives', async () => {
+  const win = fakeWindow();
+  await assert.rejects(win.navigator.credentials.get({ ...getOptions(), signal: { aborted: false } }), TypeError);
+  assert.equal(win.posted.length, 0);
+});
+
+test('create in a cross-origin frame needs transient user activation; without it the browser answers', async () => {
+  const policy = { features: () => ['publickey-credentials-create'], allowsFeature: () => true };
+  const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
+  const idle = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
+  assert.equal(await idle.navigator.credentials.create({ publicKey: {} }), 'native-create');
+  assert.equal(idle.posted.length, 0);
+  const clicked = fakeWindow({ policy, top: crossTop, activation: { isActive: true } });
+  clicked.navigator.credentials.create({ publicKey: {} });
+  assert.equal(clicked.posted.length, 1);
+  const topLevel = fakeWindow({ activation: { isActive: false } });
+  topLevel.navigator.credentials.create({ publicKey: {} });
+  assert.equal(topLevel.posted.length, 1, 'a top-level create needs no activation');
+});
+
+test('policy and activation checks use methods captured at install, not what the frame patches later', async () => {
+  const policy = { features: () => ['publickey-credentials-get'], allowsFeature: () => false };
+  const win = fakeWindow({ policy });
+  policy.allowsFeature = () => true;
+  policy.features = () => [];
+  assert.equal(await win.navigator.credentials.get(getOptions()), 'native-get');
+  assert.equal(win.posted.length, 0);
+});

@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# Installs the webauthn-bridge native-messaging host and registers it with the browsers on this machine.
+#
+# What it does, in order: checks the Debian packages it needs (installs them when run as root, otherwise prints
+# the exact sudo command and stops), builds the host in release mode with a static Swift stdlib (or takes a
+# prebuilt binary with --host-binary), copies it to PREFIX/libexec/webauthn-bridge/, writes one host manifest per
+# browser from manifests/*.json.in, records every file and directory it created, and prints how to load the
+# extension. Running it again changes nothing that is already right; --uninstall removes exactly what the record
+# lists. It does not load the extension itself: browsers allow that only from their own UI.
+set -euo pipefail
+
+readonly HOST_NAME=webauthn_bridge
+readonly PRODUCT=webauthn-bridge
+readonly BUILD_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev publicsuffix)
+# What the statically linked host still loads at run time (libfido2 pulls in libcbor, libudev, libcrypto).
+readonly RUNTIME_PACKAGES=(libfido2-1 libpsl5 publicsuffix)
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly REPO
+
+usage() {
+  cat <<EOF
+Usage: $0 [options]
+
+  --host-binary PATH     install this prebuilt host instead of building one (skips swift build)
+  --prefix DIR           install the host as DIR/libexec/$PRODUCT/$PRODUCT (default: ~/.local)
+  --system               install for all users: prefix /usr/local and the system manifest directories
+  --browser NAME         register with this browser only (repeatable): firefox firefox-esr librewolf
+                         chromium google-chrome brave vivaldi microsoft-edge
+  --manifest-dir DIR     write the host manifest into DIR (repeatable; pair each with --browser-kind)
+  --browser-kind KIND    firefox or chromium: which manifest format DIR needs
+  --chromium-id ID       Chromium extension id (default: extension/chromium-id.txt)
+  --uninstall            remove what an earlier run installed (same --prefix/--system)
+  --dry-run              print every action without doing it
+  -h, --help             this text
+
+Without --browser or --manifest-dir, every supported browser whose profile directory exists is registered.
+EOF
+}
+
+die() { echo "install.sh: $*" >&2; exit 1; }
+say() { echo "$*"; }
+
+# --- arguments ---------------------------------------------------------------------------------------------
+host_binary=''
+prefix=''
+system=0
+uninstall=0
+dry_run=0
+chromium_id=''
+browsers=()
+manifest_dirs=()
+browser_kinds=()
+
+while (($#)); do
+  case "$1" in
+    --host-binary) host_binary=${2:?--host-binary needs a path}; shift 2 ;;
+    --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
+    --system) system=1; shift ;;
+    --browser) browsers+=("${2:?--browser needs a name}"); shift 2 ;;
+    --manifest-dir) manifest_dirs+=("${2:?--manifest-dir needs a directory}"); shift 2 ;;
+    --browser-kind) browser_kinds+=("${2:?--browser-kind needs firefox or chromium}"); shift 2 ;;
+    --chromium-id) chromium_id=${2:?--chromium-id needs an id}; shift 2 ;;
+    --uninstall) uninstall=1; shift ;;
+    --dry-run) dry_run=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option: $1" ;;
+  esac
+done
+
+if ((${#manifest_dirs[@]})); then
+  # One kind for all directories, or one kind per directory, in order.
+  if ((${#browser_kinds[@]} == 1)); then
+    for ((i = 1; i < ${#manifest_dirs[@]}; i++)); do browser_kinds+=("${browser_kinds[0]}"); done
+  fi
+  ((${#browser_kinds[@]} == ${#manifest_dirs[@]})) || die "give one --browser-kind, or one per --manifest-dir"
+  for k in "${browser_kinds[@]}"; do
+    [[ $k == firefox || $k == chromium ]] || die "--browser-kind must be firefox or chromium, not '$k'"
+  done
+elif ((${#browser_kinds[@]})); then
+  die "--browser-kind goes with --manifest-dir"
+fi
+
+if [[ -z $prefix ]]; then
+  if ((system)); then prefix=/usr/local; else prefix="$HOME/.local"; fi
+fi
+# Browsers need an absolute path in the manifest; -m because the directory may not exist yet.
+prefix=$(realpath -m -- "$prefix")
+readonly install_dir="$prefix/libexec/$PRODUCT"
+readonly host_path="$install_dir/$PRODUCT"
+readonly record="$install_dir/installed-files"
+[[ $host_path != *[\"\\]* ]] || die "the install path must not contain quotes or backslashes: $host_path"
+
+# --- actions (every change goes through these, so --dry-run shows all of them) -------------------------------
+run() {
+  if ((dry_run)); then say "would run: $*"; else "$@"; fi
+}
+
+created=()   # "dir PATH" / "file PATH" lines for the record
+
+make_dir() {
+  local dir=$1 missing=() d=$1
+  while [[ ! -d $d ]]; do missing=("$d" "${missing[@]}"); d=$(dirname "$d"); done
+  ((${#missing[@]})) || return 0
+  run mkdir -p -- "$dir"
+  for d in "${missing[@]}"; do created+=("dir $d"); done
+}
+
+# write_file PATH CONTENT: writes only when the content differs, so a second run touches nothing.
+write_file() {
+  local path=$1 content=$2
+  created+=("file $path")
+  if [[ -f $path ]] && [[ "$(cat -- "$path")" == "$content" ]]; then
+    say "unchanged: $path"
+    return 0
+  fi
+  if ((dry_run)); then say "would write: $path"; return 0; fi
+  printf '%s\n' "$content" >"$path.tmp.$$"
+  chmod 0644 "$path.tmp.$$"
+  mv -f -- "$path.tmp.$$" "$path"
+  say "wrote: $path"
+}
+
+# --- uninstall ---------------------------------------------------------------------------------------------
+if ((uninstall)); then
+  [[ -f $record ]] || die "nothing to uninstall: $record not found (use the same --prefix/--system as the install)"
+  mapfile -t entries <"$record"
+  # Files first, then directories deepest first, and a directory only if it is empty: never more than we made.
+  for e in "${entries[@]}"; do
+    [[ $e == file\ * ]] || continue
+    f=${e#file }
+    if [[ -e $f || -L $f ]]; then run rm -f -- "$f"; ((dry_run)) || say "removed: $f"; fi
+  done
+  # An install interrupted before its record was complete still leaves the binary: remove it too.
+  if [[ -e $host_path ]] && ! grep -qxF "file $host_path" "$record"; then run rm -f -- "$host_path"; fi
+  run rm -f -- "$record"
+  mapfile -t dirs < <(printf '%s\n' "${entries[@]}" | sed -n 's/^dir //p' | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2-)
+  [[ " ${dirs[*]} " == *" $install_dir "* ]] || dirs+=("$install_dir")
+  for d in "${dirs[@]}"; do
+    [[ -n $d && -d $d ]] || continue
+    if ((dry_run)); then say "would remove directory if empty: $d"; continue; fi
+    if rmdir -- "$d" 2>/dev/null; then say "removed: $d/"; fi
+  done
+  say "webauthn-bridge uninstalled from $prefix. Remove the extension from each browser by hand."
+  exit 0
+fi
+
+# --- dependencies ------------------------------------------------------------------------------------------
+check_packages() {
+  command -v dpkg >/dev/null || { say "note: no dpkg; make sure these are installed: $*"; return 0; }
+  local missing=() p
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  ((${#missing[@]})) || return 0
+  if ((EUID == 0)); then
+    run apt-get update -qq
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  elif ((dry_run)); then
+    say "would need: sudo apt-get install -y ${missing[*]}"
+  else
+    die "missing packages; run: sudo apt-get install -y ${missing[*]}   (then run $0 again)"
+  fi
+}
+
+if [[ -n $host_binary ]]; then
+  [[ -x $host_binary ]] || die "--host-binary: not an executable file: $host_binary"
+  host_binary=$(realpath -- "$host_binary")
+  check_packages "${RUNTIME_PACKAGES[@]}"
+else
+  check_packages "${BUILD_PACKAGES[@]}"
+  command -v swift >/dev/null || die "swift not found on PATH: install a Swift 6 toolchain (https://swift.org/install/linux/)"
+  build=(swift build -c release --static-swift-stdlib --product "$PRODUCT" --package-path "$REPO")
+  run "${build[@]}"
+  if ((dry_run)); then
+    host_binary="$REPO/.build/release/$PRODUCT"
+  else
+    host_binary="$("${build[@]}" --show-bin-path)/$PRODUCT"
+    [[ -x $host_binary ]] || die "the build did not produce $host_binary"
+  fi
+fi
+
+# --- the host binary ---------------------------------------------------------------------------------------
+make_dir "$install_dir"
+if [[ -f $host_path ]] && cmp -s -- "$host_binary" "$host_path"; then
+  say "unchanged: $host_path"
+else
+  # install(1) replaces the file by a new inode, so a host that a browser is running keeps its old copy.
+  run install -m 0755 -- "$host_binary" "$host_path"
+  ((dry_run)) || say "installed: $host_path"
+fi
+
+# --- browsers ----------------------------------------------------------------------------------------------
+config_home=${XDG_CONFIG_HOME:-$HOME/.config}
+
+# browser_info NAME → "kind|user profile dir|user manifest dir|system manifest dir|display name"
+browser_info() {
+  case "$1" in
+    firefox) echo "firefox|$HOME/.mozilla|$HOME/.mozilla/native-messaging-hosts|/usr/lib/mozilla/native-messaging-hosts|Firefox" ;;
+    firefox-esr) echo "firefox|$HOME/.mozilla|$HOME/.mozilla/native-messaging-hosts|/usr/lib/mozilla/native-messaging-hosts|Firefox ESR" ;;
+    librewolf) echo "firefox|$HOME/.librewolf|$HOME/.librewolf/native-messaging-hosts|/usr/lib/librewolf/native-messaging-hosts|LibreWolf" ;;
+    chromium) echo "chromium|$config_home/chromium|$config_home/chromium/NativeMessagingHosts|/etc/chromium/native-messaging-hosts|Chromium" ;;
+    google-chrome|chrome) echo "chromium|$config_home/google-chrome|$config_home/google-chrome/NativeMessagingHosts|/etc/opt/chrome/native-messaging-hosts|Google Chrome" ;;
+    # Brave and Vivaldi read no system directory of their own, only Chrome's.
+    brave) echo "chromium|$config_home/BraveSoftware/Brave-Browser|$config_home/BraveSoftware/Brave-Browser/NativeMessagingHosts|/etc/opt/chrome/native-messaging-hosts|Brave" ;;
+    vivaldi) echo "chromium|$config_home/vivaldi|$config_home/vivaldi/NativeMessagingHosts|/etc/opt/chrome/native-messaging-hosts|Vivaldi" ;;
+    microsoft-edge|edge) echo "chromium|$config_home/microsoft-edge|$config_home/microsoft-edge/NativeMessagingHosts|/etc/opt/edge/native-messaging-hosts|Microsoft Edge" ;;
+    *) return 1 ;;
+  esac
+}
+readonly ALL_BROWSERS=(firefox firefox-esr librewolf chromium google-chrome brave vivaldi microsoft-edge)
+# The binary each browser installs, for --system detection (no per-user profile to look at there).
+browser_command() {
+  case "$1" in
+    firefox) echo firefox ;; firefox-esr) echo firefox-esr ;; librewolf) echo librewolf ;;
+    chromium) echo chromium ;; google-chrome|chrome) echo google-chrome ;; brave) echo brave-browser ;;
+    vivaldi) echo vivaldi ;; microsoft-edge|edge) echo microsoft-edge ;;
+  esac
+}
+
+targets=()   # "kind|manifest dir|display name"
+if ((${#manifest_dirs[@]})); then
+  for i in "${!manifest_dirs[@]}"; do
+    targets+=("${browser_kinds[$i]}|$(realpath -m -- "${manifest_dirs[$i]}")|${browser_kinds[$i]} (custom directory)")
+  done
+fi
+if ((${#browsers[@]})); then
+  for b in "${browsers[@]}"; do
+    info=$(browser_info "$b") || die "unknown browser '$b' (one of: ${ALL_BROWSERS[*]})"
+    IFS='|' read -r kind profile user_dir system_dir name <<<"$info"
+    if ((system)); then targets+=("$kind|$system_dir|$name"); else targets+=("$kind|$user_dir|$name"); fi
+  done
+elif ((${#manifest_dirs[@]} == 0)); then
+  for b in "${ALL_BROWSERS[@]}"; do
+    IFS='|' read -r kind profile user_dir system_dir name <<<"$(browser_info "$b")"
+    if ((system)); then
+      command -v "$(browser_command "$b")" >/dev/null && targets+=("$kind|$system_dir|$name")
+    else
+      [[ -d $profile ]] && targets+=("$kind|$user_dir|$name")
+    fi
+  done
+fi
+((${#targets[@]})) || say "note: no supported browser found; name one with --browser NAME (the manifest directory is then created)"
+
+# Write each manifest directory once (Firefox and Firefox ESR share one; Brave and Vivaldi share Chrome's system one).
+declare -A written=()
+names_by_kind_firefox=()
+names_by_kind_chromium=()
+for t in "${targets[@]}"; do
+  IFS='|' read -r kind dir name <<<"$t"
+  if [[ $kind == firefox ]]; then names_by_kind_firefox+=("$name"); else names_by_kind_chromium+=("$name"); fi
+  [[ -z ${written[$dir]:-} ]] || continue
+  written[$dir]=1
+  template=$(<"$REPO/manifests/$kind.json.in")
+  content=${template//@HOST_PATH@/"$host_path"}
+  if [[ $kind == chromium ]]; then
+    if [[ -z $chromium_id ]]; then
+      id_file="$REPO/extension/chromium-id.txt"
+      [[ -f $id_file ]] || die "$id_file not found: pass --chromium-id ID"
+      chromium_id=$(tr -d '[:space:]' <"$id_file")
+    fi
+    [[ $chromium_id =~ ^[a-p]{32}$ ]] || die "not a Chromium extension id: '$chromium_id'"
+    content=${content//@CHROMIUM_ID@/"$chromium_id"}
+  fi
+  make_dir "$dir"
+  write_file "$dir/$HOST_NAME.json" "$content"
+done
+
+# --- the record (merged with an earlier one, so repeated runs for different browsers all uninstall) ----------
+if ((dry_run)); then
+  say "would record installed files in: $record"
+else
+  created+=("file $host_path")
+  { [[ -f $record ]] && cat -- "$record"; printf '%s\n' "${created[@]}"; } | sort -u >"$record.tmp.$$"
+  mv -f -- "$record.tmp.$$" "$record"
+fi
+
+# --- confined browsers: detected, not supported -------------------------------------------------------------
+for app in org.mozilla.firefox io.gitlab.librewolf-community org.chromium.Chromium com.google.Chrome \
+           com.brave.Browser com.vivaldi.Vivaldi com.microsoft.Edge; do
+  [[ -d $HOME/.var/app/$app ]] && say "note: Flatpak $app found: Flatpak browsers cannot start a host outside their sandbox; not supported yet."
+done
+for app in firefox chromium; do
+  [[ -d $HOME/snap/$app ]] && say "note: Snap $app found: Snap browsers need extra steps (portal / confinement); not supported yet."
+done
+
+# --- what the user does next ---------------------------------------------------------------------------------
+join() { local IFS=','; local s="$*"; echo "${s//,/, }"; }
+say ""
+say "Host installed: $host_path"
+if ((${#names_by_kind_chromium[@]})); then
+  say "In $(join "${names_by_kind_chromium[@]}"): open chrome://extensions, turn on Developer mode, click \"Load unpacked\""
+  say "  and choose $REPO/extension"
+fi
+if ((${#names_by_kind_firefox[@]})); then
+  say "In $(join "${names_by_kind_firefox[@]}"): open about:debugging → This Firefox → \"Load Temporary Add-on…\" and choose"
+  say "  $REPO/extension/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned add-on"
+  say "  installed permanently when about:config has xpinstall.signatures.required=false)"
+fi
+# stdin from /dev/null and a timeout: a host that took --help for host mode would otherwise wait forever.
+if ((!dry_run)) && timeout 5 "$host_path" --help </dev/null 2>&1 | grep -qw doctor; then
+  say "Check the install: $host_path doctor"
+else
+  say "Check the install: $host_path doctor   (when your version has it)"
+fi
