@@ -64,8 +64,9 @@ enum CTAPHID {
 struct TransportState {
     var channels: Set<UInt32> = []
     var nextChannel: UInt32 = UInt32.random(in: 1...0x00FF_FFFF)
-    /// The connection and channel with a command in progress; other channels get ERR_CHANNEL_BUSY meanwhile.
-    var busy: (connection: ObjectIdentifier, channel: UInt32)?
+    /// The connection and channel with a command waiting for the user; other channels get ERR_CHANNEL_BUSY
+    /// meanwhile. Cleared when that command ends, is cancelled or superseded, or its connection closes.
+    var busy: (connection: DeviceConnection, channel: UInt32)?
 
     mutating func allocateChannel() -> UInt32 {
         repeat { nextChannel = nextChannel &+ 1 } while nextChannel == 0 || nextChannel == CTAPHID.broadcastChannel || channels.contains(nextChannel)

@@ -43,9 +43,13 @@ extension SoftToken {
             }
             return true
         }
-        if let busy = transport.busy, busy.connection != ObjectIdentifier(connection) || busy.channel != channel {
-            sendError(.channelBusy, channel: channel, on: connection)
-            return true
+        if let busy = transport.busy, busy.connection !== connection || busy.channel != channel {
+            // The busy connection may have stopped reading (its host timed out); a touch that is due still happens.
+            settleIfDue(busy.connection)
+            if transport.busy != nil {
+                sendError(.channelBusy, channel: channel, on: connection)
+                return true
+            }
         }
         guard length <= CTAPHID.maxMessage else {
             sendError(.invalidLength, channel: channel, on: connection)
@@ -110,8 +114,11 @@ extension SoftToken {
             guard payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
             connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: [])
         case .cbor:
-            // A new command supersedes one the host gave up on (e.g. after a libfido2 timeout without cancel).
+            // A new command supersedes one the host gave up on (e.g. after a libfido2 timeout), and an answer it
+            // never read (e.g. the KEEPALIVE_CANCEL of a fido_dev_cancel sent after that timeout) is dropped, so
+            // it cannot be mistaken for the answer to this command.
             if connection.pending != nil { abandonPending(on: connection) }
+            connection.outbox.removeAll()
             guard !payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
             guard payload.count <= state.configuration.maxMessageSize else {
                 return sendCBOR([CTAPStatus.requestTooLarge.rawValue], channel: channel, on: connection)
@@ -127,7 +134,7 @@ extension SoftToken {
                 connection.pending = .init(
                     channel: channel, message: payload, touchAt: now.addingTimeInterval(Double(milliseconds) / 1000),
                     nextKeepalive: now)
-                transport.busy = (ObjectIdentifier(connection), channel)
+                transport.busy = (connection, channel)
             }
         default:
             sendError(.invalidCommand, channel: channel, on: connection)
@@ -143,7 +150,7 @@ extension SoftToken {
 
     func abandonPending(on connection: DeviceConnection) {
         connection.pending = nil
-        if transport.busy?.connection == ObjectIdentifier(connection) { transport.busy = nil }
+        if transport.busy?.connection === connection { transport.busy = nil }
     }
 
     // MARK: - Token → host
@@ -204,11 +211,7 @@ extension SoftToken {
             var wake = deadline
             if let pending = connection.pending {
                 if now >= pending.touchAt {
-                    abandonPending(on: connection)
-                    switch execute(pending.message, userTouched: true) {
-                    case .response(let response): sendCBOR(response, channel: pending.channel, on: connection)
-                    case .awaitingUser: sendCBOR([CTAPStatus.other.rawValue], channel: pending.channel, on: connection)
-                    }
+                    settleIfDue(connection)
                     continue
                 }
                 if now >= pending.nextKeepalive {
@@ -231,6 +234,16 @@ extension SoftToken {
             }
             if let deadline, now >= deadline { return nil }
             if let wake { _ = monitor.wait(until: wake) } else { monitor.wait() }
+        }
+    }
+
+    /// Runs a parked command whose simulated touch has come, queueing its answer on its connection.
+    func settleIfDue(_ connection: DeviceConnection) {
+        guard let pending = connection.pending, Date() >= pending.touchAt else { return }
+        abandonPending(on: connection)
+        switch execute(pending.message, userTouched: true) {
+        case .response(let response): sendCBOR(response, channel: pending.channel, on: connection)
+        case .awaitingUser: sendCBOR([CTAPStatus.other.rawValue], channel: pending.channel, on: connection)
         }
     }
 

@@ -16,6 +16,8 @@ struct CredentialSecrets {
     var credBlob: [UInt8]?
     var largeBlobKey: [UInt8]?
     var discoverable: Bool
+    /// Made with the hmac-secret extension; only such credentials answer it in getAssertion.
+    var hmacSecret: Bool
 
     func credRandom(userVerified: Bool) -> [UInt8] { userVerified ? credRandomWithUV : credRandomWithoutUV }
 }
@@ -31,6 +33,7 @@ enum CredentialID {
             (4, .bytes(secrets.credRandomWithUV)),
             (5, .bytes(secrets.credRandomWithoutUV)),
             (8, .bool(secrets.discoverable)),
+            (9, .bool(secrets.hmacSecret)),
         ]
         if let blob = secrets.credBlob { entries.append((6, .bytes(blob))) }
         if let key = secrets.largeBlobKey { entries.append((7, .bytes(key))) }
@@ -58,6 +61,6 @@ enum CredentialID {
         return CredentialSecrets(
             algorithm: algorithm, privateKey: privateKey, credProtect: credProtect, credRandomWithUV: withUV,
             credRandomWithoutUV: withoutUV, credBlob: map[int: 6]?.bytesValue, largeBlobKey: map[int: 7]?.bytesValue,
-            discoverable: discoverable)
+            discoverable: discoverable, hmacSecret: map[int: 9]?.boolValue ?? false)
     }
 }

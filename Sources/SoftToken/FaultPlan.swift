@@ -2,8 +2,11 @@
 /// token loaded from disk always behaves correctly.
 ///
 /// Faults change only what goes over the wire: a command still runs (and its state change is saved atomically)
-/// unless `injectedErrors` answers it instead. Faults never apply to CTAPHID_INIT, so `fido_dev_open` still
-/// succeeds unless `dropConnectionAfterReports` says otherwise, and a fault hits every CBOR response from the moment it is set.
+/// unless `injectedErrors` answers it instead, so the state file is always intact. A response fault hits every
+/// CBOR response from the moment it is set — including the getInfo that `fido_dev_open` sends, in which case
+/// libfido2 falls back to U2F: the open "succeeds", `fido_dev_is_fido2` is false, and the next ceremony fails.
+/// CTAPHID_INIT answers are never corrupted. Always use `fido_dev_set_timeout` with `.stall`, `.wrongChannel` and
+/// `.keepAliveForever`, or libfido2 waits forever, as it would for a real key that hangs.
 ///
 /// - `dropConnectionAfterReports`: after this many more reports (counted in both directions from the moment
 ///   the plan is set) every read and write fails, as if the key was pulled out. libfido2 reports FIDO_ERR_TX/RX.

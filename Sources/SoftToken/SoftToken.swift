@@ -38,7 +38,6 @@ public final class SoftToken: @unchecked Sendable {
                 throw .invalidConfiguration("the PIN must have \(configuration.minPINLength) to 63 bytes")
             }
             state.pinHash = Data(Digest.sha256(Array(pin.utf8)).prefix(16))
-            state.pinCodePoints = length
         }
         if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
         try StateFile.save(state, to: path)

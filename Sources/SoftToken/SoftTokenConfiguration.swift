@@ -47,6 +47,9 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     public var minPINLengthRPIDs: [String] = []
     /// CTAP maxMsgSize: the largest CBOR message (command byte included) accepted or sent.
     public var maxMessageSize: Int = 1200
+    /// getInfo option "pinUvAuthToken". With false the token looks like a CTAP 2.0 key to libfido2, which then
+    /// uses getPINToken (0x05) instead of the permission-scoped 0x09/0x06 subcommands.
+    public var pinUvAuthTokenPermissions: Bool = true
 
     /// "webauthn-bridge soft" in ASCII-ish hex: easy to recognise in logs as the development/test token.
     public static let defaultAAGUID: [UInt8] = [
@@ -76,5 +79,31 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
         guard maxSerializedLargeBlobArray >= 1024 else { throw .invalidConfiguration("maxSerializedLargeBlobArray must be at least 1024") }
         guard (1024...7609).contains(maxMessageSize) else { throw .invalidConfiguration("maxMessageSize must be 1024...7609") }
         if case .delay(let ms) = presence, ms < 0 { throw .invalidConfiguration("presence delay must not be negative") }
+    }
+}
+
+extension SoftTokenConfiguration {
+    enum CodingKeys: String, CodingKey {
+        case residentKeys, builtInUV, presence, uvOutcome, aaguid, pinUvAuthProtocols, attestation, minPINLength
+        case maxCredBlobLength, maxSerializedLargeBlobArray, minPINLengthRPIDs, maxMessageSize, pinUvAuthTokenPermissions
+    }
+
+    /// Every field is optional in the file, so state files written before a field existed still load.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = SoftTokenConfiguration()
+        residentKeys = try c.decodeIfPresent(Bool.self, forKey: .residentKeys) ?? d.residentKeys
+        builtInUV = try c.decodeIfPresent(Bool.self, forKey: .builtInUV) ?? d.builtInUV
+        presence = try c.decodeIfPresent(PresenceMode.self, forKey: .presence) ?? d.presence
+        uvOutcome = try c.decodeIfPresent(UVOutcome.self, forKey: .uvOutcome) ?? d.uvOutcome
+        aaguid = try c.decodeIfPresent([UInt8].self, forKey: .aaguid) ?? d.aaguid
+        pinUvAuthProtocols = try c.decodeIfPresent([Int].self, forKey: .pinUvAuthProtocols) ?? d.pinUvAuthProtocols
+        attestation = try c.decodeIfPresent(AttestationMode.self, forKey: .attestation) ?? d.attestation
+        minPINLength = try c.decodeIfPresent(Int.self, forKey: .minPINLength) ?? d.minPINLength
+        maxCredBlobLength = try c.decodeIfPresent(Int.self, forKey: .maxCredBlobLength) ?? d.maxCredBlobLength
+        maxSerializedLargeBlobArray = try c.decodeIfPresent(Int.self, forKey: .maxSerializedLargeBlobArray) ?? d.maxSerializedLargeBlobArray
+        minPINLengthRPIDs = try c.decodeIfPresent([String].self, forKey: .minPINLengthRPIDs) ?? d.minPINLengthRPIDs
+        maxMessageSize = try c.decodeIfPresent(Int.self, forKey: .maxMessageSize) ?? d.maxMessageSize
+        pinUvAuthTokenPermissions = try c.decodeIfPresent(Bool.self, forKey: .pinUvAuthTokenPermissions) ?? d.pinUvAuthTokenPermissions
     }
 }

@@ -17,7 +17,6 @@ struct TokenState: Codable, Sendable {
     var wrappingKey: Data
     /// LEFT(SHA-256(PIN), 16), as CTAP stores it; nil while no PIN is set.
     var pinHash: Data?
-    var pinCodePoints: Int?
     var pinRetries: Int = TokenState.maxPINRetries
     var uvRetries: Int = TokenState.maxUVRetries
     var credentials: [StoredCredential] = []

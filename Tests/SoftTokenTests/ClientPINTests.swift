@@ -73,6 +73,32 @@ import Testing
         try device.makeCredential(pin: "56789")
     }
 
+    /// Without the pinUvAuthToken option libfido2 falls back to CTAP 2.0's getPINToken (subcommand 5).
+    @Test(arguments: protocols) func legacyGetPINTokenWorksWhenPermissionsAreNotAdvertised(protocols: [Int]) throws {
+        var configuration = SoftTokenConfiguration(pinUvAuthProtocols: protocols)
+        configuration.pinUvAuthTokenPermissions = false
+        let fixture = try TokenFixture(configuration, pin: "1234")
+        let device = try fixture.open()
+        #expect(!fido_dev_supports_permissions(device.dev))
+        var request = CredentialRequest()
+        request.residentKey = true
+        let credential = try device.makeCredential(request, pin: "1234")
+        #expect(credential.flags & 0x04 != 0)
+        let assertion = try device.getAssertion(pin: "1234")
+        #expect(assertion.flags() & 0x04 != 0)
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+        expectFido(FIDO_ERR_PIN_INVALID) { try device.getAssertion(pin: "4321") }
+    }
+
+    @Test func stateFileWithoutNewerConfigurationFieldsStillLoads() throws {
+        let fixture = try TokenFixture()
+        var text = try String(contentsOfFile: fixture.stateFile, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"pinUvAuthTokenPermissions\" : true,", with: "")
+        #expect(!text.contains("pinUvAuthTokenPermissions"))
+        try text.write(toFile: fixture.stateFile, atomically: true, encoding: .utf8)
+        #expect(try SoftToken(stateFile: fixture.stateFile).configuration.pinUvAuthTokenPermissions)
+    }
+
     @Test func setPINTwiceIsNotAllowed() throws {
         let fixture = try TokenFixture(pin: "1234")
         #expect(try fixture.open().setPIN("5678") == FIDO_ERR_NOT_ALLOWED)

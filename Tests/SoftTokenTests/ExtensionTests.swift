@@ -148,8 +148,8 @@ import Testing
         #expect(Array(fixture.token.state.largeBlobArray) == [0x80] + Array(Digest.sha256([0x80]).prefix(16)))
     }
 
-    @Test func blobWrittenWithPINIsReadBackAndPersisted() throws {
-        let fixture = try TokenFixture(pin: "1234")
+    @Test(arguments: [[2, 1], [1]]) func blobWrittenWithPINIsReadBackAndPersisted(protocols: [Int]) throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(pinUvAuthProtocols: protocols), pin: "1234")
         let device = try fixture.open()
         let key = try largeBlobKey(device, pin: "1234")
         let blob = Array("certificate for alice, ".utf8) + Array(repeating: 0x5A, count: 900)
@@ -191,5 +191,31 @@ import Testing
         var blob = [UInt8](repeating: 0, count: 4000)
         for i in blob.indices { blob[i] = UInt8.random(in: 0...255) }
         #expect(fido_dev_largeblob_set(device.dev, key, key.count, blob, blob.count, "1234") == FIDO_ERR_LARGEBLOB_STORAGE_FULL)
+    }
+}
+
+@Suite struct HMACSecretScopeTests {
+    @Test func credentialMadeWithoutHMACSecretGivesNoHMACOutput() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        let credential = try device.makeCredential()
+        let salt = Digest.sha256(Array("salt".utf8))
+        let assertion = try device.getAssertion(allow: [credential.id], extensions: FIDO_EXT_HMAC_SECRET, hmacSalt: salt)
+        #expect(assertion.hmacSecret().isEmpty)
+        // libfido2 then refuses to verify: it insists every requested extension appears in authenticator data.
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_ERR_INVALID_PARAM)
+    }
+
+    @Test func twoSaltsGiveTwoOutputsFromOneAssertion() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        var request = CredentialRequest()
+        request.extensions = FIDO_EXT_HMAC_SECRET
+        let credential = try device.makeCredential(request)
+        let salts = Digest.sha256(Array("one".utf8)) + Digest.sha256(Array("two".utf8))
+        let assertion = try device.getAssertion(allow: [credential.id], extensions: FIDO_EXT_HMAC_SECRET, hmacSalt: salts)
+        let secrets = try #require(CredentialID.open(credential.id, rpIDHash: Digest.sha256(Array("example.com".utf8)), key: Array(fixture.token.state.wrappingKey)))
+        #expect(assertion.hmacSecret() == Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.prefix(32))
+            + Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.suffix(32)))
     }
 }

@@ -16,11 +16,17 @@ import Testing
         #expect(String(cString: fido_cred_fmt(credential.cred)) == "packed")
     }
 
-    @Test func certificateAttestationIsAcceptedByFidoCredVerify() throws {
+    @Test(arguments: [COSE_ES256, COSE_EDDSA]) func certificateAttestationIsAcceptedByFidoCredVerify(algorithm: Int32) throws {
         let fixture = try TokenFixture(SoftTokenConfiguration(attestation: .certificate))
-        let credential = try fixture.open().makeCredential()
+        var request = CredentialRequest()
+        request.algorithm = algorithm
+        let credential = try fixture.open().makeCredential(request)
         #expect(fido_cred_verify(credential.cred) == FIDO_OK)
-        #expect(!credential.x5c.isEmpty)
+        let certificate = credential.x5c
+        #expect(certificate.first == 0x30, "DER SEQUENCE")
+        // FIDO packed requirements: OU "Authenticator Attestation" and the AAGUID extension (OCTET STRING in OCTET STRING).
+        #expect(certificate.firstRange(of: Array("Authenticator Attestation".utf8)) != nil)
+        #expect(certificate.firstRange(of: [0x04, 0x12, 0x04, 0x10] + SoftTokenConfiguration.defaultAAGUID) != nil)
         let aaguid = Array(UnsafeBufferPointer(start: fido_cred_aaguid_ptr(credential.cred), count: fido_cred_aaguid_len(credential.cred)))
         #expect(aaguid == SoftTokenConfiguration.defaultAAGUID)
     }
@@ -129,6 +135,18 @@ import Testing
         // A lower bound only: on a loaded machine each poll may take longer than 50 ms.
         #expect(ContinuousClock.now - started >= .milliseconds(200), "the touch comes after the configured delay")
         #expect(fixture.token.summary().credentials.isEmpty)
+    }
+
+    @Test func touchProbeCanBeCancelledWithoutATouch() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 10_000)))
+        let device = try fixture.open()
+        #expect(fido_dev_get_touch_begin(device.dev) == FIDO_OK)
+        var touched: Int32 = 0
+        #expect(fido_dev_get_touch_status(device.dev, &touched, 100) == FIDO_OK)
+        #expect(touched == 0)
+        #expect(fido_dev_cancel(device.dev) == FIDO_OK)
+        #expect(fido_dev_get_touch_status(device.dev, &touched, 100) == FIDO_ERR_KEEPALIVE_CANCEL)
+        #expect(touched == 0)
     }
 
     @Test func touchProbeOnAPINTokenAlsoReportsTouch() throws {

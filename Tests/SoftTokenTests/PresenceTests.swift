@@ -106,3 +106,28 @@ import Testing
         #expect(fixture.token.summary().pinSet)
     }
 }
+
+@Suite struct AbandonedRequestTests {
+    @Test func cancelAfterATimeoutDoesNotPoisonTheNextCommand() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open(timeoutMS: 300)
+        let credential = try device.makeCredential()
+        try fixture.token.setPresence(.delay(milliseconds: 10_000))
+        expectFido(FIDO_ERR_RX) { try device.getAssertion(allow: [credential.id]) }
+        // The host gives up and cancels after libfido2 already returned: nobody reads the cancel's answer.
+        fido_dev_cancel(device.dev)
+        try fixture.token.setPresence(.automatic)
+        let assertion = try device.getAssertion(allow: [credential.id])
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+    }
+
+    @Test func aDueTouchOnAnAbandonedChannelFreesTheTokenForOthers() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 400)))
+        let abandoned = try fixture.open(timeoutMS: 100)
+        expectFido(FIDO_ERR_RX) { try abandoned.makeCredential() }
+        Thread.sleep(forTimeInterval: 0.4)
+        // The first device is still open but nobody reads it; the touch has come, so the token is free again.
+        try fixture.open(timeoutMS: 2000).makeCredential()
+        #expect(fixture.token.summary().credentials.count == 2)
+    }
+}

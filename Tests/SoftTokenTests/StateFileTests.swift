@@ -46,6 +46,20 @@ import Testing
         #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.first?.signCount == 1)
     }
 
+    @Test func failedSaveLeavesMemoryAndDiskUnchanged() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        // A directory where the temporary file must go makes open(2) fail, even for root.
+        let temporary = StateFile.temporaryPath(for: fixture.stateFile)
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        expectFido(FIDO_ERR_ERR_OTHER) { try device.makeCredential() }
+        #expect(fixture.token.summary().credentials.isEmpty, "memory rolled back")
+        #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.isEmpty)
+        try FileManager.default.removeItem(atPath: temporary)
+        try device.makeCredential()
+        #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.count == 1)
+    }
+
     @Test func truncatedStateFileIsRejectedWithAClearError() throws {
         let fixture = try TokenFixture()
         let bytes = try StateFile.readAll(fixture.stateFile)

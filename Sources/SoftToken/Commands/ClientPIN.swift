@@ -135,7 +135,6 @@ extension SoftToken {
         let hash = Data(Digest.sha256(pin).prefix(16))
         try commit {
             $0.pinHash = hash
-            $0.pinCodePoints = text.unicodeScalars.count
             $0.pinRetries = TokenState.maxPINRetries
         }
     }

@@ -107,7 +107,8 @@ extension SoftToken {
         var extensionOutputs: [(CBOR, CBOR)] = []
         var largeBlobKey: [UInt8]?
         if let extensions = request.extensions {
-            if let hmac = extensions[text: "hmac-secret"] {
+            // Ignored for credentials made without hmac-secret, as CTAP 2.1 §12.5 says.
+            if let hmac = extensions[text: "hmac-secret"], credential.secrets.hmacSecret {
                 extensionOutputs.append(("hmac-secret", .bytes(try hmacSecret(hmac, credential: credential.secrets, userVerified: userVerified))))
             }
             if try extensions.extensionBool("credBlob") == true {

@@ -11,7 +11,7 @@ extension SoftToken {
             ("rk", .bool(configuration.residentKeys)),
             ("up", true),
             ("clientPin", .bool(state.pinHash != nil)),
-            ("pinUvAuthToken", true),
+            ("pinUvAuthToken", .bool(configuration.pinUvAuthTokenPermissions)),
             ("largeBlobs", true),
             ("makeCredUvNotRqd", true),
         ]

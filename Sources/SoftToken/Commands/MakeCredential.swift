@@ -73,7 +73,7 @@ extension SoftToken {
             algorithm: algorithm, privateKey: key.pkcs8DER, credProtect: credProtect,
             credRandomWithUV: Digest.randomBytes(32), credRandomWithoutUV: Digest.randomBytes(32),
             credBlob: storedBlob, largeBlobKey: largeBlobKeyRequested ? Digest.randomBytes(32) : nil,
-            discoverable: residentKey)
+            discoverable: residentKey, hmacSecret: hmacSecret)
         let credentialID = try CredentialID.seal(secrets, rpIDHash: rpIDHash, key: Array(state.wrappingKey))
         try commit { (s: inout TokenState) throws(CTAPStatus) in
             if residentKey {
