@@ -9,7 +9,7 @@ import os
 import pytest
 
 from harness import timings
-from harness.paths import host_binary
+from harness.paths import extension_dir, host_binary
 from harness.rp_server import RPServer
 from harness.session import BrowserSession
 
@@ -22,6 +22,9 @@ def host():
     if not (path.is_file() and os.access(path, os.X_OK)):
         pytest.fail(f"webauthn-bridge host binary not found at {path}: build it first "
                     "(swift build --product webauthn-bridge) or set WEBAUTHN_BRIDGE_HOST", pytrace=False)
+    manifest = extension_dir() / "manifest.json"
+    if not manifest.is_file():
+        pytest.fail(f"the extension is missing: {manifest} not found", pytrace=False)
     return path
 
 

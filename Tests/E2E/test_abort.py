@@ -6,7 +6,7 @@ PRESENCE_DELAY_MS = 3000
 
 
 def test_abort_while_waiting_for_touch_raises_abort_error(browser):
-    result = browser.rp("register", username="abe", abortAfterMs=500)
+    result = browser.rp("register", username=browser.new_user("abe"), abortAfterMs=500)
     assert result.get("ok") is False, result
     assert result["name"] == "AbortError", result
     assert result["isDOMException"] is True, result
@@ -14,7 +14,7 @@ def test_abort_while_waiting_for_touch_raises_abort_error(browser):
 
 
 def test_already_aborted_signal_rejects_without_asking_the_key(browser):
-    result = browser.rp("register", username="abe", preAborted=True)
+    result = browser.rp("register", username=browser.new_user("abe"), preAborted=True)
     assert result.get("ok") is False, result
     assert result["name"] == "AbortError", result
     assert result["elapsedMs"] < 500, result
@@ -24,7 +24,7 @@ def test_a_request_after_an_abort_is_served(browser):
     aborted = browser.rp("signIn", abortAfterMs=300)
     assert aborted.get("name") == "AbortError", aborted
     # The host was told to cancel; the next ceremony must not find the key busy or the tab still pending.
-    registered = browser.rp("register", username="after-abort")
+    registered = browser.rp("register", username=browser.new_user("after-abort"))
     assert registered.get("ok"), registered
     assert registered["verdict"]["verified"] is True, registered
     assert registered["elapsedMs"] >= PRESENCE_DELAY_MS * 0.9, registered

@@ -1,20 +1,11 @@
 """Register and sign in through the bridge, with every credential verified by py_webauthn on the RP side."""
-import itertools
-
-_names = itertools.count()
-
-
-def new_user(prefix: str) -> str:
-    return f"{prefix}-{next(_names)}"
-
-
 def assert_verified(result: dict, what: str):
     assert result.get("ok"), f"{what} failed in the page: {result}"
     assert result["verdict"].get("verified") is True, f"the RP refused the {what}: {result['verdict']}"
 
 
 def test_register_then_sign_in_with_allow_list_is_verified_by_the_rp(browser):
-    user = new_user("alice")
+    user = browser.new_user("alice")
     registered = browser.rp("register", username=user)
     assert_verified(registered, "registration")
     assert registered["verdict"]["clientData"]["origin"] == browser.site_origin
@@ -28,7 +19,7 @@ def test_register_then_sign_in_with_allow_list_is_verified_by_the_rp(browser):
 
 
 def test_returned_objects_behave_like_the_browsers_own(browser):
-    registered = browser.rp("register", username=new_user("shape"))
+    registered = browser.rp("register", username=browser.new_user("shape"))
     assert_verified(registered, "registration")
     shape = registered["shape"]
     assert shape["instanceofPublicKeyCredential"] is True
@@ -45,7 +36,7 @@ def test_returned_objects_behave_like_the_browsers_own(browser):
 
 def test_discoverable_sign_in_without_allow_list_finds_the_user(browser):
     # The only resident credential this module's SoftToken holds: more would open the account chooser.
-    user = new_user("dana")
+    user = browser.new_user("dana")
     registered = browser.rp("register", username=user, residentKey="required")
     assert_verified(registered, "registration")
 
@@ -56,7 +47,7 @@ def test_discoverable_sign_in_without_allow_list_finds_the_user(browser):
 
 
 def test_to_json_output_is_accepted_by_the_rp_as_is(browser):
-    user = new_user("json")
+    user = browser.new_user("json")
     registered = browser.rp("register", username=user, useToJSON=True)
     assert_verified(registered, "registration sent as toJSON()")
     signed_in = browser.rp("signIn", username=user, useToJSON=True)

@@ -45,20 +45,21 @@ def chromium_virtual_authenticator_gets_the_credential(browser):
         "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
         "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
     try:
-        registered = browser.rp("register", username="nohost")
+        user = browser.new_user("nohost")
+        registered = browser.rp("register", username=user)
         assert registered.get("ok"), f"the fallback create failed: {registered}"
         assert registered["verdict"]["verified"] is True, registered
         stored = cdp.call("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]
         assert registered["verdict"]["credentialId"] in [b64url_of_b64(c["credentialId"]) for c in stored]
 
-        signed_in = browser.rp("signIn", username="nohost")
+        signed_in = browser.rp("signIn", username=user)
         assert signed_in.get("ok") and signed_in["verdict"]["verified"] is True, signed_in
     finally:
         cdp.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
 
 
 def firefox_native_implementation_refuses(browser):
-    result = browser.rp("register", username="nohost")
+    result = browser.rp("register", username=browser.new_user("nohost"))
     assert result.get("ok") is False, result
     assert result["name"] == "NotAllowedError", result
     assert result["message"] == FIREFOX_NATIVE_REFUSAL, result

@@ -123,3 +123,14 @@ def test_install_sh_is_shellcheck_clean():
         pytest.fail("shellcheck is not installed (run.sh installs it)")
     result = subprocess.run(["shellcheck", str(INSTALL_SH)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+
+
+def test_system_install_targets_the_system_manifest_directories(home, fake_host):
+    # --dry-run only: the test must not write to /etc or /usr.
+    out = install(home, fake_host, "--system", "--browser", "chromium", "--browser", "brave",
+                  "--browser", "firefox", "--dry-run").stdout
+    assert "would run: install -m 0755 -- " + str(fake_host) + " /usr/local/libexec/webauthn-bridge/webauthn-bridge" in out
+    for path in ("/etc/chromium/native-messaging-hosts/webauthn_bridge.json",
+                 "/etc/opt/chrome/native-messaging-hosts/webauthn_bridge.json",   # Brave reads Chrome's
+                 "/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json"):
+        assert f"would write: {path}" in out or f"unchanged: {path}" in out, out

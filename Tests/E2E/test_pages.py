@@ -1,14 +1,9 @@
 """Pages that are not the simple case: a login frame of another origin, and a page that keeps its own
 reference to navigator.credentials.get before anything else runs."""
-import itertools
-
 from harness.paths import FIREFOX_NATIVE_REFUSAL
 
-_names = itertools.count()
-
-
 def test_cross_origin_iframe_with_allow_signs_in_with_its_own_origin_and_the_top_origin(browser, rp_server):
-    user = f"frank-{next(_names)}"
+    user = browser.new_user("frank")
     registered = browser.rp("register", username=user)
     assert registered.get("ok") and registered["verdict"]["verified"], registered
 
@@ -32,7 +27,7 @@ def test_cross_origin_iframe_with_allow_signs_in_with_its_own_origin_and_the_top
 
 
 def test_cross_origin_iframe_without_allow_is_refused(browser, rp_server):
-    user = f"fiona-{next(_names)}"
+    user = browser.new_user("fiona")
     registered = browser.rp("register", username=user)
     assert registered.get("ok") and registered["verdict"]["verified"], registered
     result = browser.rp("inFrame", frameOrigin=rp_server.frame_origin, action="signIn",
@@ -47,7 +42,7 @@ def test_reference_captured_by_an_inline_script_is_already_the_bridge(browser):
         assert browser.call("window.capturedGet === navigator.credentials.get") is True
         assert browser.call("window.capturedGet.__webauthnBridge === true") is True
 
-        user = f"carol-{next(_names)}"
+        user = browser.new_user("carol")
         registered = browser.rp("register", username=user, via="captured")
         assert registered.get("ok") and registered["verdict"]["verified"], registered
         signed_in = browser.rp("signIn", username=user, via="captured")
