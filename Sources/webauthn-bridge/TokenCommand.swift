@@ -24,6 +24,9 @@ struct TokenCommand: ParsableCommand {
         @Flag(help: "Give the token built-in user verification (a simulated fingerprint that always matches).")
         var uv = false
 
+        @Flag(name: .customLong("uv-fails"), help: "With --uv: every fingerprint attempt fails, until built-in UV is blocked.")
+        var uvFails = false
+
         @Flag(name: .customLong("no-rk"), help: "Refuse discoverable (resident) credentials.")
         var noResidentKeys = false
 
@@ -40,6 +43,10 @@ struct TokenCommand: ParsableCommand {
             var configuration = SoftTokenConfiguration()
             configuration.residentKeys = !noResidentKeys
             configuration.builtInUV = uv
+            if uvFails {
+                guard uv else { throw ValidationError("--uv-fails needs --uv") }
+                configuration.uvOutcome = .fail
+            }
             configuration.presence = try Self.parsePresence(presence)
             guard let mode = AttestationMode(rawValue: attestation) else {
                 throw ValidationError("--attestation must be 'certificate' or 'self', not '\(attestation)'")

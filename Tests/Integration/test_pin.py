@@ -118,6 +118,19 @@ def test_built_in_uv_needs_no_pin_prompt(launch, tmp_path, pinentry):
     assert commands() == []
 
 
+def test_blocked_built_in_uv_falls_back_to_the_pin(launch, tmp_path, pinentry):
+    env, answers, commands = pinentry
+    answers("pin 123456")
+    host = launch(create_token(tmp_path / "t.state", "--uv", "--uv-fails", "--pin", "123456"), env=env)
+    reply, challenge, statuses = create(host)
+    assert reply["type"] == "result", reply
+    assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
+    kinds = [s["status"] for s in statuses]
+    assert kinds.index("uv") < kinds.index("pin"), kinds
+    assert any(c == "GETPIN" for c in commands())
+    assert "falling back to the PIN" in host.log()
+
+
 def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
     env, answers, _ = pinentry
     answers("pin 000000", "pin 731904")
