@@ -13,20 +13,38 @@ struct AuthenticationCeremony {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
         let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
+        let extensions = try AuthenticationExtensions(options.extensions, allowCredentials: options.allowCredentials)
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         log.info("get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
-        let request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: options.allowCredentials.map(\.id))
+        var allowList = options.allowCredentials.map(\.id)
+        if extensions.needsCredentialPreflight, allowList.count > 1, let held = heldCredential(on: device, allowList, rpID: rpID, clientData: clientData) {
+            allowList = [held]  // so the PRF salts for exactly that credential can be sent
+        }
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(options.userVerification, device: device, makingCredential: false)
-        let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
+        var method = try runner.plan(options.userVerification, device: device, makingCredential: false)
+        if case .write? = extensions.largeBlob, method == .none, device.info.hasClientPIN { method = .pin }  // largeBlobWrite permission
+        let request = AssertionRequest(
+            clientDataJSON: clientData, rpID: rpID, allowList: allowList,
+            extensions: extensions.ctapInputs(for: device.info, credentialID: allowList.count == 1 ? allowList[0] : nil))
+        let (assertions, written) = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV
-            do throws(FIDOError) { return try device.getAssertions(r, pin: pin) } catch {
-                if error.code == FIDOError.noCredentials { return [] }
+            let found: [Assertion]
+            do throws(FIDOError) { found = try device.getAssertions(r, pin: pin) } catch {
+                if error.code == FIDOError.noCredentials { return ([Assertion](), Bool?.none) }
                 throw error
+            }
+            guard case .write(let blob)? = extensions.largeBlob else { return (found, nil) }
+            guard let key = found.first?.largeBlobKey else { return (found, false) }
+            do throws(FIDOError) {
+                try device.setLargeBlob(blob, forKey: key, pin: pin)
+                return (found, true)
+            } catch {
+                log.warn("largeBlob write failed: \(error)", request: id)
+                return (found, false)
             }
         }
         if assertions.isEmpty {
@@ -37,10 +55,13 @@ struct AuthenticationCeremony {
         }
         let chosen = try choose(among: assertions, deadline: deadline)
         environment.replies.status(id, "processing")
+        var blob: [UInt8]?
+        if case .read? = extensions.largeBlob, let key = chosen.largeBlobKey { blob = try? device.largeBlob(forKey: key) }
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
-            signature: chosen.signature, userHandle: chosen.userID, extensionResults: .object([]))
+            signature: chosen.signature, userHandle: chosen.userID,
+            extensionResults: extensions.outputs(chosen, blob: blob, written: written))
     }
 
     private func collectTouch(on device: Device, deadline: Date) throws(WebAuthnError) {
@@ -53,6 +74,13 @@ struct AuthenticationCeremony {
         } catch {
             throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
         }
+    }
+
+    /// Asks the key, without a touch (up=false), which of the allowed credentials it holds.
+    private func heldCredential(on device: Device, _ allowList: [[UInt8]], rpID: String, clientData: [UInt8]) -> [UInt8]? {
+        let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList, userPresence: false)
+        let found = try? controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
+        return found?.first?.credentialID
     }
 
     /// Several discoverable credentials: the user picks the account, as in a browser's account chooser.

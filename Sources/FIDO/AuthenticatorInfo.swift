@@ -11,6 +11,7 @@ public struct AuthenticatorInfo: Sendable, Equatable {
     public var maxMessageSize = 0
     public var maxCredentialBlobLength = 0
     public var minPINLength = 0
+    public var maxLargeBlobArray = 0
 
     public init() {}
 
@@ -32,6 +33,7 @@ public struct AuthenticatorInfo: Sendable, Equatable {
         maxMessageSize = Int(fido_cbor_info_maxmsgsiz(info))
         maxCredentialBlobLength = Int(fido_cbor_info_maxcredbloblen(info))
         minPINLength = Int(fido_cbor_info_minpinlen(info))
+        maxLargeBlobArray = Int(fido_cbor_info_maxlargeblob(info))
     }
 
     private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int) -> [String] {
@@ -45,6 +47,8 @@ public struct AuthenticatorInfo: Sendable, Equatable {
     public var hasBuiltInUV: Bool { options["uv"] == true }
     public var supportsBuiltInUV: Bool { options["uv"] != nil }
     public var supportsResidentKeys: Bool { options["rk"] == true }
+    public var supportsLargeBlobs: Bool { options["largeBlobs"] == true }
+    public func supportsExtension(_ name: String) -> Bool { extensions.contains(name) }
     public var alwaysUV: Bool { options["alwaysUv"] == true }
     public var makeCredentialUVNotRequired: Bool { options["makeCredUvNotRqd"] == true }
     /// COSE algorithms the key accepts; CTAP 2.0 keys that omit the list support ES256 (CTAP 2.1 §6.4).

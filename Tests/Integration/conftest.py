@@ -27,3 +27,23 @@ def launch(tmp_path):
     yield start
     for host in hosts:
         host.close()
+
+
+PINENTRY = str(Path(__file__).with_name("fake_pinentry.py"))
+
+
+@pytest.fixture
+def pinentry(tmp_path):
+    """Returns (env, answers(list), commands()) for a scripted pinentry."""
+    script, log = tmp_path / "answers.txt", tmp_path / "pinentry.log"
+
+    def answers(*lines: str):
+        script.write_text("\n".join(lines) + "\n")
+        script.with_suffix(".pos").unlink(missing_ok=True)
+
+    def commands() -> list[str]:
+        return log.read_text().splitlines() if log.exists() else []
+
+    env = {"WEBAUTHN_BRIDGE_PINENTRY": PINENTRY, "FAKE_PINENTRY_SCRIPT": str(script), "FAKE_PINENTRY_LOG": str(log)}
+    answers()
+    return env, answers, commands

@@ -5,27 +5,7 @@ import pytest
 from bridge import create_token, decode_binary
 from rp import ORIGIN, RP_ID, creation_options, request_options, verify_authentication, verify_registration
 
-from pathlib import Path
-
-PINENTRY = str(Path(__file__).with_name("fake_pinentry.py"))
 UV_REQUIRED = {"authenticatorSelection": {"userVerification": "required", "residentKey": "discouraged"}}
-
-
-@pytest.fixture
-def pinentry(tmp_path):
-    """Returns (env, answers(list), commands()) for a scripted pinentry."""
-    script, log = tmp_path / "answers.txt", tmp_path / "pinentry.log"
-
-    def answers(*lines: str):
-        script.write_text("\n".join(lines) + "\n")
-        script.with_suffix(".pos").unlink(missing_ok=True)
-
-    def commands() -> list[str]:
-        return log.read_text().splitlines() if log.exists() else []
-
-    env = {"WEBAUTHN_BRIDGE_PINENTRY": PINENTRY, "FAKE_PINENTRY_SCRIPT": str(script), "FAKE_PINENTRY_LOG": str(log)}
-    answers()
-    return env, answers, commands
 
 
 def create(host, request_id="c-1", **overrides):
