@@ -29,7 +29,7 @@ let package = Package(
             "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "CBOR", "Cryptography",
         ]),
         .executableTarget(name: "webauthn-bridge", dependencies: [
-            "BridgeHost", "SoftToken", "FIDO",
+            "BridgeHost", "SoftToken", "FIDO", "WebAuthn",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -12,6 +12,7 @@ public struct AuthenticatorInfo: Sendable, Equatable {
     public var maxCredentialBlobLength = 0
     public var minPINLength = 0
     public var maxLargeBlobArray = 0
+    public var firmwareVersion = 0
 
     public init() {}
 
@@ -34,6 +35,7 @@ public struct AuthenticatorInfo: Sendable, Equatable {
         maxCredentialBlobLength = Int(fido_cbor_info_maxcredbloblen(info))
         minPINLength = Int(fido_cbor_info_minpinlen(info))
         maxLargeBlobArray = Int(fido_cbor_info_maxlargeblob(info))
+        firmwareVersion = Int(fido_cbor_info_fwversion(info))
     }
 
     private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int) -> [String] {

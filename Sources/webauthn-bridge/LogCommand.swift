@@ -1,0 +1,41 @@
+import ArgumentParser
+import BridgeHost
+import Foundation
+
+/// `webauthn-bridge log`: the host log across its rotated files, optionally one request's lines, optionally
+/// followed as it grows.
+struct LogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log", abstract: "Print the host log (oldest first), or follow it.")
+
+    @Flag(help: "Keep printing lines as they are written (across rotations).")
+    var follow = false
+
+    @Option(help: "Only the lines of this request id.")
+    var request: String?
+
+    func run() throws {
+        let configuration = try HostConfiguration.load()
+        let reader = LogReader(path: configuration.logFile)
+        let keep = { (line: String) in request.map { LogReader.line(line, isFor: $0) } ?? true }
+        let colour = isatty(1) == 1
+        for line in reader.lines() where keep(line) { print(Self.render(line, colour: colour)) }
+        if follow {
+            fflush(nil)
+            reader.follow { line in
+                guard keep(line) else { return }
+                print(Self.render(line, colour: colour))
+                fflush(nil)  // a pipe reader sees each line at once
+            }
+        }
+    }
+
+    /// Colours the level in a terminal, so failures stand out.
+    static func render(_ line: String, colour: Bool) -> String {
+        guard colour else { return line }
+        for (level, code) in [(" ERROR ", "31"), (" WARN ", "33"), (" TRACE ", "2")] where line.contains(level) {
+            return line.replacingOccurrences(of: level, with: " \u{1B}[\(code)m\(level.trimmingCharacters(in: .whitespaces))\u{1B}[0m ")
+        }
+        return line
+    }
+}

@@ -1,0 +1,112 @@
+"""`devices`, `doctor`, `log`, and a log that cannot be written (issue 7), through the real executable."""
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from bridge import REPO, create_token, host_binary
+from rp import ORIGIN, creation_options
+
+
+def cli(*args, env=None, timeout=60):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")}
+    environment.update(env or {})
+    return subprocess.run([host_binary(), *args], capture_output=True, text=True, env=environment, timeout=timeout)
+
+
+def test_devices_lists_the_soft_token_with_its_capabilities(tmp_path):
+    token = create_token(tmp_path / "t.state", "--pin", "4321")
+    env = {"WEBAUTHN_BRIDGE_SOFT_TOKEN": str(token), "HOME": str(tmp_path)}
+    text = cli("devices", env=env)
+    assert text.returncode == 0, text.stderr
+    assert "software token — for development and tests only" in text.stdout
+    assert "PIN: set, 8 attempts left" in text.stdout
+    [device] = json.loads(cli("devices", "--json", env=env).stdout)
+    assert device["versions"] == ["FIDO_2_0", "FIDO_2_1"]
+    assert device["options"]["clientPin"] is True
+    assert "hmac-secret" in device["extensions"]
+    assert device["pinRetries"] == 8
+    assert len(device["aaguid"]) == 36
+
+
+def test_doctor_in_an_empty_home_fails_and_names_what_is_missing(tmp_path):
+    result = cli("doctor", env={"HOME": str(tmp_path)})
+    assert result.returncode == 1
+    assert "FAIL  browsers" in result.stdout and "install.sh" in result.stdout
+
+
+def test_doctor_names_each_browser_whose_manifest_is_missing(tmp_path):
+    (tmp_path / ".mozilla").mkdir()
+    (tmp_path / ".config" / "chromium").mkdir(parents=True)
+    report = json.loads(cli("doctor", "--json", env={"HOME": str(tmp_path)}).stdout)
+    failed = {c["check"]: c for c in report["checks"] if c["status"] == "FAIL"}
+    assert report["ok"] is False
+    assert "host manifest for Firefox / Firefox ESR" in failed and "host manifest for Chromium" in failed
+    assert "native-messaging-hosts/webauthn_bridge.json is missing" in failed["host manifest for Firefox / Firefox ESR"]["detail"]
+
+
+def test_doctor_passes_after_install_sh(tmp_path):
+    home = tmp_path / "home"
+    (home / ".mozilla").mkdir(parents=True)
+    (home / ".config" / "chromium").mkdir(parents=True)
+    install = subprocess.run([str(REPO / "install.sh"), "--host-binary", host_binary(), "--prefix", str(tmp_path / "prefix")],
+                             capture_output=True, text=True, env={**os.environ, "HOME": str(home)}, timeout=120)
+    assert install.returncode == 0, install.stderr
+    report = json.loads(cli("doctor", "--json", env={"HOME": str(home)}).stdout)
+    statuses = {c["check"]: c["status"] for c in report["checks"]}
+    assert report["ok"] is True, report
+    assert statuses["host manifest for Firefox / Firefox ESR"] == "OK"
+    assert statuses["host manifest for Chromium"] == "OK"
+
+
+def test_doctor_fails_a_manifest_pointing_at_a_missing_host(tmp_path):
+    manifests = tmp_path / ".mozilla" / "native-messaging-hosts"
+    manifests.mkdir(parents=True)
+    (manifests / "webauthn_bridge.json").write_text(json.dumps({
+        "name": "webauthn_bridge", "type": "stdio", "path": "/nonexistent/webauthn-bridge",
+        "allowed_extensions": ["webauthn-bridge@webauthn-bridge"]}))
+    result = cli("doctor", env={"HOME": str(tmp_path)})
+    assert result.returncode == 1
+    assert "/nonexistent/webauthn-bridge, which is not an executable" in result.stdout
+
+
+def test_log_prints_rotated_files_in_order_and_filters_by_request(tmp_path):
+    log = tmp_path / "host.log"
+    (tmp_path / "host.log.2").write_text("t0 INFO [r-1] oldest\n")
+    (tmp_path / "host.log.1").write_text("t1 INFO [r-2] middle\n")
+    log.write_text("t2 INFO [r-1] newest\nt3 WARN unrelated\n")
+    env = {"WEBAUTHN_BRIDGE_LOG_FILE": str(log), "HOME": str(tmp_path)}
+    assert cli("log", env=env).stdout.splitlines() == ["t0 INFO [r-1] oldest", "t1 INFO [r-2] middle",
+                                                       "t2 INFO [r-1] newest", "t3 WARN unrelated"]
+    assert cli("log", "--request", "r-1", env=env).stdout.splitlines() == ["t0 INFO [r-1] oldest", "t2 INFO [r-1] newest"]
+
+
+def test_log_follow_sees_new_lines_across_a_rotation(tmp_path):
+    log = tmp_path / "host.log"
+    log.write_text("before\n")
+    environment = {**os.environ, "WEBAUTHN_BRIDGE_LOG_FILE": str(log), "HOME": str(tmp_path)}
+    follower = subprocess.Popen([host_binary(), "log", "--follow"], stdout=subprocess.PIPE, text=True, env=environment)
+    try:
+        assert follower.stdout.readline().strip() == "before"
+        with log.open("a") as f:
+            f.write("appended\n")
+        assert follower.stdout.readline().strip() == "appended"
+        log.rename(tmp_path / "host.log.1")
+        time.sleep(0.5)
+        log.write_text("after rotation\n")
+        assert follower.stdout.readline().strip() == "after rotation"
+    finally:
+        follower.kill()
+        follower.wait()
+
+
+def test_an_unwritable_log_warns_once_and_the_ceremony_succeeds(launch, token):
+    host = launch(token, env={"WEBAUTHN_BRIDGE_LOG_FILE": "/proc/webauthn-bridge-no/host.log"})
+    options, _ = creation_options()
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    host.close()
+    warnings = [l for l in host.proc.stderr.read().decode().splitlines() if "cannot write log" in l]
+    assert len(warnings) == 1
