@@ -23,7 +23,10 @@ public enum HostMode {
         let devices = deviceProvider(configuration, log: log)
         let prompt = PromptSelector.select(environment: environment, configuredProgram: configuration.pinentryProgram)
         var libfido2Trace: FIDOLibrary.LogSink?
-        if log.enabled(.trace) { libfido2Trace = { line in log.trace("libfido2: \(line)") } }
+        if log.enabled(.trace) {
+            let trace = CTAPTrace()  // raw frame dumps never reach the log; decoded, redacted payloads do
+            libfido2Trace = { line in for shown in trace.lines(for: line) { log.trace("libfido2: \(shown)") } }
+        }
         let fidoThread = FIDOThread(logSink: libfido2Trace)
         let loop = RequestLoop(configuration: configuration, log: log, writer: FrameWriter(fileDescriptor: 1),
                                devices: devices, prompt: prompt, fidoThread: fidoThread)

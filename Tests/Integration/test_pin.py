@@ -1,5 +1,7 @@
 """PIN and user verification through the real host, SoftToken and a scripted pinentry (issue 5)."""
 
+import re
+
 import pytest
 
 from bridge import create_token, decode_binary
@@ -120,5 +122,8 @@ def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
     host.close()
     log = host.log()
     assert "libfido2:" in log, "trace level includes libfido2's own output"
+    assert "CTAP → authenticatorClientPIN" in log and "CTAP → authenticatorMakeCredential {" in log
+    assert ": <redacted>" in log
+    assert not re.search(r"libfido2: \d{4}: [0-9a-f]{2} ", log), "no raw frame dump may reach the log"
     for secret in ("731904", "000000", "731904".encode().hex(), "000000".encode().hex()):
         assert secret not in log
