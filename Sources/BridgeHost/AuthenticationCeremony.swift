@@ -20,8 +20,14 @@ struct AuthenticationCeremony {
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
         var allowList = options.allowCredentials.map(\.id)
-        if extensions.needsCredentialPreflight, allowList.count > 1, let held = heldCredential(on: device, allowList, rpID: rpID, clientData: clientData) {
-            allowList = [held]  // so the PRF salts for exactly that credential can be sent
+        let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
+        // A long list goes in batches; PRF's per-credential salts need the credential known before the request.
+        if preflight.needsBatches(allowList) || (extensions.needsCredentialPreflight && allowList.count > 1) {
+            guard let held = preflight.heldCredential(in: allowList) else {
+                try collectTouch(on: device, deadline: deadline)
+                throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
+            }
+            allowList = [held]
         }
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
         var method = try runner.plan(options.userVerification, device: device, makingCredential: false)
@@ -74,13 +80,6 @@ struct AuthenticationCeremony {
         } catch {
             throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
         }
-    }
-
-    /// Asks the key, without a touch (up=false), which of the allowed credentials it holds.
-    private func heldCredential(on device: Device, _ allowList: [[UInt8]], rpID: String, clientData: [UInt8]) -> [UInt8]? {
-        let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList, userPresence: false)
-        let found = try? controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
-        return found?.first?.credentialID
     }
 
     /// Several discoverable credentials: the user picks the account, as in a browser's account chooser.

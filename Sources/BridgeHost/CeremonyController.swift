@@ -12,7 +12,12 @@ final class CeremonyController: @unchecked Sendable {
     private var prompt: (any PINPrompt)?
     private var selection: Int??
 
+    /// Time spent inside libfido2 calls (and so in the key or SoftToken), for the benchmark's split.
+    private var deviceNanoseconds: Int64 = 0
+
     init(id: String) { self.id = id }
+
+    var deviceTime: Int64 { condition.withLock { deviceNanoseconds } }
 
     var isCancelled: Bool { condition.withLock { cancelled } }
 
@@ -51,7 +56,14 @@ final class CeremonyController: @unchecked Sendable {
             return cancelled
         }
         if alreadyCancelled { device.cancel() }
-        defer { _ = condition.withLock { devices.removeValue(forKey: ObjectIdentifier(device)) } }
+        let started = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - started
+            condition.withLock {
+                devices.removeValue(forKey: ObjectIdentifier(device))
+                deviceNanoseconds += Self.nanoseconds(elapsed)
+            }
+        }
         return try body()
     }
 
@@ -63,6 +75,20 @@ final class CeremonyController: @unchecked Sendable {
         if alreadyCancelled { activePrompt.cancel() }
         defer { condition.withLock { prompt = nil } }
         return try body()
+    }
+
+    /// Runs `body` (a libfido2 call not tied to one registered key, such as opening keys) counting its time
+    /// as device time.
+    func timed<T>(_ body: () -> T) -> T {
+        let started = ContinuousClock.now
+        let value = body()
+        let elapsed = ContinuousClock.now - started
+        condition.withLock { deviceNanoseconds += Self.nanoseconds(elapsed) }
+        return value
+    }
+
+    static func nanoseconds(_ d: Duration) -> Int64 {
+        d.components.seconds * 1_000_000_000 + d.components.attoseconds / 1_000_000_000
     }
 
     /// Sleeps until `deadline` or until cancelled, whichever is first; true when cancelled.

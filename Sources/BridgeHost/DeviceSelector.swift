@@ -12,7 +12,7 @@ struct DeviceSelector: Sendable {
     func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device {
         var askedToInsert = false
         while true {
-            let opened = openAll(provider.locations(), request: controller.id)
+            let opened = controller.timed { openAll(provider.locations(), request: controller.id) }
             if opened.count == 1 { return opened[0] }
             if opened.count > 1 { return try chooseByTouch(opened, controller: controller, replies: replies, deadline: deadline) }
             if !askedToInsert {

@@ -28,10 +28,16 @@ struct RegistrationCeremony {
             throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
         }
         let residentKey = try residentKeyDecision(device.info)
-                var request = CredentialRequest(
+                var excludeList = options.excludeCredentials.map(\.id)
+        let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
+        if preflight.needsBatches(excludeList) {
+            // Only a credential the key holds matters; naming just it keeps the request within the key's limits.
+            excludeList = preflight.heldCredential(in: excludeList).map { [$0] } ?? []
+        }
+        var request = CredentialRequest(
             clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
             userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
-            residentKey: residentKey, excludeList: options.excludeCredentials.map(\.id))
+            residentKey: residentKey, excludeList: excludeList)
         request.extensions = try extensions.ctapInputs(for: device.info)
 
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)

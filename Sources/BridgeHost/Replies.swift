@@ -18,8 +18,10 @@ public final class ReplyChannel: Sendable {
         send(.object(fields + extra), id: id)
     }
 
-    func result(_ id: String, _ key: String, _ value: JSONValue) {
-        send(.object([("id", .string(id)), ("type", .string("result")), (key, value)]), id: id)
+    func result(_ id: String, _ key: String, _ value: JSONValue, timing: JSONValue? = nil) {
+        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string("result")), (key, value)]
+        if let timing { fields.append(("timing", timing)) }
+        send(.object(fields), id: id)
     }
 
     func error(_ id: String?, _ error: WebAuthnError) {

@@ -12,6 +12,9 @@ public final class RequestLoop: @unchecked Sendable {
     let devices: any DeviceProvider
     let maxInboundFrame: Int
     private let lock = NSLock()
+    /// `WEBAUTHN_BRIDGE_BENCH_TIMING=1`: result frames carry how long the ceremony spent inside libfido2 (and
+    /// the key) and in total, so the benchmark can tell the host's own time apart.
+    let reportTiming = ProcessInfo.processInfo.environment["WEBAUTHN_BRIDGE_BENCH_TIMING"] == "1"
     private var running: CeremonyController?
 
     public init(configuration: HostConfiguration, log: HostLog, writer: FrameWriter, devices: any DeviceProvider,
@@ -107,7 +110,7 @@ public final class RequestLoop: @unchecked Sendable {
             do throws(WebAuthnError) {
                 let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
                 finish(controller)
-                environment.replies.result(id, "credential", credential)
+                environment.replies.result(id, "credential", credential, timing: reportTiming ? Self.timing(controller, since: started) : nil)
                 environment.log.info("\(type) ok in \(Self.milliseconds(since: started)) ms", request: id)
             } catch {
                 finish(controller)
@@ -162,6 +165,11 @@ public final class RequestLoop: @unchecked Sendable {
 
     private func cancelRunning() {
         lock.withLock { running }?.cancel()
+    }
+
+    static func timing(_ controller: CeremonyController, since start: ContinuousClock.Instant) -> JSONValue {
+        let total = CeremonyController.nanoseconds(ContinuousClock.now - start)
+        return .object([("deviceMicros", .number(Double(controller.deviceTime) / 1000)), ("ceremonyMicros", .number(Double(total) / 1000))])
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {

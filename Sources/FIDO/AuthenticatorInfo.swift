@@ -13,6 +13,8 @@ public struct AuthenticatorInfo: Sendable, Equatable {
     public var minPINLength = 0
     public var maxLargeBlobArray = 0
     public var firmwareVersion = 0
+    public var maxCredentialCountInList = 0
+    public var maxCredentialIDLength = 0
 
     public init() {}
 
@@ -36,6 +38,8 @@ public struct AuthenticatorInfo: Sendable, Equatable {
         minPINLength = Int(fido_cbor_info_minpinlen(info))
         maxLargeBlobArray = Int(fido_cbor_info_maxlargeblob(info))
         firmwareVersion = Int(fido_cbor_info_fwversion(info))
+        maxCredentialCountInList = Int(fido_cbor_info_maxcredcntlst(info))
+        maxCredentialIDLength = Int(fido_cbor_info_maxcredidlen(info))
     }
 
     private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int) -> [String] {

@@ -9,7 +9,7 @@ struct WebAuthnBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webauthn-bridge",
         abstract: "WebAuthn for Firefox and Chromium through your own FIDO2 security key (libfido2).",
-        subcommands: [HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self]
+        subcommands: [HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self, BenchCommand.self]
     )
 
     static func main() {

@@ -1,0 +1,68 @@
+import Foundation
+import NativeMessaging
+import WebAuthn
+
+/// A host process started the way Chromium starts it, spoken to over its pipes, for the benchmark.
+final class BenchHost {
+    let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private let writer: FrameWriter
+    private var reader: FrameReader
+
+    init(hostPath: String, environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: hostPath)
+        process.arguments = ["chrome-extension://\(ExtensionAllowList.chromiumID)/"]
+        process.environment = environment
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        writer = FrameWriter(fileDescriptor: input.fileHandleForWriting.fileDescriptor, maxFrameSize: 8 << 20)
+        reader = FrameReader(fileDescriptor: output.fileHandleForReading.fileDescriptor, maxFrameSize: 8 << 20)
+        try process.run()
+    }
+
+    /// Sends one request and reads frames until its result or error.
+    func request(_ frame: JSONValue) throws -> JSONValue {
+        try writer.write(frame.serialized())
+        while true {
+            guard case .message(let bytes) = try reader.next() else { throw BenchError("the host closed its output") }
+            let reply = try JSONValue.parse(bytes)
+            if reply["type"] != .string("status") { return reply }
+        }
+    }
+
+    /// Peak resident set size of the host (VmHWM), in KiB.
+    var peakRSSKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    func close() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Order statistics over a sample, in the sample's unit.
+struct Sample {
+    private(set) var values: [Double] = []
+    mutating func add(_ v: Double) { values.append(v) }
+    func percentile(_ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1  // nearest-rank percentile
+        return sorted[min(sorted.count - 1, max(0, rank))]
+    }
+    var median: Double { percentile(50) }
+    var count: Int { values.count }
+}
+
+func elapsedMilliseconds(since start: ContinuousClock.Instant) -> Double {
+    Double(CeremonyController.nanoseconds(ContinuousClock.now - start)) / 1e6
+}

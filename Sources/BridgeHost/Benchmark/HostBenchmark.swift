@@ -1,0 +1,189 @@
+import Cryptography
+import Foundation
+import NativeMessaging
+import SoftToken
+import WebAuthn
+
+/// `webauthn-bridge bench`: the host's cost measured against a SoftToken — cold start, ceremonies over pipes
+/// with the time inside libfido2 + SoftToken split out, list scaling, the frame codec, and peak RSS.
+public struct HostBenchmark {
+    public struct Options: Sendable {
+        public var launches = 50
+        public var ceremonies = 1000
+        public var listSizes = [1, 100, 1000]
+        public init() {}
+    }
+
+    let hostPath: String
+    let options: Options
+    let scratch: String
+
+    public init(hostPath: String, options: Options) throws {
+        self.hostPath = hostPath
+        self.options = options
+        scratch = NSTemporaryDirectory() + "webauthn-bridge-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    /// Runs every measurement; `progress` gets one line per finished section.
+    public func run(progress: (String) -> Void) throws -> [(String, JSONValue)] {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        var report: [(String, JSONValue)] = []
+        report.append(("coldStart", try coldStart()))
+        progress("cold start done")
+        let (ceremonies, rss) = try ceremonyLoop()
+        report.append(("ceremonies", ceremonies))
+        report.append(("peakRSSKiB", rss.map { .number(Double($0)) } ?? .null))
+        progress("ceremonies done")
+        report.append(("scaling", try scaling()))
+        progress("scaling done")
+        report.append(("codec", codec()))
+        return report
+    }
+
+    func environment(token: String) -> [String: String] {
+        ["WEBAUTHN_BRIDGE_SOFT_TOKEN": token, "WEBAUTHN_BRIDGE_LOG_FILE": scratch + "/host.log",
+         "WEBAUTHN_BRIDGE_LOG_LEVEL": "info", "WEBAUTHN_BRIDGE_BENCH_TIMING": "1", "HOME": scratch,
+         "PATH": "/usr/bin:/bin"]
+    }
+
+    func newToken(_ name: String) throws -> String {
+        let path = scratch + "/\(name).state"
+        _ = try SoftToken.create(at: path, configuration: SoftTokenConfiguration(), pin: nil)
+        return path
+    }
+
+    func coldStart() throws -> JSONValue {
+        let token = try newToken("cold")
+        var sample = Sample()
+        for _ in 0..<options.launches {
+            let started = ContinuousClock.now
+            let host = try BenchHost(hostPath: hostPath, environment: environment(token: token))
+            _ = try host.request(.object([("id", "i"), ("type", "info")]))
+            sample.add(elapsedMilliseconds(since: started))
+            host.close()
+        }
+        return Self.summary(sample, unit: "ms")
+    }
+
+    static let origin = "https://bench.example"
+
+    static func createFrame(_ id: String, exclude: [[UInt8]] = []) -> JSONValue {
+        .object([("id", .string(id)), ("type", "create"), ("origin", .string(origin)), ("options", .object([
+            ("rp", .object([("name", "Bench")])),
+            ("user", .object([("id", .binary(Array("bench-user".utf8))), ("name", "bench"), ("displayName", "Bench")])),
+            ("challenge", .binary(Digest.randomBytes(32))),
+            ("pubKeyCredParams", .array([.object([("type", "public-key"), ("alg", -7)])])),
+            ("excludeCredentials", .array(exclude.map { .object([("type", "public-key"), ("id", .binary($0))]) })),
+        ]))])
+    }
+
+    static func getFrame(_ id: String, allow: [[UInt8]]) -> JSONValue {
+        .object([("id", .string(id)), ("type", "get"), ("origin", .string(origin)), ("options", .object([
+            ("challenge", .binary(Digest.randomBytes(32))),
+            ("allowCredentials", .array(allow.map { .object([("type", "public-key"), ("id", .binary($0))]) })),
+        ]))])
+    }
+
+    static func credentialID(_ reply: JSONValue) throws -> [UInt8] {
+        guard case .binary(let id)? = reply["credential"]?["rawId"] else { throw BenchError("no credential in \(reply.serializedString.prefix(200))") }
+        return id
+    }
+
+    func ceremonyLoop() throws -> (JSONValue, Int?) {
+        let host = try BenchHost(hostPath: hostPath, environment: environment(token: try newToken("loop")))
+        defer { host.close() }
+        var results: [(String, JSONValue)] = []
+        var credential: [UInt8] = []
+        for kind in ["create", "get"] {
+            var roundTrip = Sample(), own = Sample(), device = Sample()
+            for i in 0..<options.ceremonies {
+                let frame = kind == "create" ? Self.createFrame("c\(i)") : Self.getFrame("g\(i)", allow: [credential])
+                let started = ContinuousClock.now
+                let reply = try host.request(frame)
+                let total = elapsedMilliseconds(since: started)
+                if kind == "create", credential.isEmpty { credential = try Self.credentialID(reply) }
+                guard case .number(let deviceMicros)? = reply["timing"]?["deviceMicros"] else {
+                    throw BenchError("\(kind) failed: \(reply.serializedString.prefix(300))")
+                }
+                roundTrip.add(total)
+                device.add(deviceMicros / 1000)
+                own.add(total - deviceMicros / 1000)
+            }
+            let share = device.values.reduce(0, +) / roundTrip.values.reduce(0, +) * 100
+            results.append((kind, .object([
+                ("roundTrip", Self.summary(roundTrip, unit: "ms")), ("insideLibfido2AndSoftToken", Self.summary(device, unit: "ms")),
+                ("hostOwn", Self.summary(own, unit: "ms")), ("deviceSharePercent", .number((share * 10).rounded() / 10)),
+            ])))
+        }
+        return (.object(results), host.peakRSSKiB)
+    }
+
+    func scaling() throws -> JSONValue {
+        let host = try BenchHost(hostPath: hostPath, environment: environment(token: try newToken("scaling")))
+        defer { host.close() }
+        let real = try Self.credentialID(try host.request(Self.createFrame("seed")))
+        var rows: [(String, JSONValue)] = []
+        for size in options.listSizes {
+            let others = (1..<size).map { _ in Digest.randomBytes(64) }
+            for kind in ["get allow", "create exclude"] {
+                var sample = Sample()
+                var outcome = "ok"
+                for i in 0..<20 {
+                    let frame = kind == "get allow" ? Self.getFrame("s\(size)-\(i)", allow: others + [real])
+                                                    : Self.createFrame("x\(size)-\(i)", exclude: others)
+                    let started = ContinuousClock.now
+                    let reply = try host.request(frame)
+                    sample.add(elapsedMilliseconds(since: started))
+                    if case .string(let name)? = reply["error"]?["name"] { outcome = name; break }
+                }
+                rows.append(("\(kind) \(size)", .object([("medianMs", .number(Self.round(sample.median))), ("outcome", .string(outcome))])))
+            }
+        }
+        return .object(rows)
+    }
+
+    /// Frame codec throughput: JSON parse + serialize of realistic frames, and the frame reader/writer over a pipe.
+    func codec() -> JSONValue {
+        let big = Self.createFrame("big", exclude: (0..<1000).map { _ in Digest.randomBytes(64) })
+        let blob: JSONValue = .object([("id", "b"), ("type", "result"), ("credential", .binary(Digest.randomBytes(1 << 20)))])
+        var rows: [(String, JSONValue)] = []
+        for (name, frame) in [("create with 1,000 excludes", big), ("1 MiB binary result", blob)] {
+            let bytes = frame.serialized()
+            let rounds = 20
+            let started = ContinuousClock.now
+            for _ in 0..<rounds { _ = try? JSONValue.parse(bytes).serialized() }
+            let seconds = elapsedMilliseconds(since: started) / 1000
+            rows.append((name, .object([("bytes", .number(Double(bytes.count))),
+                                        ("parseAndSerializeMBps", .number(Self.round(Double(bytes.count * rounds) / seconds / 1e6)))])))
+        }
+        rows.append(("frames over a pipe", .object([("MBps", .number(Self.round(pipeThroughput())))])))
+        return .object(rows)
+    }
+
+    func pipeThroughput() -> Double {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return .nan }
+        let payload = [UInt8](repeating: 0x41, count: 64 << 10), count = 256
+        let writeEnd = fds[1]
+        let writer = FrameWriter(fileDescriptor: writeEnd)
+        let started = ContinuousClock.now
+        let thread = Thread {
+            for _ in 0..<count { try? writer.write(payload) }
+            close(writeEnd)
+        }
+        thread.start()
+        var reader = FrameReader(fileDescriptor: fds[0])
+        var received = 0
+        while case .message(let bytes)? = try? reader.next() { received += bytes.count }
+        close(fds[0])
+        return Double(received) / (elapsedMilliseconds(since: started) / 1000) / 1e6
+    }
+
+    static func summary(_ s: Sample, unit: String) -> JSONValue {
+        .object([("unit", .string(unit)), ("n", .number(Double(s.count))), ("p50", .number(round(s.median))),
+                 ("p95", .number(round(s.percentile(95)))), ("p99", .number(round(s.percentile(99))))])
+    }
+
+    static func round(_ v: Double) -> Double { (v * 1000).rounded() / 1000 }
+}
