@@ -14,17 +14,31 @@ struct AuthenticationCeremony {
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
         let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
+        let allowList = options.allowCredentials.map(\.id)
+        let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
         log.info("get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
-        let request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: options.allowCredentials.map(\.id))
+        let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
+        var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
+        request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
+        request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(options.userVerification, device: device, makingCredential: false)
+        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, makingCredential: false)
+        var written: JSONValue?
         let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV
-            do throws(FIDOError) { return try device.getAssertions(r, pin: pin) } catch {
+            do throws(FIDOError) {
+                let found = try device.getAssertions(r, pin: pin)
+                // A write needs the PIN the assertion just used, so it happens here (one allowed credential).
+                if case .write? = extensionInputs.largeBlob, let only = found.first {
+                    written = try LargeBlobExtension.perform(extensionInputs.largeBlob!, key: only.largeBlobKey, on: device,
+                                                             pin: pin, log: log, request: id)
+                }
+                return found
+            } catch {
                 if error.code == FIDOError.noCredentials { return [] }
                 throw error
             }
@@ -36,11 +50,13 @@ struct AuthenticationCeremony {
             throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         }
         let chosen = try choose(among: assertions, deadline: deadline)
+        var largeBlob = written
+        if largeBlob == nil { largeBlob = try readLargeBlob(extensionInputs, chosen, on: device, deadline: deadline) }
         environment.replies.status(id, "processing")
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
-            signature: chosen.signature, userHandle: chosen.userID, extensionResults: .object([]))
+            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob))
     }
 
     private func collectTouch(on device: Device, deadline: Date) throws(WebAuthnError) {
@@ -71,6 +87,42 @@ struct AuthenticationCeremony {
         case .chosen(nil): throw WebAuthnError(name: .notAllowed, message: "No account was chosen.")
         case .cancelled: throw ErrorMapping.aborted
         case .timedOut: throw ErrorMapping.timeout
+        }
+    }
+}
+
+extension AuthenticationCeremony {
+    /// The allow list to send: narrowed to the one credential the key holds when an extension's input
+    /// depends on the credential (prf.evalByCredential), found with a silent up=false assertion.
+    func extensionCredentialChoice(_ extensions: AuthenticationExtensions, _ request: AssertionRequest, on device: Device,
+                                   deadline: Date) throws(WebAuthnError) -> [[UInt8]] {
+        guard extensions.needsCredentialChoice(allowList: request.allowList) else { return request.allowList }
+        var probe = request
+        probe.userPresence = false
+        probe.extensions = AssertionExtensions()
+        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+        do {
+            let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
+            if let id = found.first?.credentialID, !id.isEmpty { return [id] }
+        } catch {
+            if error.code != FIDOError.noCredentials {
+                throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+            }
+        }
+        return request.allowList
+    }
+
+    func readLargeBlob(_ inputs: AuthenticationExtensionInputs, _ chosen: Assertion, on device: Device,
+                       deadline: Date) throws(WebAuthnError) -> JSONValue? {
+        guard case .read? = inputs.largeBlob else { return nil }
+        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+        do {
+            return try controller.using(device) { () throws(FIDOError) in
+                try LargeBlobExtension.perform(.read, key: chosen.largeBlobKey, on: device, pin: nil,
+                                               log: environment.log, request: controller.id)
+            }
+        } catch {
+            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
         }
     }
 }

@@ -19,6 +19,7 @@ struct RegistrationCeremony {
         let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
         let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
+        let extensionInputs = try RegistrationExtensionInputs(options.extensions)
         log.info("create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
@@ -27,11 +28,12 @@ struct RegistrationCeremony {
             throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
         }
         let residentKey = try residentKeyDecision(device.info)
-                var request = CredentialRequest(
+        let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
+        var request = CredentialRequest(
             clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
             userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
             residentKey: residentKey, excludeList: options.excludeCredentials.map(\.id))
-        request.extensions = CredentialExtensions()
+        request.extensions = extensions.ctap
 
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
         let method = try runner.plan(options.userVerification, device: device, makingCredential: true)
@@ -41,7 +43,7 @@ struct RegistrationCeremony {
             return try device.makeCredential(r, pin: pin)
         }
         environment.replies.status(id, "processing")
-        return try answer(made, clientData: clientData, residentKey: residentKey)
+        return try answer(made, clientData: clientData, residentKey: residentKey, extensions: extensions)
     }
 
     /// residentKey "required" needs a key that stores credentials; "preferred" uses it when available.
@@ -57,7 +59,8 @@ struct RegistrationCeremony {
         }
     }
 
-    private func answer(_ made: MadeCredential, clientData: [UInt8], residentKey: Bool) throws(WebAuthnError) -> JSONValue {
+    private func answer(_ made: MadeCredential, clientData: [UInt8], residentKey: Bool,
+                        extensions: RegistrationExtensions) throws(WebAuthnError) -> JSONValue {
         let authData: AuthenticatorData
         do { authData = try AuthenticatorData(bytes: made.authenticatorData) } catch {
             environment.log.error("the key returned unparseable authenticator data: \(error.message)", request: controller.id)
@@ -65,14 +68,10 @@ struct RegistrationCeremony {
         }
         let (format, statement) = conveyedAttestation(made)
         let attestationObject = AttestationObject.encode(format: format, statement: statement, authenticatorData: made.authenticatorData)
-        var results: [(String, JSONValue)] = []
-        if options.extensions?["credProps"] == .bool(true) {
-            results.append(("credProps", .object([("rk", .bool(residentKey))])))
-        }
         environment.log.info("created credential (\(made.credentialID.count)-byte id, alg \(made.algorithm), fmt \(format))", request: controller.id)
         return CredentialJSON.registration(
             credentialID: made.credentialID, clientDataJSON: clientData, attestationObject: attestationObject,
-            authenticatorData: authData, transports: ["usb"], extensionResults: .object(results))
+            authenticatorData: authData, transports: ["usb"], extensionResults: extensions.outputs(made, authData: authData, residentKey: residentKey))
     }
 
     /// attestation "none" replaces the statement with an empty one (§5.1.3 step 23); indirect, direct and

@@ -1,0 +1,58 @@
+import CBOR
+import FIDO
+import WebAuthn
+
+/// Maps the page's registration extensions to CTAP makeCredential extensions for one key, and the key's
+/// answer back to `clientExtensionResults`. Every CTAP extension is gated on the key's getInfo list:
+/// libfido2 sends whatever is enabled, supported or not.
+struct RegistrationExtensions {
+    let inputs: RegistrationExtensionInputs
+    let ctap: CredentialExtensions
+
+    init(_ inputs: RegistrationExtensionInputs, info: AuthenticatorInfo, residentKey: Bool) throws(WebAuthnError) {
+        self.inputs = inputs
+        let supported = Set(info.extensions)
+        var ctap = CredentialExtensions()
+        ctap.hmacSecret = (inputs.prf || inputs.hmacCreateSecret) && supported.contains("hmac-secret")
+        ctap.credentialProtection = try CredentialProtectionPolicy.level(
+            inputs.credentialProtection, enforce: inputs.enforceCredentialProtection, info: info)
+        if let support = inputs.largeBlob {
+            let capable = LargeBlobExtension.isSupported(info) && residentKey
+            if support == .required, !capable {
+                throw .notSupported("The security key cannot store large blobs for a discoverable credential (largeBlob support is required).")
+            }
+            ctap.largeBlobKey = capable
+        }
+        if let blob = inputs.credBlob, !blob.isEmpty, supported.contains("credBlob"), blob.count <= info.maxCredentialBlobLength {
+            ctap.credentialBlob = blob
+        }
+        ctap.minPINLength = inputs.minPinLength && supported.contains("minPinLength")
+        self.ctap = ctap
+    }
+
+    /// `clientExtensionResults` for the credential the key made, read from its authenticator data (libfido2's
+    /// own getters echo what was requested, not what the key did).
+    func outputs(_ made: MadeCredential, authData: AuthenticatorData, residentKey: Bool) -> JSONValue {
+        let returned = ExtensionOutputs(authData.extensions)
+        var results: [(String, JSONValue)] = []
+        if inputs.credProps { results.append(("credProps", .object([("rk", .bool(residentKey))]))) }
+        if inputs.prf { results.append(("prf", .object([("enabled", .bool(returned.bool("hmac-secret") == true))]))) }
+        if inputs.hmacCreateSecret { results.append(("hmacCreateSecret", .bool(returned.bool("hmac-secret") == true))) }
+        if inputs.largeBlob != nil {
+            let key = made.largeBlobKey ?? []
+            results.append(("largeBlob", .object([("supported", .bool(key.count == 32))])))
+        }
+        if inputs.credBlob != nil { results.append(("credBlob", .bool(returned.bool("credBlob") == true))) }
+        if inputs.minPinLength, let length = returned.int("minPinLength") { results.append(("minPinLength", .number(Double(length)))) }
+        return .object(results)
+    }
+}
+
+/// The authenticator extension outputs map of authenticator data, read by name.
+struct ExtensionOutputs {
+    let map: [(CBOR, CBOR)]
+    init(_ cbor: CBOR?) { map = cbor?.mapValue ?? [] }
+    func value(_ name: String) -> CBOR? { map.first(where: { $0.0.textValue == name })?.1 }
+    func bool(_ name: String) -> Bool? { if case .bool(let b)? = value(name) { return b }; return nil }
+    func int(_ name: String) -> Int? { value(name)?.intValue }
+}

@@ -1,0 +1,230 @@
+"""WebAuthn extensions through the real host and SoftToken: prf, hmacCreateSecret/hmacGetSecret, credBlob,
+credProtect, minPinLength, largeBlob. Every ceremony is verified by py_webauthn; authenticator-data extension
+outputs are read with python-fido2's parser, independently of the host."""
+
+import hashlib
+
+import pytest
+from fido2.webauthn import AttestationObject, AuthenticatorData
+
+from bridge import b64url, binary, create_token, decode_binary
+from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
+
+
+def create(host, request_id="c-1", **overrides):
+    options, challenge = creation_options(**overrides)
+    reply, _ = host.request({"id": request_id, "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    verified = verify_registration(reply["credential"], challenge)
+    return reply["credential"], verified
+
+
+def get(host, verified_list, request_id="g-1", allow=None, **overrides):
+    """Signs in and verifies with py_webauthn against whichever registered credential answered."""
+    options, challenge = request_options(allow=allow, **overrides)
+    reply, _ = host.request({"id": request_id, "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    credential = reply["credential"]
+    raw_id = decode_binary(credential["rawId"])
+    verified = next(v for v in verified_list if v.credential_id == raw_id)
+    verify_authentication(credential, challenge, verified.credential_public_key, verified.sign_count)
+    return credential
+
+
+def registration_extensions(credential) -> dict:
+    attestation = AttestationObject(decode_binary(credential["response"]["attestationObject"]))
+    return attestation.auth_data.extensions or {}
+
+
+def prf_results(credential) -> dict:
+    results = credential["clientExtensionResults"]["prf"]["results"]
+    return {k: decode_binary(v) for k, v in results.items()}
+
+
+def prf_get(host, verified, request_id, first: bytes, second: bytes | None = None):
+    values = {"first": binary(first)}
+    if second is not None:
+        values["second"] = binary(second)
+    return get(host, [verified], request_id, allow=[verified.credential_id], extensions={"prf": {"eval": values}})
+
+
+def test_prf_create_reports_enabled_and_hmac_secret_is_in_authenticator_data(launch, token):
+    host = launch(token)
+    credential, _ = create(host, extensions={"prf": {"eval": {"first": binary(b"ignored at create")}}})
+    assert credential["clientExtensionResults"] == {"prf": {"enabled": True}}
+    assert registration_extensions(credential) == {"hmac-secret": True}
+
+
+def test_prf_is_deterministic_and_input_dependent(launch, token):
+    host = launch(token)
+    _, verified = create(host, extensions={"prf": {}})
+    a1 = prf_results(prf_get(host, verified, "g-1", b"input a", b"input b"))
+    a2 = prf_results(prf_get(host, verified, "g-2", b"input a", b"input b"))
+    b = prf_results(prf_get(host, verified, "g-3", b"input b"))
+    assert a1 == a2
+    assert len(a1["first"]) == 32 and len(a1["second"]) == 32
+    assert a1["first"] != a1["second"]
+    assert b["first"] == a1["second"]
+    assert set(b) == {"first"}
+
+
+def test_prf_equals_raw_hmac_get_secret_of_the_prf_salt(launch, token):
+    host = launch(token)
+    credential, verified = create(host, extensions={"hmacCreateSecret": True})
+    assert credential["clientExtensionResults"] == {"hmacCreateSecret": True}
+    prf = prf_results(prf_get(host, verified, "g-1", b"x", b"y"))
+    salt = lambda data: hashlib.sha256(b"WebAuthn PRF\x00" + data).digest()  # noqa: E731
+    raw = get(host, [verified], "g-2", allow=[verified.credential_id],
+              extensions={"hmacGetSecret": {"salt1": binary(salt(b"x")), "salt2": binary(salt(b"y"))}})
+    outputs = raw["clientExtensionResults"]["hmacGetSecret"]
+    assert decode_binary(outputs["output1"]) == prf["first"]
+    assert decode_binary(outputs["output2"]) == prf["second"]
+
+
+def test_prf_eval_by_credential_picks_the_credential_the_key_answers_with(launch, token, tmp_path):
+    other_token = create_token(tmp_path / "other.state")
+    other_host = launch(other_token)
+    _, foreign = create(other_host, "c-0", extensions={"prf": {}})  # on another key: this key cannot answer with it
+    host = launch(token)
+    _, first = create(host, "c-1", user_id=b"u1", extensions={"prf": {}})
+    _, second = create(host, "c-2", user_id=b"u2", extensions={"prf": {}})
+    values = {first.credential_id: b"for the first", second.credential_id: b"for the second",
+              foreign.credential_id: b"for the foreign"}
+    for index, mine in enumerate([first, second]):
+        expected = prf_results(prf_get(host, mine, f"e-{index}", values[mine.credential_id]))
+        allow = [foreign.credential_id, mine.credential_id]
+        by_credential = {b64url(c): {"first": binary(values[c])} for c in allow}
+        # Of the two allowed credentials the key holds only `mine`: the host must find it first and send
+        # that credential's own PRF input.
+        credential = get(host, [first, second], f"g-{index}", allow=allow,
+                         extensions={"prf": {"evalByCredential": by_credential}})
+        assert decode_binary(credential["rawId"]) == mine.credential_id
+        assert prf_results(credential) == expected
+
+
+def test_prf_eval_by_credential_errors_follow_the_spec(launch, token):
+    host = launch(token)
+    _, verified = create(host, extensions={"prf": {}})
+    cases = [
+        ({"allowCredentials": []}, {b64url(verified.credential_id): {"first": binary(b"x")}}, "NotSupportedError"),
+        ({}, {b64url(b"not-in-allow-list"): {"first": binary(b"x")}}, "SyntaxError"),
+        ({}, {"": {"first": binary(b"x")}}, "SyntaxError"),
+    ]
+    for index, (overrides, by_credential, name) in enumerate(cases):
+        allow = [] if "allowCredentials" in overrides else [verified.credential_id]
+        options, _ = request_options(allow=allow, extensions={"prf": {"evalByCredential": by_credential}})
+        reply, _ = host.request({"id": f"g-{index}", "type": "get", "origin": ORIGIN, "options": options})
+        assert reply["type"] == "error" and reply["error"]["name"] == name, reply
+    options, _ = creation_options(extensions={"prf": {"evalByCredential": {b64url(b"id"): {"first": binary(b"x")}}}})
+    reply, _ = host.request({"id": "c-9", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotSupportedError", reply
+
+
+def test_hmac_get_secret_salts_must_be_32_bytes(launch, token):
+    host = launch(token)
+    _, verified = create(host, extensions={"hmacCreateSecret": True})
+    options, _ = request_options(allow=[verified.credential_id], extensions={"hmacGetSecret": {"salt1": binary(b"short")}})
+    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "TypeError", reply
+
+
+def test_cred_blob_round_trips(launch, token):
+    host = launch(token)
+    credential, verified = create(host, extensions={"credBlob": binary(b"small blob")},
+                                  authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"credBlob": True}
+    assert registration_extensions(credential) == {"credBlob": True}
+    got = get(host, [verified], allow=[verified.credential_id], extensions={"getCredBlob": True})
+    assert decode_binary(got["clientExtensionResults"]["getCredBlob"]) == b"small blob"
+
+
+def test_cred_blob_longer_than_the_key_allows_is_not_stored(launch, token):
+    host = launch(token)
+    credential, _ = create(host, extensions={"credBlob": binary(b"x" * 33)},
+                           authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"credBlob": False}
+
+
+@pytest.mark.parametrize("policy,level", [("userVerificationOptional", 1),
+                                          ("userVerificationOptionalWithCredentialIDList", 2),
+                                          ("userVerificationRequired", 3)])
+def test_cred_protect_level_is_in_authenticator_data(launch, tmp_path, policy, level):
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token)
+    credential, verified = create(host, extensions={"credentialProtectionPolicy": policy,
+                                                    "enforceCredentialProtectionPolicy": True},
+                                  authenticatorSelection={"residentKey": "required", "userVerification": "required"})
+    assert registration_extensions(credential) == {"credProtect": level}
+    get(host, [verified], allow=[verified.credential_id], userVerification="required")
+
+
+def test_min_pin_length_request_is_accepted_and_verifies(launch, token):
+    host = launch(token)
+    credential, _ = create(host, extensions={"minPinLength": True, "credProps": True},
+                           authenticatorSelection={"residentKey": "required"})
+    # The SoftToken's minPinLengthRPIDs list is empty, so the key returns no value for this RP.
+    assert credential["clientExtensionResults"] == {"credProps": {"rk": True}}
+
+
+def test_unknown_extensions_are_ignored(launch, token):
+    host = launch(token)
+    credential, verified = create(host, extensions={"somethingNew": {"a": 1}, "credProps": True})
+    assert credential["clientExtensionResults"] == {"credProps": {"rk": False}}
+    got = get(host, [verified], allow=[verified.credential_id], extensions={"somethingNew": True})
+    assert got["clientExtensionResults"] == {}
+
+
+def test_large_blob_write_then_read_returns_the_bytes(launch, tmp_path):
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token)
+    credential, verified = create(host, extensions={"largeBlob": {"support": "required"}},
+                                  authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"largeBlob": {"supported": True}}
+    blob = b"certificate bytes \x00\x01\x02" * 8
+    written = get(host, [verified], "g-1", allow=[verified.credential_id], extensions={"largeBlob": {"write": binary(blob)}})
+    assert written["clientExtensionResults"] == {"largeBlob": {"written": True}}
+    read = get(host, [verified], "g-2", extensions={"largeBlob": {"read": True}})
+    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == blob
+
+
+def test_large_blob_input_errors(launch, token):
+    host = launch(token)
+    cases = [
+        ("create", {"largeBlob": {"read": True}}, "NotSupportedError"),
+        ("get", {"largeBlob": {"read": True, "write": binary(b"x")}}, "NotSupportedError"),
+        ("get", {"largeBlob": {"write": binary(b"x")}}, "NotSupportedError"),  # needs exactly one allowed credential
+    ]
+    for index, (kind, extensions, name) in enumerate(cases):
+        if kind == "create":
+            options, _ = creation_options(extensions=extensions)
+        else:
+            options, _ = request_options(extensions=extensions)
+        reply, _ = host.request({"id": f"r-{index}", "type": kind, "origin": ORIGIN, "options": options})
+        assert reply["type"] == "error" and reply["error"]["name"] == name, reply
+
+
+def test_large_blob_required_without_discoverable_credential_is_not_supported(launch, tmp_path):
+    token = create_token(tmp_path / "nork.state", "--no-rk")
+    host = launch(token)
+    options, _ = creation_options(extensions={"largeBlob": {"support": "required"}})
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotSupportedError", reply
+
+
+def test_secrets_never_reach_the_trace_log(launch, tmp_path):
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token, log_level="trace")
+    _, verified = create(host, extensions={"prf": {}, "largeBlob": {"support": "required"}},
+                         authenticatorSelection={"residentKey": "required"})
+    prf = prf_results(prf_get(host, verified, "g-1", b"secret input", b"second input"))
+    blob = b"top secret blob contents 0123456789"
+    get(host, [verified], "g-2", allow=[verified.credential_id], extensions={"largeBlob": {"write": binary(blob)}})
+    read = get(host, [verified], "g-3", allow=[verified.credential_id], extensions={"largeBlob": {"read": True}})
+    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == blob
+    host.close()
+    log = host.log()
+    assert "trace" in log.lower() or len(log) > 0
+    for secret in (prf["first"], prf["second"], blob):
+        for form in (secret.hex(), secret.hex().upper(), b64url(secret), secret[:16].hex()):
+            assert form not in log, f"secret leaked to the log as {form}"
+    assert "top secret blob" not in log
