@@ -16,12 +16,17 @@ struct AuthenticationCeremony {
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         let allowList = options.allowCredentials.map(\.id)
         let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
+        let appid = try extensionInputs.appid.map { (a) throws(WebAuthnError) in
+            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
+        }
         log.info("get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
         let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
+        let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
+        if usedAppID, let appid { request.rpID = appid }
         request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
@@ -56,7 +61,7 @@ struct AuthenticationCeremony {
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
-            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob))
+            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid == nil ? nil : usedAppID))
     }
 
     private func collectTouch(on device: Device, deadline: Date) throws(WebAuthnError) {
@@ -110,6 +115,17 @@ extension AuthenticationCeremony {
             }
         }
         return request.allowList
+    }
+
+    /// appid: sign in under the AppID when the key holds an allowed credential for it and none for the rp.id.
+    func useAppID(_ appid: String?, _ request: AssertionRequest, on device: Device, deadline: Date) throws(WebAuthnError) -> Bool {
+        guard let appid, !request.allowList.isEmpty else { return false }
+        let hold = { (rp: String) throws(WebAuthnError) -> Bool in
+            try AppIDExtension.keyHolds(request.allowList, rpID: rp, clientData: request.clientDataJSON, on: device,
+                                        controller: controller, deadline: deadline)
+        }
+        if try hold(request.rpID) { return false }
+        return try hold(appid)
     }
 
     func readLargeBlob(_ inputs: AuthenticationExtensionInputs, _ chosen: Assertion, on device: Device,

@@ -20,6 +20,9 @@ struct RegistrationCeremony {
         let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
         let extensionInputs = try RegistrationExtensionInputs(options.extensions)
+        let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
+            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
+        }
         log.info("create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
@@ -29,6 +32,7 @@ struct RegistrationCeremony {
         }
         let residentKey = try residentKeyDecision(device.info)
         let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
+        if let appidExclude { try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline) }
         var request = CredentialRequest(
             clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
             userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
@@ -79,5 +83,25 @@ struct RegistrationCeremony {
     private func conveyedAttestation(_ made: MadeCredential) -> (String, CBOR) {
         if options.attestation == .none { return ("none", .map([])) }
         return (made.format, .raw(made.attestationStatement))
+    }
+}
+
+extension RegistrationCeremony {
+    /// appidExclude: a U2F credential in excludeCredentials, registered under the AppID, also excludes the key.
+    /// Like any excluded credential it is reported only after the user touched the key.
+    func refuseAppIDExcluded(_ appid: String, clientData: [UInt8], on device: Device, deadline: Date) throws(WebAuthnError) {
+        let excluded = options.excludeCredentials.map(\.id)
+        guard try AppIDExtension.keyHolds(excluded, rpID: appid, clientData: clientData, on: device,
+                                          controller: controller, deadline: deadline) else { return }
+        environment.replies.status(controller.id, "touch", detail: "Touch your security key.")
+        let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
+        do {
+            _ = try controller.using(device) { () throws(FIDOError) in
+                try TouchSelection.waitForTouch(on: [device], deadline: clockDeadline, isCancelled: { controller.isCancelled })
+            }
+        } catch {
+            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+        }
+        throw WebAuthnError(name: .invalidState, message: "The security key already holds a credential for this site (registered under its AppID).")
     }
 }

@@ -228,3 +228,81 @@ def test_secrets_never_reach_the_trace_log(launch, tmp_path):
         for form in (secret.hex(), secret.hex().upper(), b64url(secret), secret[:16].hex()):
             assert form not in log, f"secret leaked to the log as {form}"
     assert "top secret blob" not in log
+
+
+APPID = "https://example.com/u2f-appid.json"
+
+
+def mint_u2f_style_credential(token_path, rp_id: str):
+    """A non-discoverable credential bound to SHA-256(rp_id), as a U2F registration under the AppID `rp_id`
+    leaves on a key. The SoftToken has no CTAP1/U2F interface and the host (rightly) refuses an AppID URL as
+    rp.id, so the test seals the credential ID itself with the token's wrapping key, in the SoftToken's
+    documented format (Sources/SoftToken/CredentialID.swift): 0x01 ‖ nonce ‖ AES-256-GCM(CBOR secrets, aad=rpIdHash).
+    Returns (credential_id, COSE public key bytes)."""
+    import base64
+    import json
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from fido2 import cbor
+    from fido2.cose import ES256
+
+    state = json.loads(token_path.read_text())
+    wrapping_key = base64.b64decode(state["wrappingKey"])
+    private = ec.generate_private_key(ec.SECP256R1())
+    pkcs8 = private.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    secrets = cbor.encode({1: -7, 2: pkcs8, 3: 1, 4: os.urandom(32), 5: os.urandom(32), 8: False})
+    nonce = os.urandom(12)
+    sealed = AESGCM(wrapping_key).encrypt(nonce, secrets, hashlib.sha256(rp_id.encode()).digest())
+    public = cbor.encode(ES256.from_cryptography_key(private.public_key()))
+    return b"\x01" + nonce + sealed, public
+
+
+def test_appid_signs_in_with_a_u2f_style_credential(launch, token):
+    from rp import verify_authentication as verify
+
+    credential_id, public_key = mint_u2f_style_credential(token, APPID)
+    host = launch(token)
+    options, challenge = request_options(allow=[credential_id], extensions={"appid": APPID})
+    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    assert reply["credential"]["clientExtensionResults"] == {"appid": True}
+    auth_data = AuthenticatorData(decode_binary(reply["credential"]["response"]["authenticatorData"]))
+    assert auth_data.rp_id_hash == hashlib.sha256(APPID.encode()).digest()
+    # The RP verifies against its AppID, as a U2F-era RP does.
+    verify(reply["credential"], challenge, public_key, 0, rp_id=APPID)
+
+    # Without the extension the credential is not found under example.com.
+    options, _ = request_options(allow=[credential_id])
+    reply, _ = host.request({"id": "g-2", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError", reply
+
+
+def test_appid_is_false_when_the_credential_belongs_to_the_rp_id(launch, token):
+    host = launch(token)
+    _, verified = create(host)
+    got = get(host, [verified], allow=[verified.credential_id], extensions={"appid": APPID})
+    assert got["clientExtensionResults"] == {"appid": False}
+
+
+def test_appid_of_another_site_is_a_security_error(launch, token):
+    host = launch(token)
+    for index, appid in enumerate(["https://evil.example.org/appid.json", "http://example.com/appid.json", "not a url"]):
+        options, _ = request_options(allow=[b"x" * 32], extensions={"appid": appid})
+        reply, _ = host.request({"id": f"g-{index}", "type": "get", "origin": ORIGIN, "options": options})
+        assert reply["error"]["name"] == "SecurityError", (appid, reply)
+
+
+def test_appid_exclude_refuses_a_key_with_the_u2f_credential(launch, token):
+    credential_id, _ = mint_u2f_style_credential(token, APPID)
+    host = launch(token)
+    exclude = [{"type": "public-key", "id": binary(credential_id)}]
+    options, _ = creation_options(excludeCredentials=exclude, extensions={"appidExclude": APPID})
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "error" and reply["error"]["name"] == "InvalidStateError", reply
+    # Without appidExclude the U2F credential does not match example.com and registration goes ahead.
+    credential, _ = create(host, "c-2", excludeCredentials=exclude)
+    credential, _ = create(host, "c-3", extensions={"appidExclude": APPID})
+    assert credential["clientExtensionResults"] == {"appidExclude": True}

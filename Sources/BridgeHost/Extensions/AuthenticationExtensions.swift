@@ -33,8 +33,9 @@ struct AuthenticationExtensions {
         return requested
     }
 
-    func outputs(_ assertion: Assertion, largeBlob: JSONValue?) -> JSONValue {
+    func outputs(_ assertion: Assertion, largeBlob: JSONValue?, appid: Bool?) -> JSONValue {
         var results: [(String, JSONValue)] = []
+        if let appid { results.append(("appid", .bool(appid))) }
         if inputs.prf != nil {
             let output = assertion.hmacSecret ?? []
             results.append(("prf", output.count >= 32 ? .object([("results", PRFInputs.results(output))]) : .object([])))

@@ -15,6 +15,7 @@ struct RegistrationExtensionInputs: Equatable {
     var credentialProtection: CredentialProtectionPolicy?
     var enforceCredentialProtection = false
     var minPinLength = false
+    var appidExclude: String?
 
     init() {}
 
@@ -45,6 +46,7 @@ struct RegistrationExtensionInputs: Equatable {
         }
         enforceCredentialProtection = try ExtensionField.bool(json, "enforceCredentialProtectionPolicy") ?? false
         minPinLength = try ExtensionField.bool(json, "minPinLength") ?? false
+        appidExclude = try ExtensionField.string(json, "appidExclude", in: "extensions")
     }
 }
 
@@ -56,6 +58,7 @@ struct AuthenticationExtensionInputs: Equatable {
     var hmacGetSecret: [[UInt8]]?
     var largeBlob: LargeBlobOperation?
     var getCredBlob = false
+    var appid: String?
 
     init() {}
 
@@ -99,6 +102,7 @@ struct AuthenticationExtensionInputs: Equatable {
             }
         }
         getCredBlob = try ExtensionField.bool(json, "getCredBlob") ?? false
+        appid = try ExtensionField.string(json, "appid", in: "extensions")
     }
 }
 

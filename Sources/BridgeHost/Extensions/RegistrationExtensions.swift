@@ -43,6 +43,7 @@ struct RegistrationExtensions {
             results.append(("largeBlob", .object([("supported", .bool(key.count == 32))])))
         }
         if inputs.credBlob != nil { results.append(("credBlob", .bool(returned.bool("credBlob") == true))) }
+        if inputs.appidExclude != nil { results.append(("appidExclude", .bool(true))) }
         if inputs.minPinLength, let length = returned.int("minPinLength") { results.append(("minPinLength", .number(Double(length)))) }
         return .object(results)
     }
