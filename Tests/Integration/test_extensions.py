@@ -166,6 +166,18 @@ def test_min_pin_length_request_is_accepted_and_verifies(launch, token):
     assert credential["clientExtensionResults"] == {"credProps": {"rk": True}}
 
 
+def test_min_pin_length_is_reported_to_an_rp_the_key_trusts(launch, token):
+    import json
+
+    state = json.loads(token.read_text())
+    state["configuration"]["minPINLengthRPIDs"] = ["example.com"]
+    token.write_text(json.dumps(state))
+    host = launch(token)
+    credential, _ = create(host, extensions={"minPinLength": True})
+    assert registration_extensions(credential) == {"minPinLength": 4}
+    assert credential["clientExtensionResults"] == {"minPinLength": 4}
+
+
 def test_unknown_extensions_are_ignored(launch, token):
     host = launch(token)
     credential, verified = create(host, extensions={"somethingNew": {"a": 1}, "credProps": True})
