@@ -59,11 +59,10 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
     @Test(arguments: [
         (#"{"largeBlob": {"read": true, "write": {"__binary__": "AQ"}}}"#, DOMExceptionName.notSupported),
         (#"{"largeBlob": {"support": "required"}}"#, .notSupported),
-        (#"{"largeBlob": {"read": "yes"}}"#, .typeError),
         (#"{"hmacGetSecret": {"salt1": {"__binary__": "AQID"}}}"#, .typeError),
         (#"{"hmacGetSecret": {}}"#, .typeError),
         (#"{"prf": {"eval": {"first": {"__binary__": "AQ"}}}, "hmacGetSecret": {"salt1": {"__binary__": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}}"#, .notSupported),
-        (#"{"getCredBlob": "true"}"#, .typeError),
+        (#"{"largeBlob": {"write": "not bytes"}}"#, .typeError),
         (#"{"prf": {"eval": {"second": {"__binary__": "AQ"}}}}"#, .typeError),
         (#"{"appid": 5}"#, .typeError),
         (#"[]"#, .typeError),
@@ -91,6 +90,12 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
         #expect(inputs.credentialProtection == .userVerificationRequired)
         #expect(inputs.enforceCredentialProtection)
         #expect(inputs.appidExclude == "https://example.com/a")
+    }
+
+    @Test func booleanInputsConvertAsJavaScriptDoes() throws {
+        #expect(try getInputs(#"{"getCredBlob": "yes"}"#).getCredBlob)
+        #expect(try getInputs(#"{"getCredBlob": 0}"#).getCredBlob == false)
+        #expect(try getInputs(#"{"largeBlob": {"read": 1}}"#).largeBlob == .read)
     }
 
     @Test func unknownCredentialProtectionPolicyIsIgnored() throws {

@@ -108,10 +108,17 @@ struct AuthenticationExtensionInputs: Equatable {
 
 /// Typed reads of one extension member, with the TypeError a browser's IDL conversion would raise.
 enum ExtensionField {
+    /// WebIDL `boolean` never throws: any value converts as JavaScript's ToBoolean does, so a page passing
+    /// `1` or `"yes"` gets what it gets in a browser.
     static func bool(_ object: JSONValue, _ name: String) throws(WebAuthnError) -> Bool? {
         guard let value = object[name], !value.isNull else { return nil }
-        guard let bool = value.boolValue else { throw .typeError("extensions.\(name) must be a boolean.") }
-        return bool
+        switch value {
+        case .bool(let b): return b
+        case .number(let n): return n != 0 && !n.isNaN
+        case .string(let s): return !s.isEmpty
+        case .null: return false
+        case .binary, .array, .object: return true
+        }
     }
 
     static func bytes(_ object: JSONValue, _ name: String) throws(WebAuthnError) -> [UInt8]? {
