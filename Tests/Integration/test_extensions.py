@@ -199,6 +199,52 @@ def test_large_blob_write_then_read_returns_the_bytes(launch, tmp_path):
     assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == blob
 
 
+FAKE_PINENTRY = """#!/usr/bin/env python3
+import sys
+print("OK fake pinentry", flush=True)
+for line in sys.stdin:
+    command = line.split(" ", 1)[0].strip()
+    if command == "GETPIN":
+        print("D 1234", flush=True)
+    print("OK", flush=True)
+    if command == "BYE":
+        break
+"""
+
+
+PIN_BLOB = b"written with a PIN-derived largeBlobWrite token"
+
+
+def test_large_blob_write_with_a_pin_gets_a_large_blob_write_token(launch, tmp_path):
+    token = create_token(tmp_path / "pin.state", "--pin", "1234")
+    pinentry = tmp_path / "pinentry"
+    pinentry.write_text(FAKE_PINENTRY)
+    pinentry.chmod(0o755)
+    host = launch(token, env={"WEBAUTHN_BRIDGE_PINENTRY": str(pinentry)})
+    credential, verified = create(host, extensions={"largeBlob": {"support": "preferred"}},
+                                  authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"largeBlob": {"supported": True}}
+    # userVerification "discouraged" would send no PIN; the write still needs a token, so the host verifies.
+    written = get(host, [verified], "g-1", allow=[verified.credential_id], userVerification="discouraged",
+                  extensions={"largeBlob": {"write": binary(PIN_BLOB)}})
+    assert written["clientExtensionResults"] == {"largeBlob": {"written": True}}
+    read = get(host, [verified], "g-2", allow=[verified.credential_id], userVerification="discouraged",
+               extensions={"largeBlob": {"read": True}})
+    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == PIN_BLOB
+
+
+def test_large_blob_that_deflates_below_16_bytes_is_not_written(launch, tmp_path):
+    """libfido2 1.12 limit: fido_dev_largeblob_set deflates the blob and then refuses to AES-GCM-seal fewer than
+    16 bytes ("aes256_gcm: invalid input len 5"), so tiny or very repetitive blobs fail. The host reports
+    written: false, as the spec says for a failed write, instead of an error."""
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token)
+    _, verified = create(host, extensions={"largeBlob": {"support": "required"}},
+                         authenticatorSelection={"residentKey": "required"})
+    written = get(host, [verified], allow=[verified.credential_id], extensions={"largeBlob": {"write": binary(b"tiny")}})
+    assert written["clientExtensionResults"] == {"largeBlob": {"written": False}}
+
+
 def test_large_blob_input_errors(launch, token):
     host = launch(token)
     cases = [
