@@ -38,8 +38,8 @@ struct AuthenticationCeremony {
             do throws(FIDOError) {
                 let found = try device.getAssertions(r, pin: pin)
                 // A write needs the PIN the assertion just used, so it happens here (one allowed credential).
-                if case .write? = extensionInputs.largeBlob, let only = found.first {
-                    written = try LargeBlobExtension.perform(extensionInputs.largeBlob!, key: only.largeBlobKey, on: device,
+                if case .write(let blob)? = extensionInputs.largeBlob, let only = found.first {
+                    written = try LargeBlobExtension.perform(.write(blob), key: only.largeBlobKey, on: device,
                                                              pin: pin, log: log, request: id)
                 }
                 return found
@@ -61,7 +61,7 @@ struct AuthenticationCeremony {
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
-            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid == nil ? nil : usedAppID))
+            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid.map { _ in usedAppID }))
     }
 
     private func collectTouch(on device: Device, deadline: Date) throws(WebAuthnError) {
@@ -92,53 +92,6 @@ struct AuthenticationCeremony {
         case .chosen(nil): throw WebAuthnError(name: .notAllowed, message: "No account was chosen.")
         case .cancelled: throw ErrorMapping.aborted
         case .timedOut: throw ErrorMapping.timeout
-        }
-    }
-}
-
-extension AuthenticationCeremony {
-    /// The allow list to send: narrowed to the one credential the key holds when an extension's input
-    /// depends on the credential (prf.evalByCredential), found with a silent up=false assertion.
-    func extensionCredentialChoice(_ extensions: AuthenticationExtensions, _ request: AssertionRequest, on device: Device,
-                                   deadline: Date) throws(WebAuthnError) -> [[UInt8]] {
-        guard extensions.needsCredentialChoice(allowList: request.allowList) else { return request.allowList }
-        var probe = request
-        probe.userPresence = false
-        probe.extensions = AssertionExtensions()
-        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
-        do {
-            let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
-            if let id = found.first?.credentialID, !id.isEmpty { return [id] }
-        } catch {
-            if error.code != FIDOError.noCredentials {
-                throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
-            }
-        }
-        return request.allowList
-    }
-
-    /// appid: sign in under the AppID when the key holds an allowed credential for it and none for the rp.id.
-    func useAppID(_ appid: String?, _ request: AssertionRequest, on device: Device, deadline: Date) throws(WebAuthnError) -> Bool {
-        guard let appid, !request.allowList.isEmpty else { return false }
-        let hold = { (rp: String) throws(WebAuthnError) -> Bool in
-            try AppIDExtension.keyHolds(request.allowList, rpID: rp, clientData: request.clientDataJSON, on: device,
-                                        controller: controller, deadline: deadline)
-        }
-        if try hold(request.rpID) { return false }
-        return try hold(appid)
-    }
-
-    func readLargeBlob(_ inputs: AuthenticationExtensionInputs, _ chosen: Assertion, on device: Device,
-                       deadline: Date) throws(WebAuthnError) -> JSONValue? {
-        guard case .read? = inputs.largeBlob else { return nil }
-        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
-        do {
-            return try controller.using(device) { () throws(FIDOError) in
-                try LargeBlobExtension.perform(.read, key: chosen.largeBlobKey, on: device, pin: nil,
-                                               log: environment.log, request: controller.id)
-            }
-        } catch {
-            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
         }
     }
 }
