@@ -31,8 +31,12 @@ enum AppIDExtension {
             let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
             return !found.isEmpty
         } catch {
-            if error.code == FIDOError.noCredentials { return false }
-            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+            // Only a cancel or the deadline ends the ceremony; a key that refuses silent assertions (alwaysUv)
+            // is treated as not holding the credential, so the ceremony goes on under the rp.id.
+            if controller.isCancelled || Date() >= deadline {
+                throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+            }
+            return false
         }
     }
 }

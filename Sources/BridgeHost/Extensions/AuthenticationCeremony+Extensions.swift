@@ -18,9 +18,11 @@ extension AuthenticationCeremony {
             let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
             if let id = found.first?.credentialID, !id.isEmpty { return [id] }
         } catch {
-            if error.code != FIDOError.noCredentials {
+            // A key that refuses silent assertions (alwaysUv, say) still gets the request, with `eval` as input.
+            if controller.isCancelled || Date() >= deadline {
                 throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
             }
+            if error.code != FIDOError.noCredentials { environment.log.info("silent credential probe failed: \(error)", request: controller.id) }
         }
         return request.allowList
     }
