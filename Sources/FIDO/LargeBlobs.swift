@@ -37,3 +37,28 @@ extension Device {
         }
     }
 }
+
+extension Device {
+    /// The serialized largeBlobs array as CBOR (libfido2 checks and strips the trailing hash).
+    public func largeBlobArray() throws(FIDOError) -> [UInt8] {
+        var pointer: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let status = fido_dev_largeblob_get_array(handle, &pointer, &length)
+        defer { if let pointer { explicit_bzero(pointer, length); free(pointer) } }
+        try FIDOError.check(status, "fido_dev_largeblob_get_array")
+        return Self.bytes(pointer, length)
+    }
+
+    /// Replaces the whole largeBlobs array (CBOR); libfido2 appends the hash and gets the write token as in
+    /// `setLargeBlob`.
+    public func setLargeBlobArray(_ cbor: [UInt8], pin: PINCode?) throws(FIDOError) {
+        func set(_ p: UnsafePointer<CChar>?) -> Int32 {
+            cbor.withUnsafeBufferPointer { fido_dev_largeblob_set_array(handle, $0.baseAddress, $0.count, p) }
+        }
+        if let pin {
+            try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(set(p), "fido_dev_largeblob_set_array") }
+        } else {
+            try FIDOError.check(set(nil), "fido_dev_largeblob_set_array")
+        }
+    }
+}

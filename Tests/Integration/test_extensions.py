@@ -233,16 +233,20 @@ def test_large_blob_write_with_a_pin_gets_a_large_blob_write_token(launch, tmp_p
     assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == PIN_BLOB
 
 
-def test_large_blob_that_deflates_below_16_bytes_is_not_written(launch, tmp_path):
-    """libfido2 1.12 limit: fido_dev_largeblob_set deflates the blob and then refuses to AES-GCM-seal fewer than
-    16 bytes ("aes256_gcm: invalid input len 5"), so tiny or very repetitive blobs fail. The host reports
-    written: false, as the spec says for a failed write, instead of an error."""
+@pytest.mark.parametrize("blob", [b"", b"tiny", b"A" * 600], ids=["empty", "tiny", "repetitive"])
+def test_large_blob_that_deflates_below_16_bytes_is_still_written(launch, tmp_path, blob):
+    """libfido2 1.12's fido_dev_largeblob_set deflates the blob and then refuses to AES-GCM-seal fewer than 16
+    bytes ("aes256_gcm: invalid input len 5"); the host then seals the entry itself and writes the array."""
     token = create_token(tmp_path / "uv.state", "--uv")
     host = launch(token)
     _, verified = create(host, extensions={"largeBlob": {"support": "required"}},
                          authenticatorSelection={"residentKey": "required"})
-    written = get(host, [verified], allow=[verified.credential_id], extensions={"largeBlob": {"write": binary(b"tiny")}})
-    assert written["clientExtensionResults"] == {"largeBlob": {"written": False}}
+    for index, value in enumerate([b"a first, longer value that libfido2 seals itself", blob]):
+        written = get(host, [verified], f"w-{index}", allow=[verified.credential_id],
+                      extensions={"largeBlob": {"write": binary(value)}})
+        assert written["clientExtensionResults"] == {"largeBlob": {"written": True}}
+        read = get(host, [verified], f"r-{index}", allow=[verified.credential_id], extensions={"largeBlob": {"read": True}})
+        assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == value
 
 
 def test_large_blob_input_errors(launch, token):

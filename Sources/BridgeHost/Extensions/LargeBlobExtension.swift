@@ -20,7 +20,10 @@ enum LargeBlobExtension {
         case .read:
             guard let key, key.count == 32 else { return .object([]) }
             do throws(FIDOError) {
-                guard let blob = try device.largeBlob(key: key) else { return .object([]) }
+                // libfido2 1.12 skips an entry whose original size is 0 (the host seals those itself).
+                var found = try device.largeBlob(key: key)
+                if found == nil { found = try storedBlob(key: key, on: device) }
+                guard let blob = found else { return .object([]) }
                 return .object([("blob", .binary(blob))])
             } catch {
                 if error.code == FIDOError.keepaliveCancel { throw error }
@@ -30,7 +33,14 @@ enum LargeBlobExtension {
         case .write(let blob):
             guard let key, key.count == 32 else { return .object([("written", false)]) }
             do throws(FIDOError) {
-                try device.setLargeBlob(key: key, blob: blob, pin: pin)
+                do throws(FIDOError) {
+                    // libfido2 refuses an empty blob outright (FIDO_ERR_INVALID_ARGUMENT).
+                    if blob.isEmpty { throw FIDOError(code: FIDOError.internalError, function: "fido_dev_largeblob_set") }
+                    try device.setLargeBlob(key: key, blob: blob, pin: pin)
+                } catch where error.code == FIDOError.internalError {
+                    // libfido2 1.12 cannot seal blobs that deflate below 16 bytes; seal the entry here instead.
+                    try writeSealedHere(blob, key: key, on: device, pin: pin)
+                }
                 return .object([("written", true)])
             } catch {
                 if error.code == FIDOError.keepaliveCancel { throw error }
@@ -38,5 +48,18 @@ enum LargeBlobExtension {
                 return .object([("written", false)])
             }
         }
+    }
+
+    private static func storedBlob(key: [UInt8], on device: Device) throws(FIDOError) -> [UInt8]? {
+        LargeBlobEntry.storedBlob(in: try device.largeBlobArray(), key: key)
+    }
+
+    private static func writeSealedHere(_ blob: [UInt8], key: [UInt8], on device: Device, pin: PINCode?) throws(FIDOError) {
+        let current = try device.largeBlobArray()
+        let updated: [UInt8]
+        do { updated = try LargeBlobEntry.array(current, storing: blob, key: key) } catch {
+            throw FIDOError(code: FIDOError.internalError, function: "LargeBlobEntry.array")
+        }
+        try device.setLargeBlobArray(updated, pin: pin)
     }
 }
