@@ -13,44 +13,48 @@ struct AuthenticationCeremony {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
         let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
-        let extensions = try AuthenticationExtensions(options.extensions, allowCredentials: options.allowCredentials)
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
+        let allowList = options.allowCredentials.map(\.id)
+        let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
+        let appid = try extensionInputs.appid.map { (a) throws(WebAuthnError) in
+            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
+        }
         log.info("get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
-        var allowList = options.allowCredentials.map(\.id)
+        let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
+        var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
         let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
-        // A long list goes in batches; PRF's per-credential salts need the credential known before the request.
-        if preflight.needsBatches(allowList) || (extensions.needsCredentialPreflight && allowList.count > 1) {
+        if appid == nil, preflight.needsBatches(allowList) {
+            // A long list goes in batches the key accepts; the ceremony then names the one credential it holds.
             guard let held = preflight.heldCredential(in: allowList) else {
                 try collectTouch(on: device, deadline: deadline)
                 throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
             }
-            allowList = [held]
+            request.allowList = [held]
         }
+        let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
+        if usedAppID, let appid { request.rpID = appid }
+        request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
+        request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        var method = try runner.plan(options.userVerification, device: device, makingCredential: false)
-        if case .write? = extensions.largeBlob, method == .none, device.info.hasClientPIN { method = .pin }  // largeBlobWrite permission
-        let request = AssertionRequest(
-            clientDataJSON: clientData, rpID: rpID, allowList: allowList,
-            extensions: extensions.ctapInputs(for: device.info, credentialID: allowList.count == 1 ? allowList[0] : nil))
-        let (assertions, written) = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
+        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, makingCredential: false)
+        var written: JSONValue?
+        let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV
-            let found: [Assertion]
-            do throws(FIDOError) { found = try device.getAssertions(r, pin: pin) } catch {
-                if error.code == FIDOError.noCredentials { return ([Assertion](), Bool?.none) }
-                throw error
-            }
-            guard case .write(let blob)? = extensions.largeBlob else { return (found, nil) }
-            guard let key = found.first?.largeBlobKey else { return (found, false) }
             do throws(FIDOError) {
-                try device.setLargeBlob(blob, forKey: key, pin: pin)
-                return (found, true)
+                let found = try device.getAssertions(r, pin: pin)
+                // A write needs the PIN the assertion just used, so it happens here (one allowed credential).
+                if case .write(let blob)? = extensionInputs.largeBlob, let only = found.first {
+                    written = try LargeBlobExtension.perform(.write(blob), key: only.largeBlobKey, on: device,
+                                                             pin: pin, log: log, request: id)
+                }
+                return found
             } catch {
-                log.warn("largeBlob write failed: \(error)", request: id)
-                return (found, false)
+                if error.code == FIDOError.noCredentials { return [] }
+                throw error
             }
         }
         if assertions.isEmpty {
@@ -60,14 +64,13 @@ struct AuthenticationCeremony {
             throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         }
         let chosen = try choose(among: assertions, deadline: deadline)
+        var largeBlob = written
+        if largeBlob == nil { largeBlob = try readLargeBlob(extensionInputs, chosen, on: device, deadline: deadline) }
         environment.replies.status(id, "processing")
-        var blob: [UInt8]?
-        if case .read? = extensions.largeBlob, let key = chosen.largeBlobKey { blob = try? device.largeBlob(forKey: key) }
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
-            signature: chosen.signature, userHandle: chosen.userID,
-            extensionResults: extensions.outputs(chosen, blob: blob, written: written))
+            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid.map { _ in usedAppID }))
     }
 
     private func collectTouch(on device: Device, deadline: Date) throws(WebAuthnError) {

@@ -18,8 +18,11 @@ struct RegistrationCeremony {
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
         let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
         let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
-        let extensions = try RegistrationExtensions(options.extensions)
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
+        let extensionInputs = try RegistrationExtensionInputs(options.extensions)
+        let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
+            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
+        }
         log.info("create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)", request: id)
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
@@ -28,7 +31,9 @@ struct RegistrationCeremony {
             throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
         }
         let residentKey = try residentKeyDecision(device.info)
-                var excludeList = options.excludeCredentials.map(\.id)
+        let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
+        if let appidExclude { try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline) }
+        var excludeList = options.excludeCredentials.map(\.id)
         let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
         if preflight.needsBatches(excludeList) {
             // Only a credential the key holds matters; naming just it keeps the request within the key's limits.
@@ -38,7 +43,7 @@ struct RegistrationCeremony {
             clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
             userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
             residentKey: residentKey, excludeList: excludeList)
-        request.extensions = try extensions.ctapInputs(for: device.info)
+        request.extensions = extensions.ctap
 
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
         let method = try runner.plan(options.userVerification, device: device, makingCredential: true)
@@ -76,8 +81,7 @@ struct RegistrationCeremony {
         environment.log.info("created credential (\(made.credentialID.count)-byte id, alg \(made.algorithm), fmt \(format))", request: controller.id)
         return CredentialJSON.registration(
             credentialID: made.credentialID, clientDataJSON: clientData, attestationObject: attestationObject,
-            authenticatorData: authData, transports: ["usb"],
-            extensionResults: extensions.outputs(authenticatorData: authData, made: made, residentKey: residentKey))
+            authenticatorData: authData, transports: ["usb"], extensionResults: extensions.outputs(made, authData: authData, residentKey: residentKey))
     }
 
     /// attestation "none" replaces the statement with an empty one (§5.1.3 step 23); indirect, direct and

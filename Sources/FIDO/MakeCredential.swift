@@ -110,7 +110,6 @@ extension Device {
         if let blob = e.credentialBlob {
             try FIDOError.check(blob.withUnsafeBufferPointer { fido_cred_set_blob(cred, $0.baseAddress, $0.count) }, "fido_cred_set_blob")
         }
-        if e.minPINLength { try FIDOError.check(fido_cred_set_pin_minlen(cred, 0), "fido_cred_set_pin_minlen") }
     }
 
     static func bytes(_ pointer: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {

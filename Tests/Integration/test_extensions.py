@@ -1,8 +1,8 @@
-"""WebAuthn extensions through the real host and SoftToken (issue 6); every ceremony verified by py_webauthn,
-authenticator data decoded by python-fido2."""
+"""WebAuthn extensions through the real host and SoftToken: prf, hmacCreateSecret/hmacGetSecret, credBlob,
+credProtect, minPinLength, largeBlob. Every ceremony is verified by py_webauthn; authenticator-data extension
+outputs are read with python-fido2's parser, independently of the host."""
 
 import hashlib
-import os
 
 import pytest
 from fido2.webauthn import AttestationObject, AuthenticatorData
@@ -10,10 +10,8 @@ from fido2.webauthn import AttestationObject, AuthenticatorData
 from bridge import b64url, binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
-RK = {"authenticatorSelection": {"residentKey": "required"}}
 
-
-def register(host, request_id="c-1", **overrides):
+def create(host, request_id="c-1", **overrides):
     options, challenge = creation_options(**overrides)
     reply, _ = host.request({"id": request_id, "type": "create", "origin": ORIGIN, "options": options})
     assert reply["type"] == "result", reply
@@ -21,139 +19,338 @@ def register(host, request_id="c-1", **overrides):
     return reply["credential"], verified
 
 
-def sign_in(host, verified, request_id="g-1", allow=None, **overrides):
-    allow = [verified.credential_id] if allow is None else allow
+def get(host, verified_list, request_id="g-1", allow=None, **overrides):
+    """Signs in and verifies with py_webauthn against whichever registered credential answered."""
     options, challenge = request_options(allow=allow, **overrides)
     reply, _ = host.request({"id": request_id, "type": "get", "origin": ORIGIN, "options": options})
     assert reply["type"] == "result", reply
-    verify_authentication(reply["credential"], challenge, verified.credential_public_key, 0,
-                          require_uv=overrides.get("userVerification") == "required")
-    return reply["credential"]
+    credential = reply["credential"]
+    raw_id = decode_binary(credential["rawId"])
+    verified = next(v for v in verified_list if v.credential_id == raw_id)
+    verify_authentication(credential, challenge, verified.credential_public_key, verified.sign_count)
+    return credential
 
 
-def authenticator_extensions(credential) -> dict:
+def registration_extensions(credential) -> dict:
     attestation = AttestationObject(decode_binary(credential["response"]["attestationObject"]))
     return attestation.auth_data.extensions or {}
 
 
-def prf_first(credential) -> bytes:
-    return decode_binary(credential["clientExtensionResults"]["prf"]["results"]["first"])
+def prf_results(credential) -> dict:
+    results = credential["clientExtensionResults"]["prf"]["results"]
+    return {k: decode_binary(v) for k, v in results.items()}
 
 
-def test_prf_is_enabled_at_create_and_deterministic_per_input(launch, token):
+def prf_get(host, verified, request_id, first: bytes, second: bytes | None = None):
+    values = {"first": binary(first)}
+    if second is not None:
+        values["second"] = binary(second)
+    return get(host, [verified], request_id, allow=[verified.credential_id], extensions={"prf": {"eval": values}})
+
+
+def test_prf_create_reports_enabled_and_hmac_secret_is_in_authenticator_data(launch, token):
     host = launch(token)
-    credential, verified = register(host, extensions={"prf": {}})
-    assert credential["clientExtensionResults"]["prf"] == {"enabled": True}
-    a1 = prf_first(sign_in(host, verified, "g-1", extensions={"prf": {"eval": {"first": binary(b"input A")}}}))
-    a2 = prf_first(sign_in(host, verified, "g-2", extensions={"prf": {"eval": {"first": binary(b"input A")}}}))
-    b = prf_first(sign_in(host, verified, "g-3", extensions={"prf": {"eval": {"first": binary(b"input B")}}}))
-    assert len(a1) == 32 and a1 == a2 and a1 != b
+    credential, _ = create(host, extensions={"prf": {"eval": {"first": binary(b"ignored at create")}}})
+    assert credential["clientExtensionResults"] == {"prf": {"enabled": True}}
+    assert registration_extensions(credential) == {"hmac-secret": True}
 
 
-def test_prf_second_output_and_equality_with_raw_hmac_secret(launch, token):
+def test_prf_is_deterministic_and_input_dependent(launch, token):
     host = launch(token)
-    _, verified = register(host, extensions={"prf": {}})
-    both = sign_in(host, verified, "g-1", extensions={"prf": {"eval": {"first": binary(b"x"), "second": binary(b"y")}}})
-    results = both["clientExtensionResults"]["prf"]["results"]
-    salt = lambda data: hashlib.sha256(b"WebAuthn PRF\x00" + data).digest()  # noqa: E731
-    raw = sign_in(host, verified, "g-2", extensions={"hmacGetSecret": {"salt1": binary(salt(b"x")), "salt2": binary(salt(b"y"))}})
-    outputs = raw["clientExtensionResults"]["hmacGetSecret"]
-    assert results["first"] == outputs["output1"]
-    assert results["second"] == outputs["output2"]
-    assert results["first"] != results["second"]
+    _, verified = create(host, extensions={"prf": {}})
+    a1 = prf_results(prf_get(host, verified, "g-1", b"input a", b"input b"))
+    a2 = prf_results(prf_get(host, verified, "g-2", b"input a", b"input b"))
+    b = prf_results(prf_get(host, verified, "g-3", b"input b"))
+    assert a1 == a2
+    assert len(a1["first"]) == 32 and len(a1["second"]) == 32
+    assert a1["first"] != a1["second"]
+    assert b["first"] == a1["second"]
+    assert set(b) == {"first"}
 
 
-def test_prf_eval_by_credential_uses_the_credential_the_key_holds(launch, token):
+def test_prf_equals_raw_hmac_get_secret_of_the_prf_salt(launch, token):
     host = launch(token)
-    _, verified = register(host, extensions={"prf": {}})
-    foreign = os.urandom(48)
-    by_credential = {b64url(foreign): {"first": binary(b"wrong")}, b64url(verified.credential_id): {"first": binary(b"right")}}
-    chosen = sign_in(host, verified, "g-1", allow=[foreign, verified.credential_id],
-                     extensions={"prf": {"evalByCredential": by_credential}})
-    expected = sign_in(host, verified, "g-2", extensions={"prf": {"eval": {"first": binary(b"right")}}})
-    assert prf_first(chosen) == prf_first(expected)
-
-
-@pytest.mark.parametrize("allow_foreign,name", [(True, "SyntaxError"), (None, "NotSupportedError")])
-def test_prf_eval_by_credential_errors(launch, token, allow_foreign, name):
-    host = launch(token)
-    options, _ = request_options(allow=[os.urandom(16)] if allow_foreign else [],
-                                 extensions={"prf": {"evalByCredential": {b64url(b"not-allowed"): {"first": binary(b"x")}}}})
-    reply, statuses = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
-    assert reply["error"]["name"] == name, reply
-    assert statuses == []
-
-
-def test_hmac_create_secret_reports_what_the_key_did(launch, token):
-    host = launch(token)
-    credential, _ = register(host, extensions={"hmacCreateSecret": True})
+    credential, verified = create(host, extensions={"hmacCreateSecret": True})
     assert credential["clientExtensionResults"] == {"hmacCreateSecret": True}
-    assert authenticator_extensions(credential)["hmac-secret"] is True
+    prf = prf_results(prf_get(host, verified, "g-1", b"x", b"y"))
+    salt = lambda data: hashlib.sha256(b"WebAuthn PRF\x00" + data).digest()  # noqa: E731
+    raw = get(host, [verified], "g-2", allow=[verified.credential_id],
+              extensions={"hmacGetSecret": {"salt1": binary(salt(b"x")), "salt2": binary(salt(b"y"))}})
+    outputs = raw["clientExtensionResults"]["hmacGetSecret"]
+    assert decode_binary(outputs["output1"]) == prf["first"]
+    assert decode_binary(outputs["output2"]) == prf["second"]
+
+
+def test_prf_eval_by_credential_picks_the_credential_the_key_answers_with(launch, token, tmp_path):
+    other_token = create_token(tmp_path / "other.state")
+    other_host = launch(other_token)
+    _, foreign = create(other_host, "c-0", extensions={"prf": {}})  # on another key: this key cannot answer with it
+    host = launch(token)
+    _, first = create(host, "c-1", user_id=b"u1", extensions={"prf": {}})
+    _, second = create(host, "c-2", user_id=b"u2", extensions={"prf": {}})
+    values = {first.credential_id: b"for the first", second.credential_id: b"for the second",
+              foreign.credential_id: b"for the foreign"}
+    for index, mine in enumerate([first, second]):
+        expected = prf_results(prf_get(host, mine, f"e-{index}", values[mine.credential_id]))
+        allow = [foreign.credential_id, mine.credential_id]
+        by_credential = {b64url(c): {"first": binary(values[c])} for c in allow}
+        # Of the two allowed credentials the key holds only `mine`: the host must find it first and send
+        # that credential's own PRF input.
+        credential = get(host, [first, second], f"g-{index}", allow=allow,
+                         extensions={"prf": {"evalByCredential": by_credential}})
+        assert decode_binary(credential["rawId"]) == mine.credential_id
+        assert prf_results(credential) == expected
+
+
+def test_prf_eval_by_credential_errors_follow_the_spec(launch, token):
+    host = launch(token)
+    _, verified = create(host, extensions={"prf": {}})
+    cases = [
+        ({"allowCredentials": []}, {b64url(verified.credential_id): {"first": binary(b"x")}}, "NotSupportedError"),
+        ({}, {b64url(b"not-in-allow-list"): {"first": binary(b"x")}}, "SyntaxError"),
+        ({}, {"": {"first": binary(b"x")}}, "SyntaxError"),
+    ]
+    for index, (overrides, by_credential, name) in enumerate(cases):
+        allow = [] if "allowCredentials" in overrides else [verified.credential_id]
+        options, _ = request_options(allow=allow, extensions={"prf": {"evalByCredential": by_credential}})
+        reply, _ = host.request({"id": f"g-{index}", "type": "get", "origin": ORIGIN, "options": options})
+        assert reply["type"] == "error" and reply["error"]["name"] == name, reply
+    options, _ = creation_options(extensions={"prf": {"evalByCredential": {b64url(b"id"): {"first": binary(b"x")}}}})
+    reply, _ = host.request({"id": "c-9", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotSupportedError", reply
+
+
+def test_hmac_get_secret_salts_must_be_32_bytes(launch, token):
+    host = launch(token)
+    _, verified = create(host, extensions={"hmacCreateSecret": True})
+    options, _ = request_options(allow=[verified.credential_id], extensions={"hmacGetSecret": {"salt1": binary(b"short")}})
+    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "TypeError", reply
 
 
 def test_cred_blob_round_trips(launch, token):
     host = launch(token)
-    credential, verified = register(host, extensions={"credBlob": binary(b"blob-123")}, **RK)
+    credential, verified = create(host, extensions={"credBlob": binary(b"small blob")},
+                                  authenticatorSelection={"residentKey": "required"})
     assert credential["clientExtensionResults"] == {"credBlob": True}
-    got = sign_in(host, verified, extensions={"getCredBlob": True})
-    assert decode_binary(got["clientExtensionResults"]["getCredBlob"]) == b"blob-123"
+    assert registration_extensions(credential) == {"credBlob": True}
+    got = get(host, [verified], allow=[verified.credential_id], extensions={"getCredBlob": True})
+    assert decode_binary(got["clientExtensionResults"]["getCredBlob"]) == b"small blob"
+
+
+def test_cred_blob_longer_than_the_key_allows_is_not_stored(launch, token):
+    host = launch(token)
+    credential, _ = create(host, extensions={"credBlob": binary(b"x" * 33)},
+                           authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"credBlob": False}
 
 
 @pytest.mark.parametrize("policy,level", [("userVerificationOptional", 1),
                                           ("userVerificationOptionalWithCredentialIDList", 2),
                                           ("userVerificationRequired", 3)])
-def test_cred_protect_level_is_in_authenticator_data(launch, token, policy, level):
+def test_cred_protect_level_is_in_authenticator_data(launch, tmp_path, policy, level):
+    token = create_token(tmp_path / "uv.state", "--uv")
     host = launch(token)
-    credential, _ = register(host, extensions={"credentialProtectionPolicy": policy, "enforceCredentialProtectionPolicy": True}, **RK)
-    assert authenticator_extensions(credential)["credProtect"] == level
+    credential, verified = create(host, extensions={"credentialProtectionPolicy": policy,
+                                                    "enforceCredentialProtectionPolicy": True},
+                                  authenticatorSelection={"residentKey": "required", "userVerification": "required"})
+    assert registration_extensions(credential) == {"credProtect": level}
+    get(host, [verified], allow=[verified.credential_id], userVerification="required")
 
 
-def test_uv_required_credential_is_not_found_without_uv(launch, token):
+def test_min_pin_length_request_is_accepted_and_verifies(launch, token):
     host = launch(token)
-    register(host, extensions={"credentialProtectionPolicy": "userVerificationRequired"}, **RK)
-    options, _ = request_options()
-    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
-    assert reply["error"]["name"] == "NotAllowedError"
+    credential, _ = create(host, extensions={"minPinLength": True, "credProps": True},
+                           authenticatorSelection={"residentKey": "required"})
+    # The SoftToken's minPinLengthRPIDs list is empty, so the key returns no value for this RP.
+    assert credential["clientExtensionResults"] == {"credProps": {"rk": True}}
 
 
-def test_large_blob_write_then_read(launch, tmp_path, pinentry):
-    # Writing needs a PIN/UV token with the largeBlobWrite permission (libfido2 1.12 asks for one always).
-    env, answers, _ = pinentry
-    answers("pin 123456", "pin 123456", "pin 123456")  # create, write, read: uv "preferred" uses the PIN each time
-    host = launch(create_token(tmp_path / "pin.state", "--pin", "123456"), env=env)
-    credential, verified = register(host, extensions={"largeBlob": {"support": "required"}}, **RK)
-    assert credential["clientExtensionResults"] == {"largeBlob": {"supported": True}}
-    payload = os.urandom(300)
-    wrote = sign_in(host, verified, "g-1", extensions={"largeBlob": {"write": binary(payload)}})
-    assert wrote["clientExtensionResults"] == {"largeBlob": {"written": True}}
-    read = sign_in(host, verified, "g-2", extensions={"largeBlob": {"read": True}})
-    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == payload
+def test_min_pin_length_is_reported_to_an_rp_the_key_trusts(launch, token):
+    import json
 
-
-def test_large_blob_read_and_write_together_is_not_supported(launch, token):
+    state = json.loads(token.read_text())
+    state["configuration"]["minPINLengthRPIDs"] = ["example.com"]
+    token.write_text(json.dumps(state))
     host = launch(token)
-    options, _ = request_options(allow=[os.urandom(16)], extensions={"largeBlob": {"read": True, "write": binary(b"x")}})
-    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
-    assert reply["error"]["name"] == "NotSupportedError"
+    credential, _ = create(host, extensions={"minPinLength": True})
+    assert registration_extensions(credential) == {"minPinLength": 4}
+    assert credential["clientExtensionResults"] == {"minPinLength": 4}
 
 
 def test_unknown_extensions_are_ignored(launch, token):
     host = launch(token)
-    credential, _ = register(host, extensions={"totallyUnknown": {"x": 1}, "credProps": True})
+    credential, verified = create(host, extensions={"somethingNew": {"a": 1}, "credProps": True})
     assert credential["clientExtensionResults"] == {"credProps": {"rk": False}}
+    got = get(host, [verified], allow=[verified.credential_id], extensions={"somethingNew": True})
+    assert got["clientExtensionResults"] == {}
 
 
-def test_no_prf_output_or_blob_reaches_the_log_at_trace_level(launch, tmp_path, pinentry):
+def test_large_blob_write_then_read_returns_the_bytes(launch, tmp_path):
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token)
+    credential, verified = create(host, extensions={"largeBlob": {"support": "required"}},
+                                  authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"largeBlob": {"supported": True}}
+    blob = b"certificate bytes \x00\x01\x02" * 8
+    written = get(host, [verified], "g-1", allow=[verified.credential_id], extensions={"largeBlob": {"write": binary(blob)}})
+    assert written["clientExtensionResults"] == {"largeBlob": {"written": True}}
+    read = get(host, [verified], "g-2", extensions={"largeBlob": {"read": True}})
+    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == blob
+
+
+PIN_BLOB = b"written with a PIN-derived largeBlobWrite token"
+
+
+def test_large_blob_write_with_a_pin_gets_a_large_blob_write_token(launch, tmp_path, pinentry):
+    token = create_token(tmp_path / "pin.state", "--pin", "1234")
     env, answers, _ = pinentry
-    answers("pin 123456", "pin 123456", "pin 123456")
-    host = launch(create_token(tmp_path / "pin.state", "--pin", "123456"), env=env, log_level="trace")
-    _, verified = register(host, extensions={"prf": {}, "largeBlob": {"support": "required"}}, **RK)
-    first = prf_first(sign_in(host, verified, "g-1", extensions={"prf": {"eval": {"first": binary(b"secret input")}}}))
-    payload = os.urandom(64)
-    sign_in(host, verified, "g-2", extensions={"largeBlob": {"write": binary(payload)}})
+    answers(*["pin 1234"] * 4)
+    host = launch(token, env=env)
+    credential, verified = create(host, extensions={"largeBlob": {"support": "preferred"}},
+                                  authenticatorSelection={"residentKey": "required"})
+    assert credential["clientExtensionResults"] == {"largeBlob": {"supported": True}}
+    # userVerification "discouraged" would send no PIN; the write still needs a token, so the host verifies.
+    written = get(host, [verified], "g-1", allow=[verified.credential_id], userVerification="discouraged",
+                  extensions={"largeBlob": {"write": binary(PIN_BLOB)}})
+    assert written["clientExtensionResults"] == {"largeBlob": {"written": True}}
+    read = get(host, [verified], "g-2", allow=[verified.credential_id], userVerification="discouraged",
+               extensions={"largeBlob": {"read": True}})
+    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == PIN_BLOB
+
+
+@pytest.mark.parametrize("blob", [b"", b"tiny", b"A" * 600], ids=["empty", "tiny", "repetitive"])
+def test_large_blob_that_deflates_below_16_bytes_is_still_written(launch, tmp_path, blob):
+    """libfido2 1.12's fido_dev_largeblob_set deflates the blob and then refuses to AES-GCM-seal fewer than 16
+    bytes ("aes256_gcm: invalid input len 5"); the host then seals the entry itself and writes the array."""
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token)
+    _, verified = create(host, extensions={"largeBlob": {"support": "required"}},
+                         authenticatorSelection={"residentKey": "required"})
+    for index, value in enumerate([b"a first, longer value that libfido2 seals itself", blob]):
+        written = get(host, [verified], f"w-{index}", allow=[verified.credential_id],
+                      extensions={"largeBlob": {"write": binary(value)}})
+        assert written["clientExtensionResults"] == {"largeBlob": {"written": True}}
+        read = get(host, [verified], f"r-{index}", allow=[verified.credential_id], extensions={"largeBlob": {"read": True}})
+        assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == value
+
+
+def test_large_blob_input_errors(launch, token):
+    host = launch(token)
+    cases = [
+        ("create", {"largeBlob": {"read": True}}, "NotSupportedError"),
+        ("get", {"largeBlob": {"read": True, "write": binary(b"x")}}, "NotSupportedError"),
+        ("get", {"largeBlob": {"write": binary(b"x")}}, "NotSupportedError"),  # needs exactly one allowed credential
+    ]
+    for index, (kind, extensions, name) in enumerate(cases):
+        if kind == "create":
+            options, _ = creation_options(extensions=extensions)
+        else:
+            options, _ = request_options(extensions=extensions)
+        reply, _ = host.request({"id": f"r-{index}", "type": kind, "origin": ORIGIN, "options": options})
+        assert reply["type"] == "error" and reply["error"]["name"] == name, reply
+
+
+def test_large_blob_required_without_discoverable_credential_is_not_supported(launch, tmp_path):
+    token = create_token(tmp_path / "nork.state", "--no-rk")
+    host = launch(token)
+    options, _ = creation_options(extensions={"largeBlob": {"support": "required"}})
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotSupportedError", reply
+
+
+def test_secrets_never_reach_the_trace_log(launch, tmp_path):
+    token = create_token(tmp_path / "uv.state", "--uv")
+    host = launch(token, log_level="trace")
+    _, verified = create(host, extensions={"prf": {}, "largeBlob": {"support": "required"}},
+                         authenticatorSelection={"residentKey": "required"})
+    prf = prf_results(prf_get(host, verified, "g-1", b"secret input", b"second input"))
+    blob = b"top secret blob contents 0123456789"
+    get(host, [verified], "g-2", allow=[verified.credential_id], extensions={"largeBlob": {"write": binary(blob)}})
+    read = get(host, [verified], "g-3", allow=[verified.credential_id], extensions={"largeBlob": {"read": True}})
+    assert decode_binary(read["clientExtensionResults"]["largeBlob"]["blob"]) == blob
     host.close()
     log = host.log()
-    assert "libfido2:" in log
-    for secret in (first, payload):
-        for form in (secret.hex(), b64url(secret), secret.hex(" ")):
-            assert form not in log
+    assert "trace" in log.lower() or len(log) > 0
+    for secret in (prf["first"], prf["second"], blob):
+        for form in (secret.hex(), secret.hex().upper(), b64url(secret), secret[:16].hex()):
+            assert form not in log, f"secret leaked to the log as {form}"
+    assert "top secret blob" not in log
+
+
+APPID = "https://example.com/u2f-appid.json"
+
+
+def mint_u2f_style_credential(token_path, rp_id: str):
+    """A non-discoverable credential bound to SHA-256(rp_id), as a U2F registration under the AppID `rp_id`
+    leaves on a key. The SoftToken has no CTAP1/U2F interface and the host (rightly) refuses an AppID URL as
+    rp.id, so the test seals the credential ID itself with the token's wrapping key, in the SoftToken's
+    documented format (Sources/SoftToken/CredentialID.swift): 0x01 ‖ nonce ‖ AES-256-GCM(CBOR secrets, aad=rpIdHash).
+    Returns (credential_id, COSE public key bytes)."""
+    import base64
+    import json
+    import os
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from fido2 import cbor
+    from fido2.cose import ES256
+
+    state = json.loads(token_path.read_text())
+    wrapping_key = base64.b64decode(state["wrappingKey"])
+    private = ec.generate_private_key(ec.SECP256R1())
+    pkcs8 = private.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    secrets = cbor.encode({1: -7, 2: pkcs8, 3: 1, 4: os.urandom(32), 5: os.urandom(32), 8: False})
+    nonce = os.urandom(12)
+    sealed = AESGCM(wrapping_key).encrypt(nonce, secrets, hashlib.sha256(rp_id.encode()).digest())
+    public = cbor.encode(ES256.from_cryptography_key(private.public_key()))
+    return b"\x01" + nonce + sealed, public
+
+
+def test_appid_signs_in_with_a_u2f_style_credential(launch, token):
+    from rp import verify_authentication as verify
+
+    credential_id, public_key = mint_u2f_style_credential(token, APPID)
+    host = launch(token)
+    options, challenge = request_options(allow=[credential_id], extensions={"appid": APPID})
+    reply, _ = host.request({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    assert reply["credential"]["clientExtensionResults"] == {"appid": True}
+    auth_data = AuthenticatorData(decode_binary(reply["credential"]["response"]["authenticatorData"]))
+    assert auth_data.rp_id_hash == hashlib.sha256(APPID.encode()).digest()
+    # The RP verifies against its AppID, as a U2F-era RP does.
+    verify(reply["credential"], challenge, public_key, 0, rp_id=APPID)
+
+    # Without the extension the credential is not found under example.com.
+    options, _ = request_options(allow=[credential_id])
+    reply, _ = host.request({"id": "g-2", "type": "get", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError", reply
+
+
+def test_appid_is_false_when_the_credential_belongs_to_the_rp_id(launch, token):
+    host = launch(token)
+    _, verified = create(host)
+    got = get(host, [verified], allow=[verified.credential_id], extensions={"appid": APPID})
+    assert got["clientExtensionResults"] == {"appid": False}
+
+
+def test_appid_of_another_site_is_a_security_error(launch, token):
+    host = launch(token)
+    for index, appid in enumerate(["https://evil.example.org/appid.json", "http://example.com/appid.json", "not a url"]):
+        options, _ = request_options(allow=[b"x" * 32], extensions={"appid": appid})
+        reply, _ = host.request({"id": f"g-{index}", "type": "get", "origin": ORIGIN, "options": options})
+        assert reply["error"]["name"] == "SecurityError", (appid, reply)
+
+
+def test_appid_exclude_refuses_a_key_with_the_u2f_credential(launch, token):
+    credential_id, _ = mint_u2f_style_credential(token, APPID)
+    host = launch(token)
+    exclude = [{"type": "public-key", "id": binary(credential_id)}]
+    options, _ = creation_options(excludeCredentials=exclude, extensions={"appidExclude": APPID})
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "error" and reply["error"]["name"] == "InvalidStateError", reply
+    # Without appidExclude the U2F credential does not match example.com and registration goes ahead.
+    credential, _ = create(host, "c-2", excludeCredentials=exclude)
+    credential, _ = create(host, "c-3", extensions={"appidExclude": APPID})
+    assert credential["clientExtensionResults"] == {"appidExclude": True}

@@ -1,0 +1,135 @@
+import WebAuthn
+
+/// The page's `extensions` member, read and validated as WebAuthn L3 §10 and CTAP 2.1 §12 define each input,
+/// before any key is touched. Unknown extension identifiers are ignored, as browsers do; a known one with a
+/// malformed value is a TypeError, as the IDL conversion in a browser would raise.
+struct RegistrationExtensionInputs: Equatable {
+    enum LargeBlobSupport: Equatable { case required, preferred }
+
+    var credProps = false
+    /// `prf` was present (its `eval` cannot be evaluated at creation by a CTAP 2.1 key).
+    var prf = false
+    var hmacCreateSecret = false
+    var largeBlob: LargeBlobSupport?
+    var credBlob: [UInt8]?
+    var credentialProtection: CredentialProtectionPolicy?
+    var enforceCredentialProtection = false
+    var minPinLength = false
+    var appidExclude: String?
+
+    init() {}
+
+    init(_ json: JSONValue?) throws(WebAuthnError) {
+        guard let json, !json.isNull else { return }
+        guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
+        credProps = try ExtensionField.bool(json, "credProps") ?? false
+        if let prf = json["prf"] {
+            let inputs = try PRFInputs(prf, name: "prf")
+            guard inputs.evalByCredential.isEmpty else {
+                throw .notSupported("prf.evalByCredential cannot be used when creating a credential.")
+            }
+            self.prf = true
+        }
+        hmacCreateSecret = try ExtensionField.bool(json, "hmacCreateSecret") ?? false
+        if let large = json["largeBlob"] {
+            guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
+            if large["read"] != nil || large["write"] != nil {
+                throw .notSupported("largeBlob read and write are only available when signing in.")
+            }
+            let support = try ExtensionField.string(large, "support", in: "largeBlob")
+            largeBlob = support == "required" ? .required : .preferred
+        }
+        credBlob = try ExtensionField.bytes(json, "credBlob")
+        if let policy = try ExtensionField.string(json, "credentialProtectionPolicy", in: "extensions") {
+            // An unknown DOMString value is ignored, like any unknown enumeration value.
+            credentialProtection = CredentialProtectionPolicy(rawValue: policy)
+        }
+        enforceCredentialProtection = try ExtensionField.bool(json, "enforceCredentialProtectionPolicy") ?? false
+        minPinLength = try ExtensionField.bool(json, "minPinLength") ?? false
+        appidExclude = try ExtensionField.string(json, "appidExclude", in: "extensions")
+    }
+}
+
+struct AuthenticationExtensionInputs: Equatable {
+    enum LargeBlobOperation: Equatable { case read, write([UInt8]) }
+
+    var prf: PRFInputs?
+    /// Chromium's raw hmac-secret: one or two 32-byte salts, sent unhashed.
+    var hmacGetSecret: [[UInt8]]?
+    var largeBlob: LargeBlobOperation?
+    var getCredBlob = false
+    var appid: String?
+
+    init() {}
+
+    init(_ json: JSONValue?, allowCredentials: [[UInt8]]) throws(WebAuthnError) {
+        guard let json, !json.isNull else { return }
+        guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
+        if let prf = json["prf"] {
+            let inputs = try PRFInputs(prf, name: "prf")
+            try inputs.validate(allowCredentials: allowCredentials)
+            self.prf = inputs
+        }
+        if let hmac = json["hmacGetSecret"] {
+            guard hmac.objectValue != nil else { throw .typeError("hmacGetSecret must be an object.") }
+            guard let salt1 = try ExtensionField.bytes(hmac, "salt1") else { throw .typeError("hmacGetSecret.salt1 is required.") }
+            var salts = [salt1]
+            if let salt2 = try ExtensionField.bytes(hmac, "salt2") { salts.append(salt2) }
+            guard salts.allSatisfy({ $0.count == 32 }) else {
+                throw .typeError("hmacGetSecret salts must be 32 bytes each.")
+            }
+            hmacGetSecret = salts
+        }
+        if prf != nil, hmacGetSecret != nil {
+            throw .notSupported("prf and hmacGetSecret cannot be used in the same request.")
+        }
+        if let large = json["largeBlob"] {
+            guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
+            if large["support"] != nil {
+                throw .notSupported("largeBlob.support is only available when creating a credential.")
+            }
+            let read = try ExtensionField.bool(large, "read") ?? false
+            let write = try ExtensionField.bytes(large, "write")
+            switch (read, write) {
+            case (true, _?): throw .notSupported("largeBlob cannot read and write in the same request.")
+            case (true, nil): largeBlob = .read
+            case (false, let blob?):
+                guard allowCredentials.count == 1 else {
+                    throw .notSupported("largeBlob.write needs exactly one credential in allowCredentials.")
+                }
+                largeBlob = .write(blob)
+            case (false, nil): break
+            }
+        }
+        getCredBlob = try ExtensionField.bool(json, "getCredBlob") ?? false
+        appid = try ExtensionField.string(json, "appid", in: "extensions")
+    }
+}
+
+/// Typed reads of one extension member, with the TypeError a browser's IDL conversion would raise.
+enum ExtensionField {
+    /// WebIDL `boolean` never throws: any value converts as JavaScript's ToBoolean does, so a page passing
+    /// `1` or `"yes"` gets what it gets in a browser.
+    static func bool(_ object: JSONValue, _ name: String) throws(WebAuthnError) -> Bool? {
+        guard let value = object[name], !value.isNull else { return nil }
+        switch value {
+        case .bool(let b): return b
+        case .number(let n): return n != 0 && !n.isNaN
+        case .string(let s): return !s.isEmpty
+        case .null: return false
+        case .binary, .array, .object: return true
+        }
+    }
+
+    static func bytes(_ object: JSONValue, _ name: String) throws(WebAuthnError) -> [UInt8]? {
+        guard let value = object[name], !value.isNull else { return nil }
+        guard let bytes = value.binaryValue else { throw .typeError("\(name) must be a BufferSource.") }
+        return bytes
+    }
+
+    static func string(_ object: JSONValue, _ name: String, in parent: String) throws(WebAuthnError) -> String? {
+        guard let value = object[name], !value.isNull else { return nil }
+        guard let string = value.stringValue else { throw .typeError("\(parent).\(name) must be a string.") }
+        return string
+    }
+}
