@@ -1,0 +1,22 @@
+"""`webauthn-bridge bench` runs and reports every figure it promises (the figures themselves are not asserted)."""
+
+import json
+import subprocess
+
+from bridge import host_binary
+
+
+def test_bench_reports_every_section():
+    result = subprocess.run([host_binary(), "bench", "--launches", "2", "--ceremonies", "5", "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["coldStart"]["n"] == 2
+    for kind in ("create", "get"):
+        figures = report["ceremonies"][kind]
+        assert figures["roundTrip"]["n"] == 5
+        assert 0 < figures["insideLibfido2AndSoftToken"]["p50"] <= figures["roundTrip"]["p50"]
+        assert figures["hostOwnInside"]["p50"] >= 0
+    assert report["peakRSSKiB"] > 1000
+    assert {row["outcome"] for row in report["scaling"].values()} == {"ok"}
+    assert report["codec"]["frames over a pipe"]["MBps"] > 0
