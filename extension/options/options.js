@@ -21,18 +21,46 @@ async function save() {
   setTimeout(() => { saved.textContent = ''; }, 2000);
 }
 
+let lastStatus = null;
+
 async function showHost() {
   const el = document.getElementById('host');
   try {
     const s = await api.runtime.sendMessage({ kind: 'bridge-status' });
+    lastStatus = s;
     const version = s.info && s.info.version ? ` (host ${s.info.version})` : '';
     const why = s.state === 'unavailable' ? ` — ${s.reason}${s.detail ? `: ${s.detail}` : ''}. Sites use the browser's own WebAuthn.` : '';
     el.textContent = `Host status: ${s.state}${version}${why}`;
+    showDetails(s.info);
   } catch (error) {
     el.textContent = `Host status: unknown (${error.message})`;
   }
 }
 
+/** The host's `info` answer, as it was when the extension connected: versions, keys, where the log is. */
+function showDetails(info) {
+  const list = document.getElementById('details');
+  list.replaceChildren();
+  if (!info) return;
+  const keys = (info.devices || []).map((d) => `${d.product || d.path} (${d.kind})`).join(', ') || 'none plugged in';
+  for (const line of [`libfido2 ${info.libfido2 || '?'}`, `Keys: ${keys}`, `Log: ${info.logPath || '?'} (level ${info.logLevel || '?'})`,
+    'Troubleshoot with: webauthn-bridge doctor']) {
+    const item = document.createElement('li');
+    item.textContent = line;
+    list.append(item);
+  }
+}
+
+/** Everything a bug report needs, and nothing secret: the host's info, the extension's version, the browser. */
+async function copyDiagnostics() {
+  const report = { extension: api.runtime.getManifest().version, userAgent: navigator.userAgent, host: lastStatus };
+  await navigator.clipboard.writeText(JSON.stringify(report, null, 2));
+  document.getElementById('copied').textContent = 'Copied.';
+}
+
 document.getElementById('save').addEventListener('click', () => { save().catch((e) => { saved.textContent = e.message; }); });
+document.getElementById('copy').addEventListener('click', () => {
+  copyDiagnostics().catch((e) => { document.getElementById('copied').textContent = e.message; });
+});
 load();
 showHost();
