@@ -29,7 +29,7 @@ struct AuthenticationCeremony {
         if appid == nil, preflight.needsBatches(allowList) {
             // A long list goes in batches the key accepts; the ceremony then names the one credential it holds.
             guard let held = preflight.heldCredential(in: allowList) else {
-                try collectTouch(on: device, deadline: deadline)
+                try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
                 throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
             }
             request.allowList = [held]
@@ -60,7 +60,7 @@ struct AuthenticationCeremony {
         if assertions.isEmpty {
             // Never tell the page "no credential" before the user touched the key (it would reveal
             // which credentials the key holds); a key may answer at once, so collect a touch first.
-            try collectTouch(on: device, deadline: deadline)
+            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
             throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         }
         let chosen = try choose(among: assertions, deadline: deadline)
@@ -71,18 +71,6 @@ struct AuthenticationCeremony {
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
             signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid.map { _ in usedAppID }))
-    }
-
-    private func collectTouch(on device: Device, deadline: Date) throws(WebAuthnError) {
-        environment.replies.status(controller.id, "touch", detail: "Touch your security key.")
-        let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
-        do {
-            _ = try controller.using(device) { () throws(FIDOError) in
-                try TouchSelection.waitForTouch(on: [device], deadline: clockDeadline, isCancelled: { controller.isCancelled })
-            }
-        } catch {
-            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
-        }
     }
 
     /// Several discoverable credentials: the user picks the account, as in a browser's account chooser.

@@ -9,15 +9,7 @@ extension RegistrationCeremony {
         let excluded = options.excludeCredentials.map(\.id)
         guard try AppIDExtension.keyHolds(excluded, rpID: appid, clientData: clientData, on: device,
                                           controller: controller, deadline: deadline) else { return }
-        environment.replies.status(controller.id, "touch", detail: "Touch your security key.")
-        let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
-        do {
-            _ = try controller.using(device) { () throws(FIDOError) in
-                try TouchSelection.waitForTouch(on: [device], deadline: clockDeadline, isCancelled: { controller.isCancelled })
-            }
-        } catch {
-            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
-        }
+        try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
         throw WebAuthnError(name: .invalidState, message: "The security key already holds a credential for this site (registered under its AppID).")
     }
 }
