@@ -61,6 +61,23 @@ extension SoftToken {
     }
 
     /// performBuiltInUv(): the simulated fingerprint. It is a user interaction too, so it waits like a touch.
+    /// CTAP 2.1 user verification for makeCredential/getAssertion: a valid pinUvAuthParam (for `permission`
+    /// and `rpID`) or, when the platform asked for the uv option, the token's built-in UV. Returns whether the
+    /// user was verified.
+    func verifyUser(pinUvAuthParam: [UInt8]?, uvRequested: Bool, protocolVersion: Int?, clientDataHash: [UInt8],
+                    permission: UInt8, rpID: String, userTouched: Bool) throws(CTAPStatus) -> Bool {
+        if let param = pinUvAuthParam {
+            try verifyPinUvAuthParam(param, protocolVersion: protocolVersion, message: clientDataHash,
+                                     permission: permission, rpID: rpID)
+            return true
+        }
+        if uvRequested {
+            try performBuiltInUV(userTouched: userTouched)
+            return true
+        }
+        return false
+    }
+
     func performBuiltInUV(userTouched: Bool) throws(CTAPStatus) {
         guard state.configuration.builtInUV else { throw .invalidOption }
         guard state.uvRetries > 0 else { throw .uvBlocked }

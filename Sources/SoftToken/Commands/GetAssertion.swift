@@ -46,15 +46,9 @@ extension SoftToken {
         if pinUvAuthParam != nil { uvRequested = false }
         if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
 
-        var userVerified = false
-        if let param = pinUvAuthParam {
-            try verifyPinUvAuthParam(param, protocolVersion: protocolVersion, message: clientDataHash,
-                                     permission: Permission.getAssertion, rpID: rpID)
-            userVerified = true
-        } else if uvRequested {
-            try performBuiltInUV(userTouched: userTouched)
-            userVerified = true
-        }
+        let userVerified = try verifyUser(pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
+                                          protocolVersion: protocolVersion, clientDataHash: clientDataHash,
+                                          permission: Permission.getAssertion, rpID: rpID, userTouched: userTouched)
 
         let rpIDHash = Digest.sha256(Array(rpID.utf8))
         let allowList = try p.array(3) ?? []

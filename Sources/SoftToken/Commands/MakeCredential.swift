@@ -33,15 +33,9 @@ extension SoftToken {
         // makeCredUvNotRqd: a protected token makes non-discoverable credentials without UV, but not discoverable ones.
         if isProtectedByUV, pinUvAuthParam == nil, !uvRequested, residentKey { throw .puatRequired }
 
-        var userVerified = false
-        if let param = pinUvAuthParam {
-            try verifyPinUvAuthParam(param, protocolVersion: protocolVersion, message: clientDataHash,
-                                     permission: Permission.makeCredential, rpID: rpID)
-            userVerified = true
-        } else if uvRequested {
-            try performBuiltInUV(userTouched: userTouched)
-            userVerified = true
-        }
+        let userVerified = try verifyUser(pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
+                                          protocolVersion: protocolVersion, clientDataHash: clientDataHash,
+                                          permission: Permission.makeCredential, rpID: rpID, userTouched: userTouched)
 
         let rpIDHash = Digest.sha256(Array(rpID.utf8))
         for descriptor in try p.array(5) ?? [] {
