@@ -19,10 +19,11 @@ struct LogCommand: ParsableCommand {
         let reader = LogReader(path: configuration.logFile)
         let keep = { (line: String) in request.map { LogReader.line(line, isFor: $0) } ?? true }
         let colour = isatty(1) == 1
-        for line in reader.lines() where keep(line) { print(Self.render(line, colour: colour)) }
+        let (lines, followPoint) = reader.contents()
+        for line in lines where keep(line) { print(Self.render(line, colour: colour)) }
         if follow {
             fflush(nil)
-            reader.follow { line in
+            reader.follow(from: followPoint) { line in
                 guard keep(line) else { return }
                 print(Self.render(line, colour: colour))
                 fflush(nil)  // a pipe reader sees each line at once

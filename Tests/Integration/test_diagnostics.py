@@ -2,6 +2,7 @@
 
 import json
 import os
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -83,20 +84,40 @@ def test_log_prints_rotated_files_in_order_and_filters_by_request(tmp_path):
     assert cli("log", "--request", "r-1", env=env).stdout.splitlines() == ["t0 INFO [r-1] oldest", "t2 INFO [r-1] newest"]
 
 
+def read_line(proc, buffer: bytearray, timeout: float = 10.0) -> str:
+    """One line of `proc`'s stdout, failing after `timeout` seconds instead of waiting for ever."""
+    deadline = time.monotonic() + timeout
+    while b"\n" not in buffer:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([proc.stdout], [], [], max(remaining, 0))
+        if not ready:
+            raise TimeoutError(f"no line from `log --follow` in {timeout} s; got so far: {bytes(buffer)!r}")
+        chunk = os.read(proc.stdout.fileno(), 4096)
+        if not chunk:
+            raise EOFError(f"`log --follow` exited ({proc.poll()}) after {bytes(buffer)!r}")
+        buffer += chunk
+    line, _, rest = bytes(buffer).partition(b"\n")
+    buffer[:] = rest
+    return line.decode()
+
+
 def test_log_follow_sees_new_lines_across_a_rotation(tmp_path):
     log = tmp_path / "host.log"
     log.write_text("before\n")
     environment = {**os.environ, "WEBAUTHN_BRIDGE_LOG_FILE": str(log), "HOME": str(tmp_path)}
-    follower = subprocess.Popen([host_binary(), "log", "--follow"], stdout=subprocess.PIPE, text=True, env=environment)
+    follower = subprocess.Popen([host_binary(), "log", "--follow"], stdout=subprocess.PIPE, env=environment)
+    buffer = bytearray()
     try:
-        assert follower.stdout.readline().strip() == "before"
+        # "appended" is written at once: a line that lands while the command switches from printing to following
+        # must still come out.
+        assert read_line(follower, buffer) == "before"
         with log.open("a") as f:
             f.write("appended\n")
-        assert follower.stdout.readline().strip() == "appended"
+        assert read_line(follower, buffer) == "appended"
         log.rename(tmp_path / "host.log.1")
         time.sleep(0.5)
         log.write_text("after rotation\n")
-        assert follower.stdout.readline().strip() == "after rotation"
+        assert read_line(follower, buffer) == "after rotation"
     finally:
         follower.kill()
         follower.wait()

@@ -11,12 +11,30 @@ public struct LogReader {
     }
 
     /// Every line still on disk, oldest first.
-    public func lines() -> [String] {
-        let files = stride(from: keptFiles, through: 1, by: -1).map { "\(path).\($0)" } + [path]
-        return files.flatMap { file -> [String] in
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
-            return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-        }
+    public func lines() -> [String] { contents().lines }
+
+    /// Where following the live file starts: which file it is and the offset just past its last whole line.
+    public struct FollowPoint: Equatable, Sendable {
+        var fileIdentity: UInt64
+        var offset: UInt64
+    }
+
+    /// Every whole line still on disk, oldest first, and where to follow on from. Following starts where this
+    /// read stopped rather than at the file's size looked up later, because a line written between the two
+    /// would be neither printed nor followed.
+    public func contents() -> (lines: [String], followPoint: FollowPoint) {
+        let identity = fileIdentity()
+        let rotated = stride(from: keptFiles, through: 1, by: -1).flatMap { Self.wholeLines(of: "\(path).\($0)").lines }
+        let live = Self.wholeLines(of: path)
+        return (rotated + live.lines, FollowPoint(fileIdentity: identity, offset: live.byteCount))
+    }
+
+    private static func wholeLines(of file: String) -> (lines: [String], byteCount: UInt64) {
+        guard let data = FileManager.default.contents(atPath: file),
+              let lastNewline = data.lastIndex(of: UInt8(ascii: "\n")) else { return ([], 0) }
+        let whole = data[data.startIndex...lastNewline]
+        let text = String(decoding: whole, as: UTF8.self)
+        return (text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init), UInt64(whole.count))
     }
 
     /// Whether a line belongs to `request` (lines carry `[id]` after the level).
@@ -24,28 +42,28 @@ public struct LogReader {
         line.contains("[\(request)]")
     }
 
-    /// Calls `emit` with each line appended from now on, following the file across rotations; runs until
-    /// `shouldStop` says so.
-    public func follow(from offset: UInt64? = nil, pollInterval: TimeInterval = 0.25,
+    /// Calls `emit` with each line appended after `start` (by default, the end of the file now), following the
+    /// file across rotations; runs until `shouldStop` says so.
+    public func follow(from start: FollowPoint? = nil, pollInterval: TimeInterval = 0.25,
                        shouldStop: () -> Bool = { false }, emit: (String) -> Void) {
-        var position = offset ?? fileSize()
-        var identity = fileIdentity()
-        var partial = ""
+        var point = start ?? FollowPoint(fileIdentity: fileIdentity(), offset: fileSize())
+        var pending = Data()
         while !shouldStop() {
-            let currentIdentity = fileIdentity()
-            if currentIdentity != identity || fileSize() < position {  // rotated or truncated: start the new file
-                identity = currentIdentity
-                position = 0
+            let identity = fileIdentity()
+            if identity != point.fileIdentity || fileSize() < point.offset {  // rotated or truncated: start the new file
+                point = FollowPoint(fileIdentity: identity, offset: 0)
+                pending.removeAll()
             }
             if let handle = FileHandle(forReadingAtPath: path) {
-                try? handle.seek(toOffset: position)
+                try? handle.seek(toOffset: point.offset)
                 let data = handle.readDataToEndOfFile()
                 try? handle.close()
-                position += UInt64(data.count)
-                partial += String(decoding: data, as: UTF8.self)
-                while let newline = partial.firstIndex(of: "\n") {
-                    emit(String(partial[..<newline]))
-                    partial = String(partial[partial.index(after: newline)...])
+                point.offset += UInt64(data.count)
+                pending.append(data)
+                // Bytes, not characters, are split: a read can end inside a multi-byte character.
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    emit(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending = Data(pending[pending.index(after: newline)...])
                 }
             }
             Thread.sleep(forTimeInterval: pollInterval)
