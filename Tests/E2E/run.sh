@@ -7,8 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 APT_PACKAGES=(chromium firefox-esr shellcheck)
-PIP_PACKAGES=(websocket-client webauthn pytest)
-PIP_MODULES=(websocket webauthn pytest)
+PIP_PACKAGES=(websocket-client webauthn pytest pytest-timeout)
+PIP_MODULES=(websocket webauthn pytest pytest_timeout)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -29,4 +29,4 @@ done
 
 cd "$here"
 export PYTHONDONTWRITEBYTECODE=1
-exec python3 -m pytest -p no:cacheprovider -q -rfE "$@"   # no path: pytest collects this directory
+exec python3 -m pytest -p no:cacheprovider -q -rfE --timeout=300 "$@"   # no path: pytest collects this directory
