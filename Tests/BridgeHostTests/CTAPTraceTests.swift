@@ -35,6 +35,19 @@ struct CTAPTraceTests {
         #expect(!shown.contains("5a5a"))
     }
 
+    @Test func largeBlobKeysInRepliesAreRedacted() {
+        let trace = CTAPTrace()
+        let makeCredential: [UInt8] = [0x01] + CBOR.map([(1, .text("example.com"))]).encode()
+        let created: [UInt8] = [0x00] + CBOR.map([(1, .text("none")), (5, .bytes(Array(repeating: 0x6C, count: 32)))]).encode()
+        let getAssertion: [UInt8] = [0x02] + CBOR.map([(1, .text("example.com"))]).encode()
+        let asserted: [UInt8] = [0x00] + CBOR.map([(3, .bytes([1, 2])), (7, .bytes(Array(repeating: 0x6D, count: 32)))]).encode()
+        let shown = [("fido_tx", makeCredential), ("fido_rx", created), ("fido_tx", getAssertion), ("fido_rx", asserted)]
+            .flatMap { Self.dump($0.0, $0.1) }.flatMap(trace.lines(for:)).joined(separator: "\n")
+        #expect(shown.contains("authenticatorMakeCredential status 0x0 {1: \"none\", 5: <redacted>}"))
+        #expect(shown.contains("7: <redacted>"))
+        #expect(!shown.contains("6c6c") && !shown.contains("6d6d"))
+    }
+
     @Test func rawHIDReportsAreDroppedAndOtherLinesPass() {
         let trace = CTAPTrace()
         #expect(trace.lines(for: "rx_preamble: buf=0x7f02, len=64") == ["rx_preamble: buf=0x7f02, len=64"])

@@ -48,9 +48,11 @@ public final class CTAPTrace: Sendable {
         0x0D: "authenticatorConfig",
     ]
 
-    /// Top-level members that are secret or PIN-derived, per command, in requests and in responses.
-    static let secretRequestKeys: [UInt8: Set<Int>] = [0x01: [8], 0x02: [6], 0x06: [4, 5, 6], 0x0C: [2, 5], 0x0A: [3], 0x0D: [4]]
-    static let secretResponseKeys: [UInt8: Set<Int>] = [0x02: [7], 0x08: [7], 0x06: [2], 0x0C: [1]]
+    /// Top-level members that are secret or PIN-derived, per command, in requests and in responses (CTAP 2.1
+    /// numbering): pinUvAuthParams, encrypted PINs and tokens, large-blob data, and the largeBlobKeys that a
+    /// makeCredential (5), getAssertion (7) or credentialManagement (11) reply carries.
+    static let secretRequestKeys: [UInt8: Set<Int>] = [0x01: [8], 0x02: [6], 0x06: [4, 5, 6], 0x0C: [2, 5], 0x0A: [4], 0x0D: [4]]
+    static let secretResponseKeys: [UInt8: Set<Int>] = [0x01: [5], 0x02: [7], 0x08: [7], 0x06: [2], 0x0C: [1], 0x0A: [11]]
     /// Extension members whose values are secret (hmac-secret salts/outputs, credBlob contents).
     static let secretExtensions: Set<String> = ["hmac-secret", "credBlob"]
 
