@@ -36,6 +36,9 @@ public enum FIDOLibrary {
     /// which contain rp ids and user ids — a trace, never on by default) is routed there.
     public static func attachLogging(to logSink: LogSink?) {
         sink.withLock { $0 = logSink }
+        // libfido2 turns on its own hex dumps to stderr when FIDO_DEBUG is set in the environment, whatever
+        // the flags; they would carry encrypted PINs and tokens past the redacting trace, so the variable goes.
+        unsetenv("FIDO_DEBUG")
         fido_init(logSink == nil ? 0 : FIDO_DEBUG)
         if logSink != nil { fido_set_log_handler(forwardLogLine) }
     }

@@ -127,3 +127,17 @@ def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
     assert not re.search(r"libfido2: \d{4}: [0-9a-f]{2} ", log), "no raw frame dump may reach the log"
     for secret in ("731904", "000000", "731904".encode().hex(), "000000".encode().hex()):
         assert secret not in log
+
+
+def test_fido_debug_in_the_environment_dumps_no_frames_to_stderr(launch, tmp_path, pinentry):
+    # libfido2 prints every CTAPHID frame in hex to stderr when FIDO_DEBUG is set, PIN material included;
+    # the host's stderr ends up in the browser's own log, so the variable must not take effect.
+    env, answers, _ = pinentry
+    answers("pin 482915")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "482915"), env={**env, "FIDO_DEBUG": "1"})
+    reply, _, _ = create(host)
+    assert reply["type"] == "result", reply
+    host.close()
+    stderr = host.proc.stderr.read().decode()
+    assert not re.search(r"\d{4}: [0-9a-f]{2} [0-9a-f]{2} ", stderr), stderr[:2000]
+    assert "fido_tx" not in stderr and "fido_rx" not in stderr
