@@ -40,10 +40,7 @@ def test_without_host_the_browsers_own_webauthn_is_called(browser):
 
 def chromium_virtual_authenticator_gets_the_credential(browser):
     cdp = browser.browser
-    cdp.call("WebAuthn.enable", {"enableUI": False})
-    authenticator = cdp.call("WebAuthn.addVirtualAuthenticator", {"options": {
-        "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
-        "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
+    authenticator = cdp.add_virtual_authenticator()
     try:
         user = browser.new_user("nohost")
         registered = browser.rp("register", username=user)

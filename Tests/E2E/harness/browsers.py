@@ -95,17 +95,19 @@ class Browser:
 
 
 class Chromium(Browser):
-    """Chromium with --load-extension; the host manifest must be in <user-data-dir>/NativeMessagingHosts."""
+    """Chromium with --load-extension (or, with extension=None, none: the browser's own WebAuthn); the host
+    manifest must be in <user-data-dir>/NativeMessagingHosts."""
     name = "chromium"
 
-    def __init__(self, workdir: Path, env: dict, extension: Path, user_data_dir: Path):
+    def __init__(self, workdir: Path, env: dict, extension: Path | None, user_data_dir: Path):
         super().__init__(workdir, env)
         self.user_data_dir = user_data_dir
         self.session = None
+        extension_flags = ([f"--load-extension={extension}", f"--disable-extensions-except={extension}"]
+                           if extension else [])
         with open(self.log_path, "ab") as log:
             self._spawn([CHROMIUM, "--headless=new", "--no-sandbox", f"--user-data-dir={user_data_dir}",
-                         "--no-first-run", "--no-default-browser-check", "--log-level=3",
-                         f"--load-extension={extension}", f"--disable-extensions-except={extension}",
+                         "--no-first-run", "--no-default-browser-check", "--log-level=3", *extension_flags,
                          "--remote-debugging-port=0", "about:blank"], log)
         port_file = user_data_dir / "DevToolsActivePort"
         deadline = time.monotonic() + 30
@@ -122,6 +124,14 @@ class Chromium(Browser):
     def call(self, method: str, params: dict | None = None, timeout: float = 30):
         """A CDP command on the page's session (WebAuthn.*, Page.*, ...)."""
         return self.conn.call(method, params, session=self.session, timeout=timeout)
+
+    def add_virtual_authenticator(self) -> str:
+        """A CTAP2 USB key inside Chromium that answers at once (DevTools' virtual authenticator, as in
+        notes/browsers.md §5): the browser's own path to compare the bridge with, or to prove a fallback."""
+        self.call("WebAuthn.enable", {"enableUI": False})
+        return self.call("WebAuthn.addVirtualAuthenticator", {"options": {
+            "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
+            "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
 
     def open(self, url: str, timeout: float = 30) -> None:
         result = self.call("Page.navigate", {"url": url}, timeout=timeout)

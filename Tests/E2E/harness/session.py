@@ -1,7 +1,9 @@
 """One browser under test with everything around it: scratch HOME, installed host, SoftToken, extension.
 
 A test module gets one BrowserSession per browser (Firefox takes seconds to start); the module can ask for a
-SoftToken that waits before "touch" (TOKEN_ARGS) or for no host at all (INSTALL_HOST = False).
+SoftToken that waits before "touch" (TOKEN_ARGS) or for no host at all (INSTALL_HOST = False). A session with
+own_webauthn=True is the baseline: Chromium without the extension or a host, its own WebAuthn answered by
+DevTools' virtual authenticator; its times are recorded under "chromium-own".
 """
 import itertools
 import json
@@ -18,8 +20,11 @@ from .timings import record
 
 class BrowserSession:
     def __init__(self, kind: str, host_binary: Path, site_origin: str, *, install: bool = True,
-                 token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None):
+                 token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False):
+        assert not own_webauthn or (kind == "chromium" and not install), "only Chromium has a virtual authenticator"
         self.kind = kind
+        self.own_webauthn = own_webauthn
+        self.timing_label = f"{kind}-own" if own_webauthn else kind
         self.site_origin = site_origin
         self.workdir = Path(tempfile.mkdtemp(prefix=f"webauthn-bridge-e2e-{kind}-"))
         self.home = self.workdir / "home"
@@ -27,7 +32,7 @@ class BrowserSession:
         self.host_log = self.workdir / "host.log"
         self.token = self.workdir / "softtoken.state"
         self.browser = None
-        self.timed = install and not token_args
+        self.timed = (install and not token_args) or own_webauthn
         self.opened_once = False
         self.timed_once = False
         self._users = itertools.count()
@@ -52,7 +57,10 @@ class BrowserSession:
         if install:
             host = install_host(host_binary, self.kind, self.home, self.workdir / "prefix", manifest_dir)
             create_token(host, self.token, *token_args, env=self.env)
-        if self.kind == "chromium":
+        if self.own_webauthn:
+            self.browser = Chromium(self.workdir, self.env, None, user_data_dir)
+            self.browser.add_virtual_authenticator()
+        elif self.kind == "chromium":
             self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir)
         else:
             self.browser = Firefox(self.workdir, self.env, extension_dir(), self.workdir / "firefox-profile",
@@ -63,6 +71,8 @@ class BrowserSession:
         """Loads a page of the site and checks the bridge's override is in place before any test uses it."""
         url = self.site_origin + path
         self.browser.open(url)
+        if self.own_webauthn:
+            return
         active = self.browser.wait_for(OVERRIDE_ACTIVE_JS, timeout=5)
         if not active and not self.opened_once:
             # The first page after launch can race the extension's start-up (content scripts registered a
@@ -87,7 +97,7 @@ class BrowserSession:
         # Timed only where the token answers at once: a presence delay would measure the delay.
         if (self.timed and function in ("register", "signIn") and isinstance(result, dict)
                 and result.get("ok") and isinstance(result.get("elapsedMs"), (int, float))):
-            record(self.kind, function, result["elapsedMs"], cold=not self.timed_once)
+            record(self.timing_label, function, result["elapsedMs"], cold=not self.timed_once)
             self.timed_once = True
         return result
 
