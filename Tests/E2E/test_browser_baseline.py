@@ -4,7 +4,7 @@ here, every one verified by the RP, and the timing summary prints the bridge's m
 import pytest
 
 from harness.session import BrowserSession
-from test_repeated import PAIRS
+from test_repeated import run_verified_pairs
 
 
 @pytest.fixture(scope="module")
@@ -15,10 +15,5 @@ def chromium_own(host, rp_server):
 
 
 def test_chromium_own_path_with_its_virtual_authenticator(chromium_own):
-    for i in range(PAIRS):
-        user = chromium_own.new_user("baseline")
-        registered = chromium_own.rp("register", username=user)
-        assert registered.get("ok") and registered["verdict"]["verified"], f"pair {i}: {registered}"
-        signed_in = chromium_own.rp("signIn", username=user)
-        assert signed_in.get("ok") and signed_in["verdict"]["verified"], f"pair {i}: {signed_in}"
+    run_verified_pairs(chromium_own, "baseline")
     assert not chromium_own.host_log.exists(), "the baseline must not go through the bridge"
