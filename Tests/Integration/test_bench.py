@@ -18,5 +18,14 @@ def test_bench_reports_every_section():
         assert 0 < figures["insideLibfido2AndSoftToken"]["p50"] <= figures["roundTrip"]["p50"]
         assert figures["hostOwnInside"]["p50"] >= 0
     assert report["peakRSSKiB"] > 1000
+    resident = report["residentAfterCeremoniesKiB"]
+    assert resident["anonymous"] > 0 and resident["fileBacked"] > 0
+    assert resident["anonymous"] + resident["fileBacked"] <= report["peakRSSKiB"]
     assert {row["outcome"] for row in report["scaling"].values()} == {"ok"}
+    for row in report["scaling"].values():
+        assert 0 <= row["hostOwnMedianMs"] <= row["medianMs"]
+    # The large blob came back byte for byte (the bench checks it), and reading it took time inside the key.
+    blob = report["largeBlob"]
+    assert blob["blobBytes"] == 700 * 1024
+    assert 0 < blob["readInsideLibfido2AndSoftTokenMedianMs"] <= blob["readMedianMs"]
     assert report["codec"]["frames over a pipe"]["MBps"] > 0

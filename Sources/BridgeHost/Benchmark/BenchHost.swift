@@ -32,9 +32,19 @@ final class BenchHost {
     }
 
     /// Peak resident set size of the host (VmHWM), in KiB.
-    var peakRSSKiB: Int? {
+    var peakRSSKiB: Int? { statusField("VmHWM") }
+
+    /// Resident memory now, split: anonymous (heap, stacks: the host's own) and file-backed (code pages of the
+    /// executable and libraries, clean and shared with the page cache).
+    var residentKiB: (anonymous: Int, file: Int)? {
+        guard let anonymous = statusField("RssAnon"), let file = statusField("RssFile") else { return nil }
+        return (anonymous, file)
+    }
+
+    /// A "Name:   123 kB" line of /proc/PID/status, in KiB.
+    func statusField(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 

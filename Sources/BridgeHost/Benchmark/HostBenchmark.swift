@@ -31,9 +31,12 @@ public struct HostBenchmark {
         var report: [(String, JSONValue)] = []
         report.append(("coldStart", try coldStart()))
         progress("cold start done")
-        let (ceremonies, rss) = try ceremonyLoop()
+        let (ceremonies, memory) = try ceremonyLoop()
         report.append(("ceremonies", ceremonies))
-        report.append(("peakRSSKiB", rss.map { .number(Double($0)) } ?? .null))
+        report.append(("peakRSSKiB", memory.peak.map { .number(Double($0)) } ?? .null))
+        report.append(("residentAfterCeremoniesKiB", memory.now.map {
+            .object([("anonymous", .number(Double($0.anonymous))), ("fileBacked", .number(Double($0.file)))])
+        } ?? .null))
         progress("ceremonies done")
         report.append(("scaling", try scaling()))
         progress("scaling done")
@@ -92,7 +95,7 @@ public struct HostBenchmark {
         return id
     }
 
-    func ceremonyLoop() throws -> (JSONValue, Int?) {
+    func ceremonyLoop() throws -> (JSONValue, (peak: Int?, now: (anonymous: Int, file: Int)?)) {
         let host = try BenchHost(hostPath: hostPath, environment: environment(token: try newToken("loop")))
         defer { host.close() }
         var results: [(String, JSONValue)] = []
@@ -123,7 +126,7 @@ public struct HostBenchmark {
                 ("hostOwnWithTransport", Self.summary(own, unit: "ms")), ("deviceSharePercent", .number((share * 10).rounded() / 10)),
             ])))
         }
-        return (.object(results), host.peakRSSKiB)
+        return (.object(results), (host.peakRSSKiB, host.residentKiB))
     }
 
     func scaling() throws -> JSONValue {
