@@ -379,8 +379,9 @@
       siteList = Array.isArray(lines) ? lines : [];
     }
 
+    /** What the options page shows: connection state and the host's whole `info` answer (versions, keys, log). */
     function status() {
-      return { ...hostState, info: hostInfo ? { version: hostInfo.version } : null, pending: requests.size };
+      return { ...hostState, info: hostInfo ? { ...hostInfo } : null, pending: requests.size };
     }
 
     return { start: connect, attachFrame, tabClosed, frameNavigated, sitesChanged, status, pendingCount: () => requests.size };

@@ -111,9 +111,16 @@ test('start-up opens one native port and asks the host for info', () => {
   t.bridge.start();
   assert.equal(t.natives.length, 1);
   assert.deepEqual(t.native().sent, [{ id: 'bg-info-1', type: 'info' }]);
-  t.hostSays({ id: 'bg-info-1', type: 'result', info: { version: '1.0', capabilities: { 'extension:prf': true } } });
+  const info = {
+    version: '1.0', libfido2: '1.12.0', logPath: '/home/u/.local/state/webauthn-bridge/host.log', logLevel: 'info',
+    devices: [{ path: 'softfido:soft-1', product: 'SoftToken t.state', kind: 'software token' }],
+    capabilities: { 'extension:prf': true },
+  };
+  t.hostSays({ id: 'bg-info-1', type: 'result', info });
   assert.equal(t.bridge.status().state, 'connected');
   assert.equal(t.indicator.at(-1).state, 'connected');
+  // The options page shows these (versions, keys, log path) and copies them into a bug report.
+  assert.deepEqual(t.bridge.status().info, info);
 });
 
 test('a request carries the trusted origin from the sender, never anything the page sent', async () => {
