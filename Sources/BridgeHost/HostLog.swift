@@ -31,9 +31,24 @@ public final class HostLog: Sendable {
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, request: String? = nil) {
         guard enabled(level) else { return }
-        let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(request.map { "[\($0)] " } ?? "")\(message())\n"
+        let id = request ?? Self.servedRequest
+        let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(id.map { "[\($0)] " } ?? "")\(message())\n"
         write(Data(line.utf8))
     }
+
+    static let servedRequestKey = "webauthn-bridge.served-request"
+
+    /// Runs `body` with `request` as the id of every line this thread writes without one. Ceremonies run on the
+    /// libfido2 thread, and the lines of the layers that know no request id (libfido2's trace, key selection)
+    /// then carry the ceremony's, so `webauthn-bridge log --request` shows them too.
+    public static func serving<T>(_ request: String, _ body: () -> T) -> T {
+        let thread = Thread.current
+        thread.threadDictionary[servedRequestKey] = request
+        defer { thread.threadDictionary.removeObject(forKey: servedRequestKey) }
+        return body()
+    }
+
+    static var servedRequest: String? { Thread.current.threadDictionary[servedRequestKey] as? String }
 
     public func error(_ m: @autoclosure () -> String, request: String? = nil) { log(.error, m(), request: request) }
     public func warn(_ m: @autoclosure () -> String, request: String? = nil) { log(.warn, m(), request: request) }

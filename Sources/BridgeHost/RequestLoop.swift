@@ -104,19 +104,22 @@ public final class RequestLoop: @unchecked Sendable {
             environment.log.warn("refused \(type): another request is in progress", request: id)
             return environment.replies.error(id, WebAuthnError(name: .notAllowed, message: "Another security key request is already in progress."))
         }
-        let environment = self.environment
         fidoThread.submit { [self] in
-            let started = ContinuousClock.now
-            do throws(WebAuthnError) {
-                let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
-                finish(controller)
-                environment.replies.result(id, "credential", credential, timing: reportTiming ? Self.timing(controller, since: started) : nil)
-                environment.log.info("\(type) ok in \(Self.milliseconds(since: started)) ms", request: id)
-            } catch {
-                finish(controller)
-                environment.replies.error(id, error)
-                environment.log.info("\(type) failed in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)", request: id)
-            }
+            HostLog.serving(id) { runCeremony(id: id, type: type, frame: frame, controller: controller) }
+        }
+    }
+
+    private func runCeremony(id: String, type: String, frame: JSONValue, controller: CeremonyController) {
+        let started = ContinuousClock.now
+        do throws(WebAuthnError) {
+            let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
+            finish(controller)
+            environment.replies.result(id, "credential", credential, timing: reportTiming ? Self.timing(controller, since: started) : nil)
+            environment.log.info("\(type) ok in \(Self.milliseconds(since: started)) ms", request: id)
+        } catch {
+            finish(controller)
+            environment.replies.error(id, error)
+            environment.log.info("\(type) failed in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)", request: id)
         }
     }
 

@@ -84,6 +84,24 @@ def test_log_prints_rotated_files_in_order_and_filters_by_request(tmp_path):
     assert cli("log", "--request", "r-1", env=env).stdout.splitlines() == ["t0 INFO [r-1] oldest", "t2 INFO [r-1] newest"]
 
 
+def test_log_request_includes_the_ceremony_trace_and_key_lines(launch, token):
+    host = launch(token, log_level="trace")
+    for request_id in ("c-1", "c-2"):
+        options, _ = creation_options()
+        reply, _ = host.request({"id": request_id, "type": "create", "origin": ORIGIN, "options": options})
+        assert reply["type"] == "result", reply
+    host.close()
+    env = {"WEBAUTHN_BRIDGE_LOG_FILE": str(host.log_path), "HOME": str(host.log_path.parent)}
+    lines = cli("log", "--request", "c-2", env=env).stdout.splitlines()
+    assert lines and all("[c-2]" in line for line in lines)
+    # libfido2's decoded trace and the SoftToken attach/selection lines know no request id of their own.
+    assert any("libfido2: CTAP → authenticatorMakeCredential" in line for line in lines), lines
+    assert any("libfido2: CTAP ← authenticatorMakeCredential status 0x0" in line for line in lines), lines
+    assert any("create ok" in line for line in lines)
+    # Lines of the host as a whole (start-up) belong to no request.
+    assert not any("started by" in line for line in lines)
+
+
 def read_line(proc, buffer: bytearray, timeout: float = 10.0) -> str:
     """One line of `proc`'s stdout, failing after `timeout` seconds instead of waiting for ever."""
     deadline = time.monotonic() + timeout
