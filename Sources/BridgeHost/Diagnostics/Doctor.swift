@@ -18,11 +18,13 @@ public struct Doctor {
     let environment: [String: String]
     let home: String
     let configHome: String
+    let systemRoot: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, systemRoot: String = "") {
         self.environment = environment
         home = environment["HOME"] ?? NSHomeDirectory()
         configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
+        self.systemRoot = systemRoot
     }
 
     public func run() -> [Check] {
@@ -43,7 +45,7 @@ public struct Doctor {
     }
 
     func manifests() -> [Check] {
-        let profiles = BrowserProfile.all(home: home, configHome: configHome)
+        let profiles = BrowserProfile.all(home: home, configHome: configHome, systemRoot: systemRoot)
         let used = profiles.filter { FileManager.default.fileExists(atPath: $0.profileDirectory) }
         guard !used.isEmpty else {
             return [Check(name: "browsers", status: .fail, detail: "no Firefox or Chromium-family profile found under \(home)",
@@ -55,23 +57,25 @@ public struct Doctor {
     func manifest(_ profile: BrowserProfile) -> Check {
         let name = "host manifest for \(profile.name)"
         let fix = "run ./install.sh (or ./install.sh --browser …) from the webauthn-bridge checkout"
-        guard let data = FileManager.default.contents(atPath: profile.manifestPath) else {
-            return Check(name: name, status: .fail, detail: "\(profile.manifestPath) is missing", fix: fix)
+        // The browser reads the user's own manifest first, and the system-wide one (install.sh --system) without it.
+        guard let manifestPath = [profile.manifestPath, profile.systemManifestPath].first(where: FileManager.default.fileExists),
+              let data = FileManager.default.contents(atPath: manifestPath) else {
+            return Check(name: name, status: .fail, detail: "\(profile.manifestPath) is missing (and so is \(profile.systemManifestPath))", fix: fix)
         }
         guard let json = try? JSONValue.parse(Array(data)), case .string(let path)? = json["path"] else {
-            return Check(name: name, status: .fail, detail: "\(profile.manifestPath) is not a valid host manifest", fix: fix)
+            return Check(name: name, status: .fail, detail: "\(manifestPath) is not a valid host manifest", fix: fix)
         }
         let allowedKey = profile.family == .firefox ? "allowed_extensions" : "allowed_origins"
         let expected = profile.family == .firefox ? ExtensionAllowList.firefoxID : "chrome-extension://\(ExtensionAllowList.chromiumID)/"
         guard json[allowedKey]?.arrayValue?.contains(.string(expected)) == true else {
-            return Check(name: name, status: .fail, detail: "\(allowedKey) does not list \(expected)", fix: fix)
+            return Check(name: name, status: .fail, detail: "\(manifestPath): \(allowedKey) does not list \(expected)", fix: fix)
         }
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            return Check(name: name, status: .fail, detail: "it points at \(path), which is not an executable", fix: fix)
+            return Check(name: name, status: .fail, detail: "\(manifestPath) points at \(path), which is not an executable", fix: fix)
         }
-        switch HostProbe.info(arguments: profile.launchArguments(hostPath: path)) {
+        switch HostProbe.info(arguments: profile.launchArguments(hostPath: path, manifest: manifestPath)) {
         case .success(let version):
-            return Check(name: name, status: .ok, detail: "\(profile.manifestPath) → \(path) (answers as \(profile.family.rawValue), version \(version))", fix: nil)
+            return Check(name: name, status: .ok, detail: "\(manifestPath) → \(path) (answers as \(profile.family.rawValue), version \(version))", fix: nil)
         case .failure(let problem):
             return Check(name: name, status: .fail, detail: "\(path) does not answer as the browser would start it: \(problem)", fix: fix)
         }
