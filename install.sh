@@ -259,6 +259,13 @@ for t in "${targets[@]}"; do
     fi
     [[ $chromium_id =~ ^[a-p]{32}$ ]] || die "not a Chromium extension id: '$chromium_id'"
     content=${content//@CHROMIUM_ID@/"$chromium_id"}
+    if [[ $chromium_id != "$(tr -d '[:space:]' <"$REPO/extension/chromium-id.txt")" && -z ${id_warned:-} ]]; then
+      # The manifest lets Chromium start the host for this id, but the host serves only its own extension
+      # unless the configuration names another one.
+      id_warned=1
+      say "note: the host serves extension $chromium_id only when $config_home/webauthn-bridge/config.json has"
+      say "      \"allowedExtensions\": [\"$chromium_id\"]"
+    fi
   fi
   make_dir "$dir"
   write_file "$dir/$HOST_NAME.json" "$content"

@@ -134,3 +134,11 @@ def test_system_install_targets_the_system_manifest_directories(home, fake_host)
                  "/etc/opt/chrome/native-messaging-hosts/webauthn_bridge.json",   # Brave reads Chrome's
                  "/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json"):
         assert f"would write: {path}" in out or f"unchanged: {path}" in out, out
+
+
+def test_another_chromium_id_comes_with_the_config_line_the_host_needs(home, fake_host):
+    result = install(home, fake_host)
+    assert f'"allowedExtensions": ["{CHROMIUM_ID}"]' in result.stdout
+    assert str(home / ".config/webauthn-bridge/config.json") in result.stdout
+    default = run_install_sh("--host-binary", str(fake_host), home=home)
+    assert "allowedExtensions" not in default.stdout
