@@ -39,7 +39,7 @@ struct AuthenticationCeremony {
         request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, makingCredential: false)
+        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion)
         var written: JSONValue?
         let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request

@@ -6,14 +6,14 @@ extension UserVerificationRunner {
     /// Decides how this ceremony verifies the user. When the site requires UV and the key could use a PIN
     /// but has none, offers to set one first, as Chromium does; the new PIN then verifies this ceremony.
     func plan(_ requirement: WebAuthn.UserVerificationRequirement, device: Device,
-              makingCredential: Bool) throws(WebAuthnError) -> UserVerificationMethod {
+              ceremony: UserVerificationPolicy.Ceremony) throws(WebAuthnError) -> UserVerificationMethod {
         let wish: FIDO.UserVerificationRequirement = switch requirement {
         case .required: .required
         case .preferred: .preferred
         case .discouraged: .discouraged
         }
         do throws(UserVerificationPolicyError) {
-            return try UserVerificationPolicy.method(for: wish, info: device.info, makingCredential: makingCredential)
+            return try UserVerificationPolicy.method(for: wish, info: device.info, ceremony: ceremony)
         } catch {
             switch error {
             case .notConfigured(pinSupported: true) where prompt != nil:

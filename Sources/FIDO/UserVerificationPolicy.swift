@@ -19,8 +19,14 @@ public enum UserVerificationPolicyError: Error, Equatable, Sendable {
 /// the RP only *prefers* UV and the key could do it but has no PIN set, the ceremony goes on without
 /// UV instead of failing (a PIN-less key must work for "preferred").
 public enum UserVerificationPolicy {
+    /// The ceremony UV is decided for: the key's rules differ for making a discoverable credential.
+    public enum Ceremony: Sendable, Equatable {
+        case makeCredential(discoverable: Bool)
+        case getAssertion
+    }
+
     public static func method(for requirement: UserVerificationRequirement, info: AuthenticatorInfo,
-                              makingCredential: Bool) throws(UserVerificationPolicyError) -> UserVerificationMethod {
+                              ceremony: Ceremony) throws(UserVerificationPolicyError) -> UserVerificationMethod {
         let configured = info.hasBuiltInUV || info.hasClientPIN || info.options["bioEnroll"] == true
         let wanted: Bool
         if requirement == .required || info.alwaysUV {
@@ -29,8 +35,12 @@ public enum UserVerificationPolicy {
         } else if requirement == .preferred {
             wanted = configured
         } else {
-            // A key with UV configured may refuse makeCredential without it (no makeCredUvNotRqd).
-            wanted = makingCredential && configured && !info.makeCredentialUVNotRequired
+            // A key with UV configured refuses makeCredential without it (CTAP2_ERR_PUAT_REQUIRED) unless it has
+            // makeCredUvNotRqd, which covers non-discoverable credentials only (CTAP 2.1 §6.1.2, as Chromium).
+            switch ceremony {
+            case .makeCredential(let discoverable): wanted = configured && (discoverable || !info.makeCredentialUVNotRequired)
+            case .getAssertion: wanted = false
+            }
         }
         guard wanted else { return .none }
         return info.hasBuiltInUV ? .builtIn : .pin

@@ -16,34 +16,45 @@ struct UserVerificationPolicyTests {
     static let alwaysUV = ["clientPin": true, "alwaysUv": true]
     static let noUVAtAll = ["rk": true]
 
+    static let builtInUVNoUVNeeded = ["uv": true, "makeCredUvNotRqd": true]
+
+    static let get = UserVerificationPolicy.Ceremony.getAssertion
+    static let make = UserVerificationPolicy.Ceremony.makeCredential(discoverable: false)
+    static let makeDiscoverable = UserVerificationPolicy.Ceremony.makeCredential(discoverable: true)
+
     @Test(arguments: [
-        (noPINSet, UserVerificationRequirement.discouraged, false, UserVerificationMethod.none),
-        (noPINSet, .preferred, false, .none),
-        (noPINSet, .preferred, true, .none),
-        (pinSet, .discouraged, false, .none),
-        (pinSet, .discouraged, true, .pin),          // CTAP 2.0 key with PIN needs it for makeCredential
-        (pinSetNoUVNeeded, .discouraged, true, .none),
-        (pinSet, .preferred, false, .pin),
-        (pinSet, .required, false, .pin),
-        (builtInUV, .preferred, false, .builtIn),
-        (builtInUV, .required, true, .builtIn),
-        (alwaysUV, .discouraged, false, .pin),
+        (noPINSet, UserVerificationRequirement.discouraged, get, UserVerificationMethod.none),
+        (noPINSet, .preferred, get, .none),
+        (noPINSet, .preferred, make, .none),
+        (noPINSet, .discouraged, makeDiscoverable, .none),
+        (pinSet, .discouraged, get, .none),
+        (pinSet, .discouraged, make, .pin),          // CTAP 2.0 key with PIN needs it for makeCredential
+        (pinSetNoUVNeeded, .discouraged, make, .none),
+        // makeCredUvNotRqd covers non-discoverable credentials only.
+        (pinSetNoUVNeeded, .discouraged, makeDiscoverable, .pin),
+        (builtInUVNoUVNeeded, .discouraged, makeDiscoverable, .builtIn),
+        (builtInUVNoUVNeeded, .discouraged, make, .none),
+        (pinSet, .preferred, get, .pin),
+        (pinSet, .required, get, .pin),
+        (builtInUV, .preferred, get, .builtIn),
+        (builtInUV, .required, make, .builtIn),
+        (alwaysUV, .discouraged, get, .pin),
     ])
     func methodFollowsRequirementAndKeyOptions(options: [String: Bool], requirement: UserVerificationRequirement,
-                                               makingCredential: Bool, expected: UserVerificationMethod) throws {
-        let method = try UserVerificationPolicy.method(for: requirement, info: Self.info(options), makingCredential: makingCredential)
+                                               ceremony: UserVerificationPolicy.Ceremony, expected: UserVerificationMethod) throws {
+        let method = try UserVerificationPolicy.method(for: requirement, info: Self.info(options), ceremony: ceremony)
         #expect(method == expected)
     }
 
     @Test func requiredOnAKeyWithoutPINSetSaysAPINCouldBeSet() {
         #expect(throws: UserVerificationPolicyError.notConfigured(pinSupported: true)) {
-            try UserVerificationPolicy.method(for: .required, info: Self.info(Self.noPINSet), makingCredential: true)
+            try UserVerificationPolicy.method(for: .required, info: Self.info(Self.noPINSet), ceremony: Self.make)
         }
     }
 
     @Test func requiredOnAKeyWithoutAnyUVIsRefused() {
         #expect(throws: UserVerificationPolicyError.notConfigured(pinSupported: false)) {
-            try UserVerificationPolicy.method(for: .required, info: Self.info(Self.noUVAtAll), makingCredential: false)
+            try UserVerificationPolicy.method(for: .required, info: Self.info(Self.noUVAtAll), ceremony: Self.get)
         }
     }
 

@@ -141,3 +141,26 @@ def test_fido_debug_in_the_environment_dumps_no_frames_to_stderr(launch, tmp_pat
     stderr = host.proc.stderr.read().decode()
     assert not re.search(r"\d{4}: [0-9a-f]{2} [0-9a-f]{2} ", stderr), stderr[:2000]
     assert "fido_tx" not in stderr and "fido_rx" not in stderr
+
+
+DISCOVERABLE_UV_DISCOURAGED = {"authenticatorSelection": {"residentKey": "required", "userVerification": "discouraged"}}
+
+
+def test_discoverable_credential_on_a_key_with_built_in_uv_uses_it_even_when_discouraged(launch, tmp_path):
+    # CTAP 2.1: makeCredUvNotRqd spares UV for non-discoverable credentials only; a key with UV configured
+    # refuses to store a discoverable one without it. Chromium verifies the user here, and so does the host.
+    host = launch(create_token(tmp_path / "t.state", "--uv"))
+    reply, challenge, statuses = create(host, **DISCOVERABLE_UV_DISCOURAGED)
+    assert reply["type"] == "result", reply
+    assert "uv" in [s["status"] for s in statuses]
+    assert verify_registration(reply["credential"], challenge).user_verified
+
+
+def test_discoverable_credential_on_a_key_with_a_pin_asks_for_it_even_when_discouraged(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    answers("pin 246810")
+    host = launch(create_token(tmp_path / "t.state", "--pin", "246810"), env=env)
+    reply, challenge, statuses = create(host, **DISCOVERABLE_UV_DISCOURAGED)
+    assert reply["type"] == "result", reply
+    assert [s["status"] for s in statuses][:1] == ["pin"]
+    assert verify_registration(reply["credential"], challenge).user_verified
