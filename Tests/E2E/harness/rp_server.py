@@ -4,7 +4,7 @@ independent of the bridge.
 It serves Tests/E2E/site/ and four JSON endpoints (POST):
   /register/options {username, residentKey?, excludeRegistered?, rpId?}  → creation options (WebAuthn JSON)
   /register/verify  {credential}                                         → {verified, credentialId, ...}
-  /login/options    {username?, rpId?}  (no username → discoverable)     → request options
+  /login/options    {username?, rpId?, userVerification?}  (no username → discoverable) → request options
   /login/verify     {credential}                                         → {verified, username, ...}
 
 The same state is served on two ports, so a page on one can frame the other: a second origin for the
@@ -102,7 +102,7 @@ class RelyingParty:
                      for cid, c in self.credentials.items() if username and c["username"] == username]
         options = webauthn.generate_authentication_options(
             rp_id=RP_ID, timeout=body.get("timeout", 30000), allow_credentials=allow,
-            user_verification=UserVerificationRequirement.DISCOURAGED)
+            user_verification=UserVerificationRequirement(body.get("userVerification", "discouraged")))
         self._issue(options.challenge, "login:" + username)
         result = json.loads(options_to_json(options))
         if body.get("rpId"):
