@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty)
+APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty python3 python3-venv)
 PIP_PACKAGES=(webauthn fido2 pytest pytest-timeout websocket-client)
 
 missing=()
@@ -14,7 +14,9 @@ if ((${#missing[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
-python3 -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
+# shellcheck source=scripts/python-env.sh
+. scripts/python-env.sh
+python_env_setup "${PIP_PACKAGES[@]}"
 
 echo "== swift build"
 swift build --build-tests

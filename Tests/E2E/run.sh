@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-APT_PACKAGES=(chromium firefox-esr shellcheck)
+APT_PACKAGES=(chromium firefox-esr shellcheck python3 python3-venv)
 PIP_PACKAGES=(websocket-client webauthn pytest pytest-timeout)
 PIP_MODULES=(websocket webauthn pytest pytest_timeout)
 
@@ -20,12 +20,11 @@ if ((${#missing[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
-for i in "${!PIP_MODULES[@]}"; do
-  if ! python3 -c "import ${PIP_MODULES[$i]}" 2>/dev/null; then
-    python3 -m pip install -q --disable-pip-version-check "${PIP_PACKAGES[@]}"
-    break
-  fi
-done
+if ! (IFS=,; python3 -c "import ${PIP_MODULES[*]}") 2>/dev/null; then
+  # shellcheck source=/dev/null
+  . "$here/../../scripts/python-env.sh"
+  python_env_setup "${PIP_PACKAGES[@]}"
+fi
 
 cd "$here"
 export PYTHONDONTWRITEBYTECODE=1
