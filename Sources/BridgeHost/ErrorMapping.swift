@@ -15,7 +15,8 @@ enum ErrorMapping {
         case FIDOError.unsupportedAlgorithm:
             return WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms.")
         case FIDOError.unsupportedOption:
-            return WebAuthnError(name: .constraint, message: "The security key does not support an option this request requires.")
+            // Chromium turns the key's refusal into NotAllowedError, like any failure of the only key.
+            return WebAuthnError(name: .notAllowed, message: "The security key does not support an option this request requires.")
         case FIDOError.pinBlocked:
             return WebAuthnError(name: .notAllowed, message: "The security key's PIN is blocked after too many wrong attempts; the key must be reset.")
         case FIDOError.pinAuthBlocked:

@@ -30,7 +30,7 @@ struct RegistrationCeremony {
         guard let algorithm = algorithms.first(where: device.info.supportedAlgorithms.contains) else {
             throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
         }
-        let residentKey = try residentKeyDecision(device.info)
+        let residentKey = try residentKeyDecision(device, deadline: deadline)
         let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
         if let appidExclude { try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline) }
         var excludeList = options.excludeCredentials.map(\.id)
@@ -56,15 +56,19 @@ struct RegistrationCeremony {
         return try answer(made, clientData: clientData, residentKey: residentKey, extensions: extensions)
     }
 
-    /// residentKey "required" needs a key that stores credentials; "preferred" uses it when available.
-    private func residentKeyDecision(_ info: AuthenticatorInfo) throws(WebAuthnError) -> Bool {
+    /// residentKey "required" needs a key that stores credentials; "preferred" uses it when available. A key
+    /// that cannot is refused as Chromium does (and as WebAuthn L3 §5.1.3 ends when no key qualifies): with
+    /// NotAllowedError once the user touched it, so a page learns nothing of the key without the user acting.
+    private func residentKeyDecision(_ device: Device, deadline: Date) throws(WebAuthnError) -> Bool {
         switch options.residentKey {
         case .required:
-            guard info.supportsResidentKeys else {
-                throw WebAuthnError(name: .constraint, message: "The security key cannot store a discoverable credential (residentKey is required).")
+            guard device.info.supportsResidentKeys else {
+                environment.log.info("the key cannot store discoverable credentials, which the site requires", request: controller.id)
+                try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
+                throw WebAuthnError(name: .notAllowed, message: "This security key cannot store passkeys (discoverable credentials), which this site requires.")
             }
             return true
-        case .preferred: return info.supportsResidentKeys
+        case .preferred: return device.info.supportsResidentKeys
         case .discouraged: return false
         }
     }

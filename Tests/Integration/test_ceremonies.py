@@ -1,5 +1,7 @@
 """create/get through the real host and SoftToken, each credential verified by py_webauthn."""
 
+import time
+
 import pytest
 
 from bridge import binary, create_token, decode_binary
@@ -41,6 +43,18 @@ def test_discoverable_sign_in_returns_the_user_handle(launch, token):
     assert reply["type"] == "result", reply
     assert decode_binary(reply["credential"]["response"]["userHandle"]) == b"user-77"
     verify_authentication(reply["credential"], challenge, verified.credential_public_key, verified.sign_count)
+
+
+def test_resident_key_required_on_a_key_without_them_is_not_allowed_after_a_touch(launch, tmp_path):
+    # As Chromium: the key is asked for a touch first, so a page learns nothing about it without the user.
+    host = launch(create_token(tmp_path / "nork.state", "--no-rk", "--presence", "delay:400"))
+    options, _ = creation_options(authenticatorSelection={"residentKey": "required"})
+    started = time.monotonic()
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert "cannot store passkeys" in reply["error"]["message"]
+    assert [s["status"] for s in statuses] == ["touch"]
+    assert time.monotonic() - started >= 0.4
 
 
 def test_non_resident_credential_signs_in_with_allow_list_only(launch, tmp_path):
