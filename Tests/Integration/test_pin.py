@@ -1,5 +1,6 @@
 """PIN and user verification through the real host, SoftToken and a scripted pinentry (issue 5)."""
 
+import json
 import re
 
 import pytest
@@ -117,9 +118,14 @@ def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
     env, answers, _ = pinentry
     answers("pin 000000", "pin 731904")
     host = launch(create_token(tmp_path / "t.state", "--pin", "731904"), env=env, log_level="trace")
-    reply, _, _ = create(host)
+    reply, _, statuses = create(host)
     assert reply["type"] == "result", reply
     host.close()
+    # Nor any frame sent to the browser: the statuses of both PIN rounds and the result.
+    frames = json.dumps([reply, *statuses])
+    assert "pin" in [s["status"] for s in statuses], statuses
+    for secret in ("731904", "000000", "731904".encode().hex(), "000000".encode().hex()):
+        assert secret not in frames
     log = host.log()
     assert "libfido2:" in log, "trace level includes libfido2's own output"
     assert "CTAP → authenticatorClientPIN" in log and "CTAP → authenticatorMakeCredential {" in log
