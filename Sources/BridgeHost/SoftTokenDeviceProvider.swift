@@ -38,7 +38,7 @@ final class SoftTokenDeviceProvider: DeviceProvider {
             log.warn("SoftToken \(path) attached as \(devicePath): a software authenticator for development and tests only")
             return devicePath
         } catch {
-            log.error("cannot load SoftToken \(path): \(error)")
+            log.error("cannot load SoftToken \(path) (a software authenticator for development and tests only): \(error)")
             return nil
         }
     }

@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from fido2.webauthn import AttestationObject
 
 from bridge import binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
@@ -85,6 +86,16 @@ def test_attestation_conveyance(launch, token, conveyance, fmt):
     credential, challenge, _ = register(host, attestation=conveyance)
     verified = verify_registration(credential, challenge)
     assert getattr(verified.fmt, "value", verified.fmt) == fmt
+
+
+def test_packed_self_attestation_verifies(launch, tmp_path):
+    # A key without an attestation certificate signs with the credential key itself (packed, no x5c).
+    host = launch(create_token(tmp_path / "self.state", "--attestation", "self"))
+    credential, challenge, _ = register(host, attestation="direct")
+    verified = verify_registration(credential, challenge)
+    assert getattr(verified.fmt, "value", verified.fmt) == "packed"
+    statement = AttestationObject(decode_binary(credential["response"]["attestationObject"])).att_stmt
+    assert "x5c" not in statement and statement["alg"] == credential["response"]["publicKeyAlgorithm"]
 
 
 @pytest.mark.parametrize("alg", [-7, -8])
