@@ -115,11 +115,11 @@ public final class RequestLoop: @unchecked Sendable {
             let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
             finish(controller)
             environment.replies.result(id, "credential", credential, timing: reportTiming ? Self.timing(controller, since: started) : nil)
-            environment.log.info("\(type) ok in \(Self.milliseconds(since: started)) ms", request: id)
+            environment.log.info("\(type) ok \(Self.parties(frame)) in \(Self.milliseconds(since: started)) ms", request: id)
         } catch {
             finish(controller)
             environment.replies.error(id, error)
-            environment.log.info("\(type) failed in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)", request: id)
+            environment.log.info("\(type) failed \(Self.parties(frame)) in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)", request: id)
         }
     }
 
@@ -173,6 +173,15 @@ public final class RequestLoop: @unchecked Sendable {
     static func timing(_ controller: CeremonyController, since start: ContinuousClock.Instant) -> JSONValue {
         let total = CeremonyController.nanoseconds(ContinuousClock.now - start)
         return .object([("deviceMicros", .number(Double(controller.deviceTime) / 1000)), ("ceremonyMicros", .number(Double(total) / 1000))])
+    }
+
+    /// "origin=… rp=…" as the page asked (rp.id defaults to the origin's host), so the outcome line of a
+    /// request says on its own who asked what, even when the request was refused before any check.
+    static func parties(_ frame: JSONValue) -> String {
+        let origin = frame["origin"]?.stringValue
+        let requested = frame["options"]?["rp"]?["id"]?.stringValue ?? frame["options"]?["rpId"]?.stringValue
+        let rpID = requested ?? origin.flatMap { URLComponents(string: $0)?.host }
+        return "origin=\(origin ?? "-") rp=\(rpID ?? "-")"
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Int {

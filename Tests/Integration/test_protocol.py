@@ -157,7 +157,10 @@ def test_log_has_one_line_per_request_with_origin_rp_and_outcome(launch, token):
     host = launch(token, log_level="info")
     options, _ = creation_options()
     host.request({"id": "c-9", "type": "create", "origin": ORIGIN, "options": options})
+    host.request({"id": "g-9", "type": "get", "origin": "https://evil.example", "options": {
+        "challenge": {"__binary__": "AQID"}, "rpId": "example.com"}})
     host.close()
-    lines = [l for l in host.log().splitlines() if "[c-9]" in l]
-    assert any("origin=https://example.com" in l and "rp=example.com" in l for l in lines), lines
-    assert any("create ok in" in l for l in lines), lines
+    log = host.log().splitlines()
+    # The outcome line alone names the request, origin, rp.id, outcome and time.
+    assert [l for l in log if "[c-9] create ok origin=https://example.com rp=example.com in " in l and l.endswith(" ms")]
+    assert [l for l in log if "[g-9] get failed origin=https://evil.example rp=example.com in " in l and "SecurityError" in l]
