@@ -11,10 +11,16 @@ struct DeviceSelector: Sendable {
 
     func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device {
         var askedToInsert = false
+        let started = ContinuousClock.now
         while true {
             let opened = controller.timed { openAll(provider.locations(), request: controller.id) }
-            if opened.count == 1 { return opened[0] }
-            if opened.count > 1 { return try chooseByTouch(opened, controller: controller, replies: replies, deadline: deadline) }
+            var chosen: Device?
+            if opened.count == 1 { chosen = opened[0] }
+            if opened.count > 1 { chosen = try chooseByTouch(opened, controller: controller, replies: replies, deadline: deadline) }
+            if let chosen {
+                log.info("phase key-ready: \(chosen.location.path) in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
+                return chosen
+            }
             if !askedToInsert {
                 replies.status(controller.id, "insert-key", detail: "Insert your security key.")
                 log.info("no security key found; waiting for one", request: controller.id)

@@ -25,12 +25,15 @@ struct UserVerificationRunner {
             if method == .builtIn { replies.status(controller.id, "uv", detail: "Verify yourself on your security key.") }
             replies.status(controller.id, "touch", detail: "Touch your security key.")
             device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+            let started = ContinuousClock.now
             do {
-                return try controller.using(device) { () throws(FIDOError) -> T in
+                let answer = try controller.using(device) { () throws(FIDOError) -> T in
                     // Checked after registering the key, so a cancel cannot slip in between unnoticed.
                     if controller.isCancelled { throw FIDOError(code: FIDOError.keepaliveCancel, function: "cancelled before the request") }
                     return try operation(pin, method == .builtIn)
                 }
+                log.info("phase key-answer: in \(RequestLoop.milliseconds(since: started)) ms (touch\(method == .none ? "" : " and verification") included)", request: controller.id)
+                return answer
             } catch {
                 let cancelled = controller.isCancelled, timedOut = Date() >= deadline
                 if cancelled || timedOut { device.cancel() }
@@ -61,8 +64,10 @@ struct UserVerificationRunner {
         let attempts = try? device.pinRetries()
         replies.status(controller.id, "pin", detail: "Enter your security key's PIN in the dialog.")
         let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
+        let started = ContinuousClock.now
         do {
             let secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readPIN(request) }
+            log.info("phase pin-entry: in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
             return secret.withUnsafeBytes { PINCode(utf8: $0) }
         } catch {
             throw promptFailure(error)

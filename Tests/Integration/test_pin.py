@@ -26,6 +26,9 @@ def test_right_pin_gives_a_credential_with_user_verification(launch, tmp_path, p
     verified = verify_registration(reply["credential"], challenge, require_uv=True)
     assert verified.user_verified
     assert [s["status"] for s in statuses][:2] == ["pin", "touch"]
+    # Each phase of the ceremony is a log line with its duration.
+    phases = [re.search(r"\[c-1\] phase ([a-z-]+): .*?(\d+) ms", l) for l in host.log().splitlines()]
+    assert [m.group(1) for m in phases if m] == ["key-ready", "pin-entry", "key-answer"]
     description = next(c for c in commands() if c.startswith("SETDESC"))
     assert RP_ID in description and ORIGIN in description.replace("%3A", ":")
 
