@@ -20,10 +20,16 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public let reason: Reason
     public let offset: Int
+    /// Where in the document: member names and array indexes from the top, e.g. options.allowCredentials[0].id.
+    public internal(set) var path: [String] = []
 
     public init(_ reason: Reason, at offset: Int) {
         self.reason = reason
         self.offset = offset
+    }
+
+    var pathDescription: String {
+        path.reduce("") { text, step in step.hasPrefix("[") || text.isEmpty ? text + step : text + "." + step }
     }
 
     public var description: String {
@@ -42,7 +48,16 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicateKey(let key): what = "duplicate member \"\(key)\""
         case .invalidBinary: what = "__binary__ value is not base64url"
         }
-        return "invalid JSON at byte \(offset): \(what)"
+        return "invalid JSON at byte \(offset)\(path.isEmpty ? "" : " (in \(pathDescription))"): \(what)"
+    }
+}
+
+extension JSONError {
+    /// The same error, one level further out: `step` is the member name or `[index]` it was found under.
+    func within(_ step: String) -> JSONError {
+        var outer = self
+        outer.path.insert(step, at: 0)
+        return outer
     }
 }
 
@@ -153,7 +168,8 @@ struct JSONParser {
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
             let valueOffset = offset
-            let value = try parseValue(depth: depth)
+            let value: JSONValue
+            do { value = try parseValue(depth: depth) } catch { throw error.within(key) }
             members.append((key, value))
             skipWhitespace()
             let separator = try peek()
@@ -185,7 +201,7 @@ struct JSONParser {
         }
         while true {
             skipWhitespace()
-            items.append(try parseValue(depth: depth))
+            do { items.append(try parseValue(depth: depth)) } catch { throw error.within("[\(items.count)]") }
             skipWhitespace()
             let separator = try peek()
             offset += 1

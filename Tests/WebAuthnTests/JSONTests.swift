@@ -119,7 +119,23 @@ struct JSONTests {
     @Test func errorsSayWhereAndWhat() {
         do { _ = try parse(#"{"a":tru}"#) } catch {
             #expect(error.offset == 8)
-            #expect(error.description == "invalid JSON at byte 8: unexpected character '}'")
+            #expect(error.description == "invalid JSON at byte 8 (in a): unexpected character '}'")
+        }
+        do { _ = try parse(#"{} x"#) } catch {
+            #expect(error.path.isEmpty, "content after the document is not inside any member")
+            #expect(error.description == "invalid JSON at byte 3: content after the JSON value")
+        }
+    }
+
+    @Test func errorsNameTheMemberTheyAreIn() {
+        let frame = #"{"options": {"allowCredentials": [{"id": {"__binary__": "AQ"}}, {"id": {"__binary__": "*"}}]}}"#
+        do {
+            _ = try parse(frame)
+            Issue.record("a bad __binary__ value was accepted")
+        } catch {
+            #expect(error.reason == .invalidBinary)
+            #expect(error.path == ["options", "allowCredentials", "[1]", "id"])
+            #expect(error.description.contains("(in options.allowCredentials[1].id): __binary__ value is not base64url"))
         }
     }
 }
