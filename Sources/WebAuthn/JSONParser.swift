@@ -151,7 +151,10 @@ struct JSONParser {
         guard depth <= JSONValue.maxDepth else { throw fail(.tooDeep) }
         offset += 1  // {
         var members: [(String, JSONValue)] = []
-        var names = Set<String>()
+        // Duplicate names are found by a scan while the object is small (most are: descriptors, markers), which
+        // spares a hash table per object; a Set takes over past `smallObject` members.
+        var names: Set<String>? = nil
+        let smallObject = 8
         skipWhitespace()
         if try peek() == UInt8(ascii: "}") {
             offset += 1
@@ -163,7 +166,14 @@ struct JSONParser {
             let found = try peek()
             guard found == UInt8(ascii: "\"") else { throw fail(.unexpectedByte(found)) }
             let key = try parseString()
-            guard names.insert(key).inserted else { throw JSONError(.duplicateKey(key), at: keyOffset) }
+            let duplicate: Bool
+            if members.count < smallObject {
+                duplicate = members.contains { $0.0 == key }
+            } else {
+                if names == nil { names = Set(members.map(\.0)) }
+                duplicate = !names!.insert(key).inserted
+            }
+            guard !duplicate else { throw JSONError(.duplicateKey(key), at: keyOffset) }
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()

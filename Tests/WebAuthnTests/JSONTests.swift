@@ -127,6 +127,17 @@ struct JSONTests {
         }
     }
 
+    @Test func duplicateNamesAreFoundInLargeObjectsToo() throws {
+        let members = (0..<12).map { "\"k\($0)\": \($0)" } + ["\"k2\": 99"]
+        do {
+            _ = try parse("{" + members.joined(separator: ", ") + "}")
+            Issue.record("a duplicate member was accepted")
+        } catch {
+            #expect(error.reason == .duplicateKey("k2"))
+        }
+        #expect(try parse("{" + members.dropLast().joined(separator: ", ") + "}").objectValue?.count == 12)
+    }
+
     @Test func errorsNameTheMemberTheyAreIn() {
         let frame = #"{"options": {"allowCredentials": [{"id": {"__binary__": "AQ"}}, {"id": {"__binary__": "*"}}]}}"#
         do {
