@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import struct
 import subprocess
 import tempfile
 from pathlib import Path
@@ -13,6 +14,7 @@ from harness.install import run_install_sh
 from harness.paths import INSTALL_SH
 
 CHROMIUM_ID = "abcdefghijklmnopabcdefghijklmnop"
+CHROMIUM_ID_OF_REPO = (INSTALL_SH.parent / "extension/chromium-id.txt").read_text().strip()
 
 
 @pytest.fixture
@@ -142,3 +144,27 @@ def test_another_chromium_id_comes_with_the_config_line_the_host_needs(home, fak
     assert str(home / ".config/webauthn-bridge/config.json") in result.stdout
     default = run_install_sh("--host-binary", str(fake_host), home=home)
     assert "allowedExtensions" not in default.stdout
+
+
+def test_a_plain_install_builds_the_static_release_host_that_answers_as_chromium_starts_it(tmp_path):
+    """What a user runs: install.sh builds the host itself (release, Swift runtime linked in), and the installed
+    binary, started the way Chromium starts it, answers `info`. Takes the release build's time (~1 min)."""
+    home, prefix, manifests = tmp_path / "home", tmp_path / "prefix", tmp_path / "manifests"
+    home.mkdir()
+    result = subprocess.run(
+        ["bash", str(INSTALL_SH), "--prefix", str(prefix), "--manifest-dir", str(manifests), "--browser-kind", "chromium"],
+        env={"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8"}, capture_output=True, text=True,
+        timeout=1200)
+    assert result.returncode == 0, result.stdout + result.stderr
+    installed = prefix / "libexec/webauthn-bridge/webauthn-bridge"
+    assert json.loads((manifests / "webauthn_bridge.json").read_text())["path"] == str(installed)
+    linked = subprocess.run(["ldd", str(installed)], capture_output=True, text=True).stdout
+    assert "libswift" not in linked and "libFoundation" not in linked, linked
+    assert "libfido2" in linked
+    request = json.dumps({"id": "i-1", "type": "info"}).encode()
+    answered = subprocess.run([str(installed), f"chrome-extension://{CHROMIUM_ID_OF_REPO}/"],
+                              input=struct.pack("=I", len(request)) + request, capture_output=True, timeout=30,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(home)})
+    length = struct.unpack("=I", answered.stdout[:4])[0]
+    reply = json.loads(answered.stdout[4:4 + length])
+    assert reply["type"] == "result" and reply["info"]["libfido2"].startswith("1."), reply
