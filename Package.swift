@@ -3,7 +3,7 @@ import PackageDescription
 
 // Module graph (arrows point one way only):
 //   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken}
-//   FIDO → CFIDO2;  SoftToken → {CFIDO2, CBOR, Cryptography};  WebAuthn → {CBOR, Cryptography, CPSL}
+//   FIDO → {CFIDO2, Threading};  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 let package = Package(
     name: "WebAuthnBridge",
     platforms: [.macOS(.v15)],
@@ -21,12 +21,13 @@ let package = Package(
         .target(name: "CBOR"),
         .target(name: "Cryptography", dependencies: ["COpenSSL"]),
         .target(name: "NativeMessaging"),
+        .target(name: "Threading"),
         .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR"]),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading"]),
         .target(name: "Prompts"),
-        .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography"]),
+        .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
         .target(name: "BridgeHost", dependencies: [
-            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "CBOR", "Cryptography",
+            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "CBOR", "Cryptography", "Threading",
         ]),
         .executableTarget(name: "webauthn-bridge", dependencies: [
             "BridgeHost", "SoftToken", "FIDO", "WebAuthn",
@@ -40,6 +41,7 @@ let package = Package(
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
         .testTarget(name: "PromptsTests", dependencies: ["Prompts"]),
         .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "CFIDO2", "CBOR", "Cryptography"]),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),
     ]
 )
