@@ -1,5 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// navigator.credentials.get(): WebAuthn L3 §5.1.4 as the client, then authenticatorGetAssertion.

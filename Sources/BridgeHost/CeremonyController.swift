@@ -1,12 +1,18 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
+import Threading
 import Prompts
 
 /// The shared state of the one running ceremony: the reader thread cancels it or delivers the user's
 /// account choice; the libfido2 thread polls and waits on it.
 final class CeremonyController: @unchecked Sendable {
     let id: String
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var cancelled = false
     private var devices: [ObjectIdentifier: Device] = [:]
     private var prompt: (any PINPrompt)?

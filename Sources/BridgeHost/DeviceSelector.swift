@@ -1,5 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import WebAuthn
 
 /// Settings from `$XDG_CONFIG_HOME/webauthn-bridge/config.json`, overridden by `WEBAUTHN_BRIDGE_*`
 /// environment variables (the names in DESIGN.md, used the same way by tests and docs).
@@ -16,7 +21,7 @@ public struct HostConfiguration: Sendable, Equatable {
 
     /// Reads the config file (when present) and then the environment.
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> HostConfiguration {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = homeDirectory(environment)
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         var config = HostConfiguration(logFile: stateHome + "/webauthn-bridge/host.log")
@@ -29,19 +34,20 @@ public struct HostConfiguration: Sendable, Equatable {
     }
 
     mutating func apply(fileContents data: Data, path: String) throws(ConfigurationError) {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let object = (try? JSONValue.parse(Array(data)))?.objectValue else {
             throw ConfigurationError("\(path) is not a JSON object")
         }
         for (key, value) in object {
             switch (key, value) {
-            case ("logLevel", let v as String):
+            case ("logLevel", .string(let v)):
                 guard let level = LogLevel(rawValue: v) else { throw ConfigurationError("\(path): unknown logLevel \"\(v)\"") }
                 logLevel = level
-            case ("logFile", let v as String): logFile = v
-            case ("pinentry", let v as String): pinentryProgram = v
-            case ("softToken", let v as String): softTokenPath = v
-            case ("maxInboundFrameBytes", let v as Int) where v > 0: maxInboundFrameBytes = v
-            case ("allowedExtensions", let v as [String]): extraAllowedExtensions = v
+            case ("logFile", .string(let v)): logFile = v
+            case ("pinentry", .string(let v)): pinentryProgram = v
+            case ("softToken", .string(let v)): softTokenPath = v
+            case ("maxInboundFrameBytes", _) where (value.intValue ?? 0) > 0: maxInboundFrameBytes = value.intValue!
+            case ("allowedExtensions", .array(let items)) where items.allSatisfy({ $0.stringValue != nil }):
+                extraAllowedExtensions = items.compactMap(\.stringValue)
             default: throw ConfigurationError("\(path): unknown or mistyped setting \"\(key)\"")
             }
         }

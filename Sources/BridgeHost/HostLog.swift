@@ -1,5 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Synchronization
+import Threading
 
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     case error, warn, info, debug, trace
@@ -18,7 +24,7 @@ public final class HostLog: Sendable {
     public let level: LogLevel
     let maxBytes: Int
     let keptFiles: Int
-    private let state = Mutex<(handle: FileHandle?, size: Int, warned: Bool)>((nil, 0, false))
+    private let state = Mutex<(file: Int32?, size: Int, warned: Bool)>((nil, 0, false))
 
     public init(path: String, level: LogLevel, maxBytes: Int = 1 << 20, keptFiles: Int = 3) {
         self.path = path
@@ -36,19 +42,18 @@ public final class HostLog: Sendable {
         write(Data(line.utf8))
     }
 
-    static let servedRequestKey = "webauthn-bridge.served-request"
+    static let servedRequestID = ThreadLocal<String>()
 
     /// Runs `body` with `request` as the id of every line this thread writes without one. Ceremonies run on the
     /// libfido2 thread, and the lines of the layers that know no request id (libfido2's trace, key selection)
     /// then carry the ceremony's, so `webauthn-bridge log --request` shows them too.
     public static func serving<T>(_ request: String, _ body: () -> T) -> T {
-        let thread = Thread.current
-        thread.threadDictionary[servedRequestKey] = request
-        defer { thread.threadDictionary.removeObject(forKey: servedRequestKey) }
+        servedRequestID.value = request
+        defer { servedRequestID.value = nil }
         return body()
     }
 
-    static var servedRequest: String? { Thread.current.threadDictionary[servedRequestKey] as? String }
+    static var servedRequest: String? { servedRequestID.value }
 
     public func error(_ m: @autoclosure () -> String, request: String? = nil) { log(.error, m(), request: request) }
     public func warn(_ m: @autoclosure () -> String, request: String? = nil) { log(.warn, m(), request: request) }
@@ -58,36 +63,50 @@ public final class HostLog: Sendable {
 
     private func write(_ data: Data) {
         state.withLock { s in
-            if s.handle == nil, !s.warned {
-                do { (s.handle, s.size) = try openForAppend() } catch {
+            if s.file == nil, !s.warned {
+                do { (s.file, s.size) = try openForAppend() } catch {
                     s.warned = true
-                    FileHandle.standardError.write(Data("webauthn-bridge: cannot write log \(path): \(error.localizedDescription); continuing without a log file\n".utf8))
+                    writeToStandardError("webauthn-bridge: cannot write log \(path): \(error); continuing without a log file\n")
                 }
             }
-            guard let handle = s.handle else { return }
+            guard let file = s.file else { return }
             if s.size + data.count > maxBytes {
-                try? handle.close()
+                close(file)
                 rotate()
-                s.handle = try? openForAppend().0
+                s.file = try? openForAppend().0
                 s.size = 0
             }
-            guard let handle = s.handle else { return }
-            do { try handle.write(contentsOf: data); s.size += data.count } catch {}
+            guard let file = s.file else { return }
+            if Self.writeAll(data, to: file) { s.size += data.count }
         }
     }
 
-    private func openForAppend() throws -> (FileHandle, Int) {
-        let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+    private func openForAppend() throws -> (Int32, Int) {
+        try FileManager.default.createDirectory(atPath: parentDirectory(of: path), withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission)
+        let file = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw LogFileError(reason: String(cString: strerror(errno))) }
+        let size = lseek(file, 0, SEEK_END)
+        return (file, Int(max(0, size)))
+    }
+
+    private struct LogFileError: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
+    }
+
+    /// False when the file refused the bytes; the line is then lost, never the ceremony.
+    private static func writeAll(_ data: Data, to file: Int32) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(file, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return false }
+                offset += written
             }
+            return true
         }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        let size = try handle.seekToEnd()
-        return (handle, Int(size))
     }
 
     private func rotate() {

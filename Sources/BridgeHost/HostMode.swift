@@ -1,5 +1,10 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import NativeMessaging
 import Prompts
 import SoftToken
@@ -11,7 +16,7 @@ public enum HostMode {
         signal(SIGPIPE, SIG_IGN)  // a closed browser pipe must surface as a write error, not kill the host
         let configuration: HostConfiguration
         do { configuration = try HostConfiguration.load(environment: environment) } catch {
-            FileHandle.standardError.write(Data("webauthn-bridge: configuration error: \(error)\n".utf8))
+            writeToStandardError("webauthn-bridge: configuration error: \(error)\n")
             return 2
         }
         let log = HostLog(path: configuration.logFile, level: configuration.logLevel)

@@ -1,6 +1,10 @@
 import CBOR
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// navigator.credentials.create(): WebAuthn L3 §5.1.3 as the client, then authenticatorMakeCredential.

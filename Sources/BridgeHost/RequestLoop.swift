@@ -1,5 +1,10 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Threading
 import NativeMessaging
 import Prompts
 import WebAuthn
@@ -11,7 +16,7 @@ public final class RequestLoop: @unchecked Sendable {
     let fidoThread: FIDOThread
     let devices: any DeviceProvider
     let maxInboundFrame: Int
-    private let lock = NSLock()
+    private let lock = Condition()
     /// `WEBAUTHN_BRIDGE_BENCH_TIMING=1`: result frames carry how long the ceremony spent inside libfido2 (and
     /// the key) and in total, so the benchmark can tell the host's own time apart.
     let reportTiming = ProcessInfo.processInfo.environment["WEBAUTHN_BRIDGE_BENCH_TIMING"] == "1"
@@ -84,8 +89,9 @@ public final class RequestLoop: @unchecked Sendable {
     /// The request id of a frame our strict parser refused (e.g. for a bad `__binary__` value), read with a
     /// lenient parser so the page's promise still gets its answer; nil when none can be read.
     static func recoverID(_ bytes: [UInt8]) -> String? {
-        let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
-        return (object?["id"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        struct Frame: Decodable { let id: String? }
+        let frame = try? JSONDecoder().decode(Frame.self, from: Data(bytes))
+        return frame?.id.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private func rejectFrame(id: String?, _ message: String) {

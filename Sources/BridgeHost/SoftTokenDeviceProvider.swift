@@ -1,5 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SoftToken
 import Synchronization
 
@@ -25,7 +29,7 @@ final class SoftTokenDeviceProvider: DeviceProvider {
             }
             guard let devicePath = attach(path) else { return nil }
             return DeviceLocation(path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
-                                  product: "SoftToken \((path as NSString).lastPathComponent) (software token for development and tests)",
+                                  product: "SoftToken \(fileName(of: path)) (software token for development and tests)",
                                   isSoftware: true)
         }
     }

@@ -1,5 +1,10 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Threading
 import Prompts
 import WebAuthn
 
@@ -85,7 +90,7 @@ struct UserVerificationRunner {
 
 /// Holds at most one PIN between set-up and first use.
 final class PendingPIN: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Condition()
     private var pin: PINCode?
     func set(_ value: PINCode) { lock.withLock { pin = value } }
     func take() -> PINCode? { lock.withLock { defer { pin = nil }; return pin } }

@@ -1,5 +1,9 @@
 import CFIDO2
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Process-wide libfido2 set-up and its debug-log hook.
@@ -24,9 +28,9 @@ public enum FIDOLibrary {
         while getline(&line, &capacity, maps) > 0, let line {
             let text = String(cString: line)
             guard text.contains("/libfido2.so"), let path = text.split(separator: " ").last else { continue }
-            var resolved = path.trimmingCharacters(in: .whitespacesAndNewlines)
+            var resolved = String(path.filter { !$0.isWhitespace })  // the line's newline
             if let real = realpath(resolved, nil) { resolved = String(cString: real); free(real) }
-            guard let range = resolved.range(of: ".so.") else { return "unknown" }
+            guard let range = resolved.firstRange(of: ".so.") else { return "unknown" }
             return String(resolved[range.upperBound...])
         }
         return "unknown"

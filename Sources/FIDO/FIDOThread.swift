@@ -1,20 +1,23 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Threading
 
 /// The one thread that makes libfido2 calls. libfido2's log handler and debug flag are thread-local,
 /// and Swift tasks hop threads, so every device call is a job on this thread (only `Device.cancel()`
 /// is called from elsewhere, which libfido2 permits).
 public final class FIDOThread: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var jobs: [@Sendable () -> Void] = []
 
     /// Starts the thread and attaches libfido2's debug log to `logSink` on it (nil: no libfido2 trace).
     public init(logSink: FIDOLibrary.LogSink?) {
-        let thread = Thread { [self] in
+        startDetachedThread(name: "libfido2") { [self] in
             FIDOLibrary.attachLogging(to: logSink)
             runJobs()
         }
-        thread.name = "libfido2"
-        thread.start()
     }
 
     /// Queues `job`; jobs run one after another in submission order.
@@ -27,7 +30,7 @@ public final class FIDOThread: @unchecked Sendable {
 
     /// Runs `body` on the libfido2 thread and waits for its result (for CLI commands).
     public func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        let done = NSCondition()
+        let done = Condition()
         nonisolated(unsafe) var result: T?
         submit {
             let value = body()

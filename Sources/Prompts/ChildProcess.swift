@@ -1,21 +1,22 @@
 import Glibc
 
-/// A helper program (pinentry) started with `posix_spawn`, its stdin and stdout connected to us by pipes.
+/// A helper program (pinentry; for `doctor` and `bench`, the host itself) started with `posix_spawn`, its stdin and stdout connected to us by pipes.
 ///
 /// We signal and reap only this PID, never by name. `deinit` makes sure the child is gone and reaped, so an
 /// early return or a thrown error cannot leave a zombie or an orphaned dialog behind.
 /// Writing to a child that died raises SIGPIPE: the host ignores SIGPIPE (see NativeMessaging.FrameWriter).
-final class ChildProcess {
-    let pid: pid_t
+public final class ChildProcess {
+    public let pid: pid_t
     /// Our end of the child's stdin.
-    private(set) var input: Int32
+    public private(set) var input: Int32
     /// Our end of the child's stdout.
-    let output: Int32
-    private var exitStatus: Int32?
+    public let output: Int32
+    /// The raw `waitpid` status once reaped.
+    public private(set) var exitStatus: Int32?
 
     /// Starts `executable` (an absolute path, see `resolveExecutable`) with exactly `environment`.
     /// Its stderr goes to /dev/null: the host's stderr belongs to the browser.
-    init(executable: String, arguments: [String] = [], environment: [String: String]) throws(PromptError) {
+    public init(executable: String, arguments: [String] = [], environment: [String: String]) throws(PromptError) {
         guard let toChild = makePipe() else { throw .failed("cannot create a pipe (errno \(errno))") }
         guard let fromChild = makePipe() else {
             close(toChild.read); close(toChild.write)
@@ -71,13 +72,13 @@ final class ChildProcess {
     }
 
     /// Closes the child's stdin: a well-behaved Assuan server exits on EOF.
-    func closeInput() {
+    public func closeInput() {
         if input >= 0 { close(input); input = -1 }
     }
 
     /// Reaps the child if it has exited; true when it is gone.
     @discardableResult
-    func reapIfExited() -> Bool {
+    public func reapIfExited() -> Bool {
         if exitStatus != nil { return true }
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
@@ -89,7 +90,7 @@ final class ChildProcess {
     }
 
     /// Waits up to `seconds` for the child to exit on its own; true when it has been reaped.
-    func waitForExit(seconds: Double) -> Bool {
+    public func waitForExit(seconds: Double) -> Bool {
         let deadline = monotonicSeconds() + seconds
         while !reapIfExited() {
             if monotonicSeconds() >= deadline { return false }
@@ -101,7 +102,7 @@ final class ChildProcess {
     /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
     /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go. The first
     /// grace is generous because a pinentry on a loaded machine may need more than half a second.
-    func terminate() {
+    public func terminate() {
         closeInput()
         for (signal, grace) in [(SIGINT, 1.5), (SIGTERM, 0.5), (SIGKILL, 5.0)] {
             if reapIfExited() { return }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// CTAPHID constants (CTAP 2.1 §11.2).
 enum CTAPHID {

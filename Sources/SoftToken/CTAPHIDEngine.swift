@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The authenticator side of CTAPHID: turns reports written by libfido2 into commands and commands' answers into
 /// reports for libfido2 to read. Every entry point takes the token's monitor.

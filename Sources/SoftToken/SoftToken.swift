@@ -1,6 +1,12 @@
 import CBOR
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
+import Threading
 
 /// A software CTAP 2.1 authenticator: a development and test stand-in for a USB security key.
 ///
@@ -13,7 +19,7 @@ import Foundation
 /// just as closing a hidraw handle does not unplug a real key.
 public final class SoftToken: @unchecked Sendable {
     public let path: String
-    let monitor = NSCondition()
+    let monitor = Condition()
     var state: TokenState
     var session: SessionState
     var faultPlan = FaultPlan.none

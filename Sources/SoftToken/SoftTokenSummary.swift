@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A secret-free description of a token, for `webauthn-bridge token show` and for tests.
 public struct SoftTokenSummary: Sendable, Codable, Equatable {

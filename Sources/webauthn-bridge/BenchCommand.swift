@@ -1,6 +1,10 @@
 import ArgumentParser
 import BridgeHost
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// `webauthn-bridge bench`: measures the host against a SoftToken and prints the figures.
@@ -23,7 +27,7 @@ struct BenchCommand: ParsableCommand {
         options.ceremonies = ceremonies
         let hostPath = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let benchmark = try HostBenchmark(hostPath: hostPath, options: options)
-        let report = try benchmark.run { line in if !json { FileHandle.standardError.write(Data("bench: \(line)\n".utf8)) } }
+        let report = try benchmark.run { line in if !json { writeToStandardError("bench: \(line)\n") } }
         let value = JSONValue.object([("host", .string(hostPath))] + report)
         print(json ? value.serializedString : BenchReport.text(value))
     }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import BridgeHost
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// `webauthn-bridge devices`: every key libfido2 sees (or the configured SoftToken), with its getInfo.

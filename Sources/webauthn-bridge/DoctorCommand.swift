@@ -1,6 +1,10 @@
 import ArgumentParser
 import BridgeHost
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// `webauthn-bridge doctor`: checks the install and says how to fix what is wrong. Exit status 0 only when
@@ -22,7 +26,8 @@ struct DoctorCommand: ParsableCommand {
             print(JSONValue.object([("ok", .bool(Doctor.passed(checks))), ("checks", .array(list))]).serializedString)
         } else {
             for check in checks {
-                print("\(check.status.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))  \(check.name): \(check.detail)")
+                let status = check.status.rawValue
+                print("\(status)\(String(repeating: " ", count: max(0, 4 - status.count)))  \(check.name): \(check.detail)")
                 if let fix = check.fix, check.status != .ok { print("      fix: \(fix)") }
             }
             print(Doctor.passed(checks) ? "\nEverything needed is in place." : "\nSomething needed is missing: see FAIL above.")

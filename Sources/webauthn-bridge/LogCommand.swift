@@ -1,6 +1,11 @@
 import ArgumentParser
 import BridgeHost
+import Glibc
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `webauthn-bridge log`: the host log across its rotated files, optionally one request's lines, optionally
 /// followed as it grows.
@@ -35,7 +40,7 @@ struct LogCommand: ParsableCommand {
     static func render(_ line: String, colour: Bool) -> String {
         guard colour else { return line }
         for (level, code) in [(" ERROR ", "31"), (" WARN ", "33"), (" TRACE ", "2")] where line.contains(level) {
-            return line.replacingOccurrences(of: level, with: " \u{1B}[\(code)m\(level.trimmingCharacters(in: .whitespaces))\u{1B}[0m ")
+            return line.replacing(level, with: " \u{1B}[\(code)m\(level.filter { $0 != " " })\u{1B}[0m ")
         }
         return line
     }

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import SoftToken
 
 /// `webauthn-bridge token create|show`: manage SoftToken state files, the software authenticator used for

@@ -1,6 +1,11 @@
 import ArgumentParser
 import BridgeHost
+import Glibc
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `webauthn-bridge`: launched by a browser (argv as Chromium or Firefox pass it) it is the
 /// native-messaging host; otherwise a CLI with subcommands.
@@ -14,7 +19,7 @@ struct WebAuthnBridgeCommand: ParsableCommand {
 
     static func main() {
         if let launch = LaunchContext.browserLaunch(arguments: CommandLine.arguments) {
-            Foundation.exit(HostMode.run(launch))
+            Glibc.exit(HostMode.run(launch))
         }
         main(nil)
     }

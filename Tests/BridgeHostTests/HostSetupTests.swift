@@ -61,7 +61,18 @@ struct HostConfigurationTests {
         #expect(config.softTokenPath == "/tmp/t.state")
     }
 
-    @Test(arguments: [#"{"logLevel":"loud"}"#, #"{"colour":"blue"}"#, "[1]", #"{"pinentry":7}"#])
+    @Test func frameLimitAndExtraExtensionsComeFromTheConfigFile() throws {
+        let dir = try scratch()
+        try #"{"maxInboundFrameBytes":65536,"allowedExtensions":["a@example.com","b@example.com"]}"#
+            .write(toFile: dir + "/webauthn-bridge/config.json", atomically: true, encoding: .utf8)
+        let config = try HostConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": dir])
+        #expect(config.maxInboundFrameBytes == 65536)
+        #expect(config.extraAllowedExtensions == ["a@example.com", "b@example.com"])
+    }
+
+    @Test(arguments: [#"{"logLevel":"loud"}"#, #"{"colour":"blue"}"#, "[1]", #"{"pinentry":7}"#, "not json",
+                      #"{"maxInboundFrameBytes":1.5}"#, #"{"maxInboundFrameBytes":0}"#, #"{"maxInboundFrameBytes":"9"}"#,
+                      #"{"allowedExtensions":["a@example.com",1]}"#, #"{"allowedExtensions":"a@example.com"}"#])
     func badConfigFilesAreReportedNotIgnored(contents: String) throws {
         let dir = try scratch()
         try contents.write(toFile: dir + "/webauthn-bridge/config.json", atomically: true, encoding: .utf8)
@@ -96,10 +107,58 @@ struct HostLogTests {
         #expect(text.contains("WARN [r-1] loud"))
     }
 
+    @Test func servedRequestTagsOnlyThisThreadsLinesAndEndsWithTheBody() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-log-\(UUID().uuidString)").path
+        let log = HostLog(path: dir + "/host.log", level: .info)
+        HostLog.serving("r-7") {
+            log.info("inside")
+            let other = Thread { log.info("other thread") }
+            other.start()
+            while !other.isFinished { usleep(1000) }
+        }
+        log.info("after")
+        let lines = try String(contentsOfFile: dir + "/host.log", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.contains { $0.hasSuffix("INFO [r-7] inside") })
+        #expect(lines.contains { $0.hasSuffix("INFO other thread") })
+        #expect(lines.contains { $0.hasSuffix("INFO after") })
+    }
+
+    @Test func theLogFileIsPrivateAndAppendedTo() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-log-\(UUID().uuidString)").path
+        HostLog(path: dir + "/host.log", level: .info).info("first run")
+        HostLog(path: dir + "/host.log", level: .info).info("second run")
+        let text = try String(contentsOfFile: dir + "/host.log", encoding: .utf8)
+        #expect(text.contains("first run") && text.contains("second run"))
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/host.log")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
     @Test func anUnwritableLogDoesNotStopTheHost() {
         let log = HostLog(path: "/proc/webauthn-bridge-cannot/host.log", level: .info)
         log.info("first")
         log.info("second")  // no crash, no hang: the failure was reported once on stderr
         #expect(log.enabled(.info))
+    }
+}
+
+struct RequestIDRecoveryTests {
+    @Test func theIDIsReadFromAFrameTheStrictParserRefuses() {
+        #expect(RequestLoop.recoverID(Array(#"{"id":"c-1","options":{"challenge":{"__binary__":"***"}}}"#.utf8)) == "c-1")
+    }
+
+    @Test(arguments: [#"{"id":7}"#, #"{"id":""}"#, #"{"type":"info"}"#, "[1]", "{"])
+    func noUsableIDGivesNil(frame: String) {
+        #expect(RequestLoop.recoverID(Array(frame.utf8)) == nil)
+    }
+}
+
+struct PathHelperTests {
+    @Test func parentDirectoryMatchesNSStringForOurPaths() {
+        #expect(parentDirectory(of: "/a/b/host.log") == "/a/b")
+        #expect(parentDirectory(of: "/host.log") == "/")
+        #expect(parentDirectory(of: "host.log") == "")
+        #expect(fileName(of: "/a/b/t.state") == "t.state")
+        #expect(fileName(of: "t.state") == "t.state")
     }
 }

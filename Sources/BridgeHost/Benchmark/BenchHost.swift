@@ -1,24 +1,23 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import NativeMessaging
+import Prompts
 import WebAuthn
 
 /// A host process started the way Chromium starts it, spoken to over its pipes, for the benchmark.
 final class BenchHost {
-    let process = Process()
-    private let input = Pipe(), output = Pipe()
+    let process: ChildProcess
     private let writer: FrameWriter
     private var reader: FrameReader
 
     init(hostPath: String, environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: hostPath)
-        process.arguments = ["chrome-extension://\(ExtensionAllowList.chromiumID)/"]
-        process.environment = environment
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        writer = FrameWriter(fileDescriptor: input.fileHandleForWriting.fileDescriptor, maxFrameSize: 8 << 20)
-        reader = FrameReader(fileDescriptor: output.fileHandleForReading.fileDescriptor, maxFrameSize: 8 << 20)
-        try process.run()
+        process = try ChildProcess(executable: hostPath, arguments: ["chrome-extension://\(ExtensionAllowList.chromiumID)/"],
+                                   environment: environment)
+        writer = FrameWriter(fileDescriptor: process.input, maxFrameSize: 8 << 20)
+        reader = FrameReader(fileDescriptor: process.output, maxFrameSize: 8 << 20)
     }
 
     /// Sends one request and reads frames until its result or error.
@@ -43,14 +42,15 @@ final class BenchHost {
 
     /// A "Name:   123 kB" line of /proc/PID/status, in KiB.
     func statusField(_ name: String) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
         return Int(line.split(separator: " ").dropFirst().first ?? "")
     }
 
     func close() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        process.closeInput()
+        // The host exits on EOF; ChildProcess escalates only if it does not.
+        _ = process.waitForExit(seconds: 10)
     }
 }
 

@@ -1,7 +1,13 @@
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import NativeMessaging
 import SoftToken
+import Threading
 import WebAuthn
 
 /// `webauthn-bridge bench`: the host's cost measured against a SoftToken — cold start, ceremonies over pipes
@@ -21,7 +27,7 @@ public struct HostBenchmark {
     public init(hostPath: String, options: Options) throws {
         self.hostPath = hostPath
         self.options = options
-        scratch = NSTemporaryDirectory() + "webauthn-bridge-bench-\(getpid())"
+        scratch = FileManager.default.temporaryDirectory.path + "/webauthn-bridge-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
     }
 
@@ -227,11 +233,10 @@ public struct HostBenchmark {
         let writeEnd = fds[1]
         let writer = FrameWriter(fileDescriptor: writeEnd)
         let started = ContinuousClock.now
-        let thread = Thread {
+        startDetachedThread(name: "bench writer") {
             for _ in 0..<count { try? writer.write(payload) }
             close(writeEnd)
         }
-        thread.start()
         var reader = FrameReader(fileDescriptor: fds[0])
         var received = 0
         while case .message(let bytes)? = try? reader.next() { received += bytes.count }

@@ -127,12 +127,12 @@ public final class CTAPTrace: Sendable {
     }
 
     static func value(after prefix: String, key: String, in line: String) -> UInt8? {
-        guard line.hasPrefix(prefix), let range = line.range(of: key) else { return nil }
+        guard line.hasPrefix(prefix), let range = line.firstRange(of: key) else { return nil }
         return UInt8(line[range.upperBound...].prefix(2), radix: 16)
     }
 
     static func length(after prefix: String, in line: String) -> Int? {
-        guard line.hasPrefix(prefix), let range = line.range(of: "len=") else { return nil }
+        guard line.hasPrefix(prefix), let range = line.firstRange(of: "len=") else { return nil }
         return Int(line[range.upperBound...])
     }
 }

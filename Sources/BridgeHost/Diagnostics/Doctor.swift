@@ -1,5 +1,10 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 import Prompts
 import WebAuthn
 
@@ -22,7 +27,7 @@ public struct Doctor {
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, systemRoot: String = "") {
         self.environment = environment
-        home = environment["HOME"] ?? NSHomeDirectory()
+        home = homeDirectory(environment)
         configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         self.systemRoot = systemRoot
     }
@@ -121,7 +126,7 @@ public struct Doctor {
         do { path = try HostConfiguration.load(environment: environment).logFile } catch {
             return Check(name: "configuration", status: .fail, detail: "\(error)", fix: "correct the setting named above")
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = parentDirectory(of: path)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return access(directory, W_OK) == 0
             ? Check(name: "log", status: .ok, detail: path, fix: nil)

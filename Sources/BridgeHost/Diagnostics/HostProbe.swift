@@ -1,32 +1,35 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
+import NativeMessaging
+import Prompts
+import WebAuthn
 
 /// Starts an installed host exactly as a browser would and asks it for `info`: the proof that a manifest
 /// points at a host that really runs.
 enum HostProbe {
     static func info(arguments: [String], timeout: TimeInterval = 5) -> Result<String, ProbeError> {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return .failure(ProbeError("cannot start it: \(error.localizedDescription)")) }
-        let request = Array(#"{"id":"doctor","type":"info"}"#.utf8)
-        var length = UInt32(request.count)
-        input.fileHandleForWriting.write(Data(bytes: &length, count: 4) + Data(request))
-        try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        let process: ChildProcess
+        do { process = try ChildProcess(executable: arguments[0], arguments: Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) } catch {
+            return .failure(ProbeError("cannot start it: \(error)"))
+        }
+        // A child that died early makes the write fail with EPIPE instead of killing `doctor`; the missing reply
+        // then says so.
+        signal(SIGPIPE, SIG_IGN)
+        try? FrameWriter(fileDescriptor: process.input).write(Array(#"{"id":"doctor","type":"info"}"#.utf8))
+        process.closeInput()
+        guard process.waitForExit(seconds: timeout) else {
             process.terminate()
             return .failure(ProbeError("no answer within \(Int(timeout)) s"))
         }
-        let reply = output.fileHandleForReading.readDataToEndOfFile()
-        guard reply.count > 4,
-              let object = try? JSONSerialization.jsonObject(with: reply.dropFirst(4)) as? [String: Any],
-              let info = object["info"] as? [String: Any], let version = info["version"] as? String else {
-            return .failure(ProbeError("it exited with status \(process.terminationStatus) without an info reply (is the extension id allowed?)"))
+        var reader = FrameReader(fileDescriptor: process.output)
+        guard case .message(let reply)? = try? reader.next(), let object = try? JSONValue.parse(reply),
+              let version = object["info"]?["version"]?.stringValue else {
+            let status = process.exitStatus.map { ($0 >> 8) & 0xff } ?? -1
+            return .failure(ProbeError("it exited with status \(status) without an info reply (is the extension id allowed?)"))
         }
         return .success(version)
     }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Glibc
 
 /// Reads the host log as one stream across its rotated files (oldest first), for `webauthn-bridge log`.
 public struct LogReader {
@@ -54,10 +59,7 @@ public struct LogReader {
                 point = FollowPoint(fileIdentity: identity, offset: 0)
                 pending.removeAll()
             }
-            if let handle = FileHandle(forReadingAtPath: path) {
-                try? handle.seek(toOffset: point.offset)
-                let data = handle.readDataToEndOfFile()
-                try? handle.close()
+            if let data = Self.bytes(of: path, from: point.offset) {
                 point.offset += UInt64(data.count)
                 pending.append(data)
                 // Bytes, not characters, are split: a read can end inside a multi-byte character.
@@ -66,15 +68,31 @@ public struct LogReader {
                     pending = Data(pending[pending.index(after: newline)...])
                 }
             }
-            Thread.sleep(forTimeInterval: pollInterval)
+            usleep(UInt32(max(0, pollInterval) * 1_000_000))
         }
     }
 
-    func fileSize() -> UInt64 {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
+    func fileSize() -> UInt64 { status().map { UInt64($0.st_size) } ?? 0 }
+
+    func fileIdentity() -> UInt64 { status().map { UInt64($0.st_ino) } ?? 0 }
+
+    private func status() -> stat? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info : nil
     }
 
-    func fileIdentity() -> UInt64 {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
+    /// The file's bytes from `offset` to its end; nil when it cannot be opened.
+    private static func bytes(of path: String, from offset: UInt64) -> Data? {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        guard lseek(file, off_t(offset), SEEK_SET) >= 0 else { return Data() }
+        var data = Data(), chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return data }
+            data.append(contentsOf: chunk[..<count])
+        }
     }
 }

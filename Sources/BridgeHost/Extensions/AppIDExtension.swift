@@ -1,5 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// `appid` and `appidExclude` (WebAuthn L3 §10.1.1, §10.1.2): credentials registered through the old U2F API

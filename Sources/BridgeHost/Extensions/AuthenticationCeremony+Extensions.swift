@@ -1,5 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 /// The steps of a sign-in that exist only for extensions: choosing the credential before a salt is sent,

@@ -1,5 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WebAuthn
 
 extension RegistrationCeremony {

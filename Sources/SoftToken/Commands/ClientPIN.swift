@@ -1,6 +1,10 @@
 import CBOR
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// authenticatorClientPIN subcommands (CTAP 2.1 §6.5.5).
 enum ClientPINSubcommand: Int {

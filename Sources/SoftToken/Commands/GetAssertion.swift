@@ -1,6 +1,10 @@
 import CBOR
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A credential found for a request: its sealed secrets and its record (for the counter and user).
 struct FoundCredential {

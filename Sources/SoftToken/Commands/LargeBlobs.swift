@@ -1,6 +1,10 @@
 import CBOR
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SoftToken {
     /// authenticatorLargeBlobs (CTAP 2.1 §6.10): fragment-wise get and set of the serialized large-blob array.

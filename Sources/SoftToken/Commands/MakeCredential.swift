@@ -1,6 +1,10 @@
 import CBOR
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SoftToken {
     /// authenticatorMakeCredential (CTAP 2.1 §6.1.2), in the spec's order of checks.
