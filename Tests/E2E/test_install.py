@@ -2,6 +2,7 @@
 (The browser tests also go through install.sh, with the real host.)"""
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -161,6 +162,12 @@ def test_a_plain_install_builds_the_static_release_host_that_answers_as_chromium
     linked = subprocess.run(["ldd", str(installed)], capture_output=True, text=True).stdout
     assert "libswift" not in linked and "libFoundation" not in linked, linked
     assert "libfido2" in linked
+    # Only FoundationEssentials is linked: full Foundation ($s10Foundation…) would bring ICU's 34 MB of data and
+    # several MB of resident memory per launch. The release link packs relative relocations (Package.swift).
+    symbols = subprocess.run(["nm", "--defined-only", str(installed)], capture_output=True, text=True).stdout
+    assert "$s10Foundation" not in symbols and not re.search(r"\bicudt\d+_dat\b", symbols)
+    sections = subprocess.run(["readelf", "-SW", str(installed)], capture_output=True, text=True).stdout
+    assert ".relr.dyn" in sections, sections
     request = json.dumps({"id": "i-1", "type": "info"}).encode()
     answered = subprocess.run([str(installed), f"chrome-extension://{CHROMIUM_ID_OF_REPO}/"],
                               input=struct.pack("=I", len(request)) + request, capture_output=True, timeout=30,
