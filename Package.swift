@@ -7,7 +7,7 @@ import PackageDescription
 // Release links on Linux use lld with the functions a browser-launched host runs placed next to each other
 // (scripts/link-order.txt, made by scripts/link_order.py): the kernel maps code in 64 KiB runs around each page
 // touched, so scattered start-up code would cost several MB of resident memory. Relative relocations are packed
-// (DT_RELR, glibc ≥ 2.36) so that start-up reads ~30 KB of them instead of ~1 MB.
+// (DT_RELR, glibc ≥ 2.36) so that start-up reads ~8 KB of them instead of ~1 MB.
 let releaseLinkLayout: [LinkerSetting] = [
     .unsafeFlags([
         "-use-ld=lld",
