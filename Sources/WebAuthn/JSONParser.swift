@@ -276,12 +276,17 @@ struct JSONParser {
         let start = offset
         var decoded: [UInt8]? = nil
         var runStart = offset
+        var allBits: UInt8 = 0  // any byte ≥ 0x80 sets the top bit: the string is not plain ASCII
         while true {
             guard offset < input.count else { throw fail(.unexpectedEnd) }
             let byte = input[offset]
+            allBits |= byte
             if byte == UInt8(ascii: "\"") {
                 let run = UnsafeBufferPointer(rebasing: input[runStart..<offset])
                 offset += 1
+                // ASCII is valid UTF-8 as it stands, which spares the generic validating initializer (most
+                // names, types and base64url text of a frame are ASCII).
+                if decoded == nil, allBits < 0x80 { return String(decoding: run, as: UTF8.self) }
                 if var bytes = decoded {
                     bytes.append(contentsOf: run)
                     guard let text = String(validating: bytes, as: UTF8.self) else { throw JSONError(.invalidUTF8, at: start) }

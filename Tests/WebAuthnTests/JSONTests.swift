@@ -197,3 +197,20 @@ struct Base64URLBlockTests {
         #expect(Base64URL.decode("Zm-") == [0x66, 0x6F])
     }
 }
+
+/// Plain ASCII strings skip UTF-8 validation; one byte of anything else must bring it back.
+struct JSONStringFastPathTests {
+    @Test func aNonASCIIByteAfterASCIIIsStillValidated() {
+        for bytes: [UInt8] in [[0x22, 0x61, 0x62, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0x61, 0xED, 0xA0, 0x80, 0x22]] {
+            do { _ = try JSONValue.parse(bytes); Issue.record("accepted \(bytes)") } catch {
+                #expect(error.reason == .invalidUTF8)
+                #expect(error.offset == 1)
+            }
+        }
+    }
+
+    @Test func asciiAndNonASCIIStringsKeepTheirText() throws {
+        #expect(try JSONValue.parse(Array(#"["public-key","abcé","a\nb","\u00e9x"]"#.utf8))
+                == .array(["public-key", "abcé", "a\nb", "éx"]))
+    }
+}
