@@ -160,6 +160,7 @@ struct JSONParser {
             offset += 1
             return .object(members)
         }
+        if let bytes = parsePlainBinaryMarker() { return .binary(bytes) }
         while true {
             skipWhitespace()
             let keyOffset = offset

@@ -1,0 +1,47 @@
+extension JSONParser {
+    static let binaryMarkerName = Array("\"\(JSONValue.binaryKey)\"".utf8)
+
+    /// The common shape of a binary value, `"__binary__": "<base64url>" }` right after an object's `{`, decoded
+    /// straight from the frame without building the member's name, its string or the object's member list: a
+    /// list of a thousand credential ids is a thousand of these. Returns nil, with `offset` unchanged, for
+    /// anything else (escapes, other members, a bad value, the end of input), which the general object
+    /// parser then handles, refusing it with the usual error where it must.
+    mutating func parsePlainBinaryMarker() -> [UInt8]? {
+        let start = offset
+        guard let bytes = scanPlainBinaryMarker() else {
+            offset = start
+            return nil
+        }
+        return bytes
+    }
+
+    private mutating func scanPlainBinaryMarker() -> [UInt8]? {
+        guard skip(Self.binaryMarkerName) else { return nil }
+        skipWhitespace()
+        guard skip(UInt8(ascii: ":")) else { return nil }
+        skipWhitespace()
+        guard skip(UInt8(ascii: "\"")) else { return nil }
+        let textStart = offset
+        while offset < input.count, Base64URL.isAlphabet(input[offset]) { offset += 1 }
+        let text = UnsafeBufferPointer(rebasing: input[textStart..<offset])
+        guard skip(UInt8(ascii: "\"")) else { return nil }
+        skipWhitespace()
+        guard skip(UInt8(ascii: "}")), let bytes = Base64URL.decode(utf8: text) else { return nil }
+        return bytes
+    }
+
+    /// Consumes `byte` when it comes next.
+    private mutating func skip(_ byte: UInt8) -> Bool {
+        guard offset < input.count, input[offset] == byte else { return false }
+        offset += 1
+        return true
+    }
+
+    /// Consumes `bytes` when they come next.
+    private mutating func skip(_ bytes: [UInt8]) -> Bool {
+        guard input.count - offset >= bytes.count else { return false }
+        for (index, byte) in bytes.enumerated() where input[offset + index] != byte { return false }
+        offset += bytes.count
+        return true
+    }
+}

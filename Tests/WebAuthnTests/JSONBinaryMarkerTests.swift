@@ -1,0 +1,47 @@
+import Testing
+@testable import WebAuthn
+
+/// `{"__binary__": "<base64url>"}` has a fast path; anything off its shape must parse (or fail) as before.
+struct JSONBinaryMarkerTests {
+    func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+
+    @Test(arguments: [#"{"__binary__":"AQID"}"#, #"{ "__binary__" : "AQID" }"#, "{\n\t\"__binary__\"\r\n:\"AQID\"\n}",
+                      #"{"__binary__":"AQ\u0049D"}"#, #"{"\u005f_binary__":"AQID"}"#, #"{"__binary__":"AQI\u0044"}"#])
+    func markersInAnySpellingBecomeBinary(text: String) throws {
+        #expect(try parse(text) == .binary([1, 2, 3]))
+    }
+
+    @Test func markersInsideAListDecodeEach() throws {
+        let text = "[" + (0..<5).map { #"{"type":"public-key","id":{"__binary__":"\#(Base64URL.encode([UInt8($0), 9]))"}}"# }
+            .joined(separator: ",") + "]"
+        let ids = try parse(text).arrayValue?.compactMap { $0["id"]?.binaryValue }
+        #expect(ids == (0..<5).map { [UInt8($0), 9] })
+    }
+
+    @Test(arguments: [
+        (#"{"__binary__":"A"}"#, JSONError.Reason.invalidBinary, 14),
+        (#"{"__binary__":"AQ=="}"#, .invalidBinary, 14),
+        (#"{ "__binary__" : "A*" }"#, .invalidBinary, 17),
+        (#"{"__binary__":"AQID""#, .unexpectedEnd, 20),
+        (#"{"__binary__":"AQID"#, .unexpectedEnd, 19),
+        (#"{"__binary__""#, .unexpectedEnd, 13),
+        (#"{"__binary__":"AQID",}"#, .unexpectedByte(0x7D), 21),
+        (#"{"__binary__":"AQID" "x"}"#, .unexpectedByte(0x22), 21),
+        (#"{"__binary__":"AQID","__binary__":"AA"}"#, .duplicateKey("__binary__"), 21),
+        ("{\"__binary__\":\"AQ\u{01}D\"}", .unescapedControlCharacter, 17),
+    ])
+    func malformedMarkersFailWithTheGeneralParsersError(text: String, reason: JSONError.Reason, offset: Int) {
+        do {
+            let value = try parse(text)
+            Issue.record("parsed \(value)")
+        } catch {
+            #expect(error.reason == reason)
+            #expect(error.offset == offset)
+        }
+    }
+
+    @Test func aMarkerWithMoreMembersStaysAnObjectWithItsString() throws {
+        let value = try parse(#"{"__binary__":"AQID","x":1}"#)
+        #expect(value == .object([("__binary__", "AQID"), ("x", 1)]))
+    }
+}
