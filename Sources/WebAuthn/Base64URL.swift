@@ -13,14 +13,6 @@ public enum Base64URL {
         return table
     }()
 
-    static func isAlphabet(_ char: UInt8) -> Bool {
-        switch char {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"): return true
-        default: return false
-        }
-    }
-
     public static func encode(_ bytes: [UInt8]) -> String {
         String(decoding: encodeToUTF8(bytes), as: UTF8.self)
     }

@@ -22,7 +22,9 @@ extension JSONParser {
         skipWhitespace()
         guard skip(UInt8(ascii: "\"")) else { return nil }
         let textStart = offset
-        while offset < input.count, Base64URL.isAlphabet(input[offset]) { offset += 1 }
+        // Only the closing quote is looked for here; decoding refuses anything outside the alphabet (a
+        // backslash, a control character), and the general parser then reports it.
+        while offset < input.count, input[offset] != UInt8(ascii: "\"") { offset += 1 }
         let text = UnsafeBufferPointer(rebasing: input[textStart..<offset])
         guard skip(UInt8(ascii: "\"")) else { return nil }
         skipWhitespace()
