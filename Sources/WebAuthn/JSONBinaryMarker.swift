@@ -1,3 +1,5 @@
+import Glibc
+
 extension JSONParser {
     static let binaryMarkerName = Array("\"\(JSONValue.binaryKey)\"".utf8)
 
@@ -22,9 +24,11 @@ extension JSONParser {
         skipWhitespace()
         guard skip(UInt8(ascii: "\"")) else { return nil }
         let textStart = offset
-        // Only the closing quote is looked for here; decoding refuses anything outside the alphabet (a
-        // backslash, a control character), and the general parser then reports it.
-        while offset < input.count, input[offset] != UInt8(ascii: "\"") { offset += 1 }
+        // Only the closing quote is looked for here (memchr: the strings are long); decoding refuses anything
+        // outside the alphabet (a backslash, a control character), and the general parser then reports it.
+        guard let base = input.baseAddress,
+              let quote = memchr(base + textStart, Int32(UInt8(ascii: "\"")), input.count - textStart) else { return nil }
+        offset = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
         let text = UnsafeBufferPointer(rebasing: input[textStart..<offset])
         guard skip(UInt8(ascii: "\"")) else { return nil }
         skipWhitespace()
