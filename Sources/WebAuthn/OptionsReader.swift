@@ -9,19 +9,29 @@
 /// - DOMString and boolean members must have that JSON type (see the module note on coercion).
 struct OptionsReader {
     let members: [(String, JSONValue)]
-    /// The member path prefix for messages: "" at the top, "user." inside user, "pubKeyCredParams[0]." …
-    let prefix: String
+    /// Where this dictionary sits, for messages.
+    let path: OptionsPath
 
     init(_ value: JSONValue?, path: String) throws(WebAuthnError) {
-        prefix = path.isEmpty ? "" : path + "."
+        try self.init(value, path: OptionsPath(path))
+    }
+
+    init(_ value: JSONValue?, path: OptionsPath) throws(WebAuthnError) {
+        self.path = path
         switch value {
         case nil, .null?: members = []
         case .object(let m)?: members = m
-        case let other?: throw .typeError("\(path.isEmpty ? "options" : path) must be a dictionary, found \(other.typeName)")
+        case let other?:
+            let text = path.description
+            throw .typeError("\(text.isEmpty ? "options" : text) must be a dictionary, found \(other.typeName)")
         }
     }
 
-    func name(_ member: String) -> String { prefix + member }
+    /// The member's path for messages: "user.id", "pubKeyCredParams[2].alg".
+    func name(_ member: String) -> String {
+        let text = path.description
+        return text.isEmpty ? member : text + "." + member
+    }
 
     /// The member's value; nil when absent or null.
     func value(_ member: String) -> JSONValue? {
@@ -95,14 +105,15 @@ struct OptionsReader {
 
     /// A `sequence<…>` member as its elements; each is converted by `convert` with its indexed path.
     func sequence<T>(
-        _ member: String, _ convert: (JSONValue, String) throws(WebAuthnError) -> T?
+        _ member: String, _ convert: (JSONValue, OptionsPath) throws(WebAuthnError) -> T?
     ) throws(WebAuthnError) -> [T]? {
         guard let found = value(member) else { return nil }
-        guard case .array(let items) = found else { throw .typeError("\(name(member)) must be a sequence, found \(found.typeName)") }
+        let sequenceName = name(member)
+        guard case .array(let items) = found else { throw .typeError("\(sequenceName) must be a sequence, found \(found.typeName)") }
         var out: [T] = []
         out.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            if let converted = try convert(item, "\(name(member))[\(index)]") { out.append(converted) }
+            if let converted = try convert(item, OptionsPath(sequenceName, index: index)) { out.append(converted) }
         }
         return out
     }
