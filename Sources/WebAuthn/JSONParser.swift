@@ -287,7 +287,7 @@ struct JSONParser {
                 offset += 1
                 // ASCII is valid UTF-8 as it stands, which spares the generic validating initializer (most
                 // names, types and base64url text of a frame are ASCII).
-                if decoded == nil, allBits < 0x80 { return String(decoding: run, as: UTF8.self) }
+                if decoded == nil, allBits < 0x80 { return Self.repeatedName(run) ?? String(decoding: run, as: UTF8.self) }
                 if var bytes = decoded {
                     bytes.append(contentsOf: run)
                     guard let text = String(validating: bytes, as: UTF8.self) else { throw JSONError(.invalidUTF8, at: start) }

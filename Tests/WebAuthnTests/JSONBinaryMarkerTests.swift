@@ -45,3 +45,15 @@ struct JSONBinaryMarkerTests {
         #expect(value == .object([("__binary__", "AQID"), ("x", 1)]))
     }
 }
+
+/// Names every list entry repeats are returned without being built; near misses must still be built from the frame.
+struct JSONRepeatedNameTests {
+    @Test func repeatedNamesAndTheirNearMissesKeepTheirText() throws {
+        let names = ["id", "ie", "Id", "type", "typf", "public-key", "public-kez", "transports", "transportz", "tYpe", "i", "types"]
+        let text = "{" + names.enumerated().map { #""\#($1)":"\#($1)-\#($0)""# }.joined(separator: ",") + "}"
+        let members = try JSONValue.parse(Array(text.utf8)).objectValue
+        #expect(members?.map(\.0) == names)
+        #expect(members?.map { $0.1.stringValue } == names.enumerated().map { "\($1)-\($0)" })
+        #expect(try JSONValue.parse(Array(#"["public-key","transports","id","type"]"#.utf8)) == ["public-key", "transports", "id", "type"])
+    }
+}
