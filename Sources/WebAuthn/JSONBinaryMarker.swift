@@ -1,7 +1,8 @@
 import Glibc
 
 extension JSONParser {
-    static let binaryMarkerName = Array("\"\(JSONValue.binaryKey)\"".utf8)
+    /// `JSONValue.binaryKey` with its quotes, as a literal so matching it is one memcmp.
+    static let binaryMarkerName: StaticString = "\"__binary__\""
 
     /// The common shape of a binary value, `"__binary__": "<base64url>" }` right after an object's `{`, decoded
     /// straight from the frame without building the member's name, its string or the object's member list: a
@@ -43,11 +44,11 @@ extension JSONParser {
         return true
     }
 
-    /// Consumes `bytes` when they come next.
-    private mutating func skip(_ bytes: [UInt8]) -> Bool {
-        guard input.count - offset >= bytes.count else { return false }
-        for (index, byte) in bytes.enumerated() where input[offset + index] != byte { return false }
-        offset += bytes.count
+    /// Consumes `text` when it comes next.
+    private mutating func skip(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard input.count - offset >= count, memcmp(input.baseAddress! + offset, text.utf8Start, count) == 0 else { return false }
+        offset += count
         return true
     }
 }

@@ -56,4 +56,8 @@ struct JSONRepeatedNameTests {
         #expect(members?.map { $0.1.stringValue } == names.enumerated().map { "\($1)-\($0)" })
         #expect(try JSONValue.parse(Array(#"["public-key","transports","id","type"]"#.utf8)) == ["public-key", "transports", "id", "type"])
     }
+
+    @Test func theMarkerNameIsTheBinaryKeyQuoted() {
+        #expect(JSONParser.binaryMarkerName.description == "\"\(JSONValue.binaryKey)\"")
+    }
 }
