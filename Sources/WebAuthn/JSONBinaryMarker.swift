@@ -45,7 +45,7 @@ extension JSONParser {
     }
 
     /// Consumes `text` when it comes next.
-    private mutating func skip(_ text: StaticString) -> Bool {
+    mutating func skip(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard input.count - offset >= count, memcmp(input.baseAddress! + offset, text.utf8Start, count) == 0 else { return false }
         offset += count

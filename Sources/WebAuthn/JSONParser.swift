@@ -161,6 +161,10 @@ struct JSONParser {
             return .object(members)
         }
         if let bytes = parsePlainBinaryMarker() { return .binary(bytes) }
+        if let id = try parsePlainDescriptorStart(depth: depth) {
+            members = [("type", "public-key"), ("id", id)]
+            if try endOfMembers() { return .object(members) }
+        }
         while true {
             skipWhitespace()
             let keyOffset = offset
@@ -182,10 +186,7 @@ struct JSONParser {
             let value: JSONValue
             do { value = try parseValue(depth: depth) } catch { throw error.within(key) }
             members.append((key, value))
-            skipWhitespace()
-            let separator = try peek()
-            offset += 1
-            if separator == UInt8(ascii: "}") {
+            if try endOfMembers() {
                 if members.count == 1, key == JSONValue.binaryKey {
                     guard case .string(let text) = value, let bytes = Base64URL.decode(text) else {
                         throw JSONError(.invalidBinary, at: valueOffset)
@@ -194,11 +195,20 @@ struct JSONParser {
                 }
                 return .object(members)
             }
-            guard separator == UInt8(ascii: ",") else {
-                offset -= 1
-                throw fail(.unexpectedByte(separator))
-            }
         }
+    }
+
+    /// After an object member: true at the closing brace, false at a comma; anything else is an error.
+    mutating func endOfMembers() throws(JSONError) -> Bool {
+        skipWhitespace()
+        let separator = try peek()
+        offset += 1
+        if separator == UInt8(ascii: "}") { return true }
+        guard separator == UInt8(ascii: ",") else {
+            offset -= 1
+            throw fail(.unexpectedByte(separator))
+        }
+        return false
     }
 
     mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {

@@ -1,6 +1,9 @@
 import Testing
 @testable import WebAuthn
 
+// The parser's fast paths for the shapes a long allow/exclude list repeats: each must give the general parser's
+// value, and its errors, for anything off the shape.
+
 /// `{"__binary__": "<base64url>"}` has a fast path; anything off its shape must parse (or fail) as before.
 struct JSONBinaryMarkerTests {
     func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
@@ -59,5 +62,46 @@ struct JSONRepeatedNameTests {
 
     @Test func theMarkerNameIsTheBinaryKeyQuoted() {
         #expect(JSONParser.binaryMarkerName.description == "\"\(JSONValue.binaryKey)\"")
+    }
+}
+
+/// `{"type":"public-key","id":…` has a fast start; the result and every error must be the general parser's.
+struct JSONDescriptorStartTests {
+    func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+
+    @Test(arguments: [#"{"type":"public-key","id":{"__binary__":"AQID"}}"#, #"{ "type" : "public-key" , "id" : {"__binary__":"AQID"} }"#,
+                      #"{"type":"public-key","id": {"__binary__":"AQID"} }"#, #"{"type":"public-ke\u0079","id":{"__binary__":"AQID"}}"#])
+    func descriptorsParseAlikeInAnySpelling(text: String) throws {
+        #expect(try parse(text) == .object([("type", "public-key"), ("id", .binary([1, 2, 3]))]))
+    }
+
+    @Test func moreMembersFollowInOrder() throws {
+        let value = try parse(#"{"type":"public-key","id":{"__binary__":"AQ"},"transports":["usb","nfc"]}"#)
+        #expect(value == .object([("type", "public-key"), ("id", .binary([1])), ("transports", ["usb", "nfc"])]))
+    }
+
+    @Test func otherTypesAndOrdersAreKeptAsSent() throws {
+        #expect(try parse(#"{"type":"public-keys","id":1}"#) == .object([("type", "public-keys"), ("id", 1)]))
+        #expect(try parse(#"{"id":1,"type":"public-key"}"#) == .object([("id", 1), ("type", "public-key")]))
+    }
+
+    @Test(arguments: [
+        (#"{"type":"public-key","id":{"__binary__":"AQ"},"type":"x"}"#, JSONError.Reason.duplicateKey("type"), 46, [String]()),
+        (#"{"type":"public-key","id":{"__binary__":"AQ"},"id":1}"#, .duplicateKey("id"), 46, []),
+        (#"{"type":"public-key","id":{"__binary__":"A"}}"#, .invalidBinary, 40, ["id"]),
+        (#"{"type":"public-key","id":"#, .unexpectedEnd, 26, ["id"]),
+        (#"{"type":"public-key","id":1 2}"#, .unexpectedByte(0x32), 28, []),
+        (#"{"type":"public-key","id":1,}"#, .unexpectedByte(0x7D), 28, []),
+        (#"[{"type":"public-key","id":{"__binary__":"AQ"}},{"type":"public-key","id":tru}]"#, .unexpectedByte(0x7D), 77, ["[1]", "id"]),
+    ])
+    func malformedDescriptorsFailWithTheGeneralParsersError(text: String, reason: JSONError.Reason, offset: Int, path: [String]) {
+        do {
+            let value = try parse(text)
+            Issue.record("parsed \(value)")
+        } catch {
+            #expect(error.reason == reason)
+            #expect(error.offset == offset)
+            #expect(error.path == path)
+        }
     }
 }
