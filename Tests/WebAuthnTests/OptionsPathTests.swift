@@ -37,6 +37,27 @@ struct OptionsPathTests {
         #expect(list[999].id == [231, 1])
     }
 
+    /// Entries shaped exactly {"type", "id"} skip the lookups by name; everything else goes through them.
+    @Test func plainAndOtherEntriesConvertAlike() throws {
+        let list: JSONValue = [["type": "public-key", "id": .binary([1])], ["type": "other", "id": .binary([2])],
+                               ["id": .binary([3]), "type": "public-key"], ["type": "public-key", "id": .binary([4]), "transports": ["usb"]]]
+        let json = creationJSON { $0.set("excludeCredentials", list) }
+        #expect(try PublicKeyCredentialCreationOptions(json: json).excludeCredentials
+                == [.init(id: [1], transports: []), .init(id: [3], transports: []), .init(id: [4], transports: ["usb"])])
+    }
+
+    @Test(arguments: [
+        (JSONValue.object([("type", 1), ("id", .binary([1]))]), "excludeCredentials[1].type must be a string, found a number"),
+        (.object([("type", "public-key"), ("id", "AQ")]),
+         "excludeCredentials[1].id must be a BufferSource (ArrayBuffer or typed array), found a string"),
+        (.object([("type", .null), ("id", .binary([1]))]), "excludeCredentials[1].type is required"),
+        (.object([("type", "public-key"), ("id", .null)]), "excludeCredentials[1].id is required"),
+    ])
+    func twoMemberEntriesOfOtherTypesAreStillRefused(entry: JSONValue, message: String) {
+        let json = creationJSON { $0.set("excludeCredentials", [["type": "public-key", "id": .binary([1])], entry]) }
+        #expect(typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialCreationOptions(json: json) } == message)
+    }
+
     @Test func pathsRenderAsMembersAndIndexes() {
         #expect(OptionsPath("").description == "")
         #expect(OptionsPath("user").description == "user")
