@@ -4,6 +4,18 @@ import Testing
 // The parser's fast paths for the shapes a long allow/exclude list repeats: each must give the general parser's
 // value, and its errors, for anything off the shape.
 
+/// Parses `text` expecting an error with this reason and offset (and path, when given).
+func expectJSONError(_ text: String, _ reason: JSONError.Reason, at offset: Int, path: [String]? = nil) {
+    do {
+        let value = try JSONValue.parse(Array(text.utf8))
+        Issue.record("parsed \(value)")
+    } catch {
+        #expect(error.reason == reason)
+        #expect(error.offset == offset)
+        if let path { #expect(error.path == path) }
+    }
+}
+
 /// `{"__binary__": "<base64url>"}` has a fast path; anything off its shape must parse (or fail) as before.
 struct JSONBinaryMarkerTests {
     func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
@@ -34,13 +46,7 @@ struct JSONBinaryMarkerTests {
         ("{\"__binary__\":\"AQ\u{01}D\"}", .unescapedControlCharacter, 17),
     ])
     func malformedMarkersFailWithTheGeneralParsersError(text: String, reason: JSONError.Reason, offset: Int) {
-        do {
-            let value = try parse(text)
-            Issue.record("parsed \(value)")
-        } catch {
-            #expect(error.reason == reason)
-            #expect(error.offset == offset)
-        }
+        expectJSONError(text, reason, at: offset)
     }
 
     @Test func aMarkerWithMoreMembersStaysAnObjectWithItsString() throws {
@@ -95,13 +101,6 @@ struct JSONDescriptorStartTests {
         (#"[{"type":"public-key","id":{"__binary__":"AQ"}},{"type":"public-key","id":tru}]"#, .unexpectedByte(0x7D), 77, ["[1]", "id"]),
     ])
     func malformedDescriptorsFailWithTheGeneralParsersError(text: String, reason: JSONError.Reason, offset: Int, path: [String]) {
-        do {
-            let value = try parse(text)
-            Issue.record("parsed \(value)")
-        } catch {
-            #expect(error.reason == reason)
-            #expect(error.offset == offset)
-            #expect(error.path == path)
-        }
+        expectJSONError(text, reason, at: offset, path: path)
     }
 }
