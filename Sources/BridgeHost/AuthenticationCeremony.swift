@@ -30,9 +30,9 @@ struct AuthenticationCeremony {
         let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
         let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
-        if appid == nil, preflight.needsBatches(allowList) {
+        if appid == nil, let batches = preflight.batchesIfNeeded(allowList) {
             // A long list goes in batches the key accepts; the ceremony then names the one credential it holds.
-            guard let held = preflight.heldCredential(in: allowList) else {
+            guard let held = preflight.heldCredential(in: batches) else {
                 try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
                 throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
             }

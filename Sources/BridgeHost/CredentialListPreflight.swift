@@ -16,16 +16,18 @@ struct CredentialListPreflight {
     /// Per entry: the CBOR map {"id": bytes, "type": "public-key"} around the id.
     static let entryOverheadBytes = 24
 
-    /// Whether `list` must be split for this key.
-    func needsBatches(_ list: [[UInt8]]) -> Bool {
-        list.count > 1 && Self.batches(list, info: device.info).count > 1
+    /// The batches `list` must be sent in to this key, or nil when it fits one request.
+    func batchesIfNeeded(_ list: [[UInt8]]) -> CredentialBatches? {
+        guard list.count > 1 else { return nil }
+        let batches = CredentialBatches(list, info: device.info)
+        return batches.count > 1 ? batches : nil
     }
 
-    /// The first credential of `list` the key holds, or nil when it holds none.
-    func heldCredential(in list: [[UInt8]]) -> [UInt8]? {
-        for batch in Self.batches(list, info: device.info) {
+    /// The first credential of `batches` the key holds, or nil when it holds none.
+    func heldCredential(in batches: CredentialBatches) -> [UInt8]? {
+        for index in 0..<batches.count {
             if controller.isCancelled { return nil }
-            let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: batch, userPresence: false)
+            let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: batches[index], userPresence: false)
             if let found = try? controller.using(device, { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }),
                let id = found.first?.credentialID, !id.isEmpty {
                 return id
@@ -33,24 +35,34 @@ struct CredentialListPreflight {
         }
         return nil
     }
+}
 
-    /// Splits `list` into requests the key accepts; ids longer than the key's maximum cannot be its own.
-    static func batches(_ list: [[UInt8]], info: AuthenticatorInfo) -> [[[UInt8]]] {
-        let usable = info.maxCredentialIDLength > 0 ? list.filter { $0.count <= info.maxCredentialIDLength } : list
+/// A credential list split into requests a key accepts; ids longer than the key's maximum cannot be its own
+/// and are left out. Kept as ranges of the list, so splitting a thousand ids builds no array per batch
+/// until that batch is sent.
+struct CredentialBatches {
+    let ids: [[UInt8]]
+    let ranges: [Range<Int>]
+
+    init(_ list: [[UInt8]], info: AuthenticatorInfo) {
+        ids = info.maxCredentialIDLength > 0 ? list.filter { $0.count <= info.maxCredentialIDLength } : list
         let maxCount = info.maxCredentialCountInList > 0 ? info.maxCredentialCountInList : Int.max
-        let budget = max(1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - fixedRequestBytes)
-        var batches: [[[UInt8]]] = [], current: [[UInt8]] = [], size = 0
-        for id in usable {
-            let entry = id.count + entryOverheadBytes
-            if !current.isEmpty, current.count == maxCount || size + entry > budget {
-                batches.append(current)
-                current = []
+        let budget = max(1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - CredentialListPreflight.fixedRequestBytes)
+        var ranges: [Range<Int>] = [], start = 0, size = 0
+        for (index, id) in ids.enumerated() {
+            let entry = id.count + CredentialListPreflight.entryOverheadBytes
+            if index > start, index - start == maxCount || size + entry > budget {
+                ranges.append(start..<index)
+                start = index
                 size = 0
             }
-            current.append(id)
             size += entry
         }
-        if !current.isEmpty { batches.append(current) }
-        return batches
+        if start < ids.count { ranges.append(start..<ids.count) }
+        self.ranges = ranges
     }
+
+    var count: Int { ranges.count }
+
+    subscript(index: Int) -> [[UInt8]] { Array(ids[ranges[index]]) }
 }

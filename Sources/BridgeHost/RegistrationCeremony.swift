@@ -39,9 +39,9 @@ struct RegistrationCeremony {
         if let appidExclude { try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline) }
         var excludeList = options.excludeCredentials.map(\.id)
         let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
-        if preflight.needsBatches(excludeList) {
+        if let batches = preflight.batchesIfNeeded(excludeList) {
             // Only a credential the key holds matters; naming just it keeps the request within the key's limits.
-            excludeList = preflight.heldCredential(in: excludeList).map { [$0] } ?? []
+            excludeList = preflight.heldCredential(in: batches).map { [$0] } ?? []
         }
         var request = CredentialRequest(
             clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,

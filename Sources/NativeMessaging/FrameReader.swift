@@ -40,8 +40,13 @@ public struct FrameReader {
             try discard(length)
             return .oversize(length: length)
         }
-        var body = [UInt8](repeating: 0, count: length)
-        let received = try body.withUnsafeMutableBytes { readFully(into: $0) }.get()
+        // Read into uninitialized storage: zeroing a large frame first would touch every byte twice.
+        var outcome: Result<Int, FrameError> = .success(0)
+        let body = [UInt8](unsafeUninitializedCapacity: length) { buffer, initialized in
+            outcome = readFully(into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = (try? outcome.get()) ?? 0
+        }
+        let received = try outcome.get()
         guard received == length else { throw .truncatedBody(expected: length, received: received) }
         return .message(body)
     }

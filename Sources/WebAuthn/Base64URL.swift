@@ -49,26 +49,50 @@ public enum Base64URL {
 
     /// nil for any character outside the base64url alphabet (including `=`) or an impossible length.
     public static func decode(_ string: String) -> [UInt8]? {
-        Array(string.utf8).withUnsafeBufferPointer { decode(utf8: $0) }
+        var text = string
+        return text.withUTF8 { decode(utf8: $0) }
     }
 
+    /// Decodes four characters to three bytes at a time, with the table and the output held as raw
+    /// buffers: lists of a thousand credential ids make this one of the hottest loops of a frame.
     static func decode(utf8 buffer: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = buffer.count
         guard count % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for char in buffer {
-            let value = values[Int(char)]
-            guard value != 255 else { return nil }
-            accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFFFF
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let decodedCount = count / 4 * 3 + max(0, count % 4 - 1)
+        var valid = true
+        let out = values.withUnsafeBufferPointer { table in
+            [UInt8](unsafeUninitializedCapacity: decodedCount) { output, initialized in
+                valid = decode(buffer, table: table, into: output)
+                initialized = valid ? decodedCount : 0
             }
         }
-        return out
+        return valid ? out : nil
+    }
+
+    /// False at the first character outside the alphabet; `output` holds exactly the decoded length.
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>,
+                               into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
+        var i = 0, o = 0
+        while i + 4 <= input.count {
+            let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
+            // 255 is the only table value with the top bits set, so one test covers all four characters.
+            guard (a | b | c | d) & 0xC0 == 0 else { return false }
+            let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            output[o] = UInt8(truncatingIfNeeded: n >> 16)
+            output[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+            output[o + 2] = UInt8(truncatingIfNeeded: n)
+            i += 4
+            o += 3
+        }
+        var n: UInt32 = 0
+        for k in i..<input.count {
+            let v = table[Int(input[k])]
+            guard v != 255 else { return false }
+            n |= UInt32(v) << (18 - 6 * UInt32(k - i))
+        }
+        // A tail of 2 or 3 characters carries 1 or 2 bytes; their unused low bits are ignored, as before.
+        if input.count - i >= 2 { output[o] = UInt8(truncatingIfNeeded: n >> 16) }
+        if input.count - i == 3 { output[o + 1] = UInt8(truncatingIfNeeded: n >> 8) }
+        return true
     }
 }

@@ -160,6 +160,11 @@ struct JSONParser {
             offset += 1
             return .object(members)
         }
+        if let bytes = parsePlainBinaryMarker() { return .binary(bytes) }
+        if let id = try parsePlainDescriptorStart(depth: depth) {
+            members = [("type", "public-key"), ("id", id)]
+            if try endOfMembers() { return .object(members) }
+        }
         while true {
             skipWhitespace()
             let keyOffset = offset
@@ -181,10 +186,7 @@ struct JSONParser {
             let value: JSONValue
             do { value = try parseValue(depth: depth) } catch { throw error.within(key) }
             members.append((key, value))
-            skipWhitespace()
-            let separator = try peek()
-            offset += 1
-            if separator == UInt8(ascii: "}") {
+            if try endOfMembers() {
                 if members.count == 1, key == JSONValue.binaryKey {
                     guard case .string(let text) = value, let bytes = Base64URL.decode(text) else {
                         throw JSONError(.invalidBinary, at: valueOffset)
@@ -193,11 +195,20 @@ struct JSONParser {
                 }
                 return .object(members)
             }
-            guard separator == UInt8(ascii: ",") else {
-                offset -= 1
-                throw fail(.unexpectedByte(separator))
-            }
         }
+    }
+
+    /// After an object member: true at the closing brace, false at a comma; anything else is an error.
+    mutating func endOfMembers() throws(JSONError) -> Bool {
+        skipWhitespace()
+        let separator = try peek()
+        offset += 1
+        if separator == UInt8(ascii: "}") { return true }
+        guard separator == UInt8(ascii: ",") else {
+            offset -= 1
+            throw fail(.unexpectedByte(separator))
+        }
+        return false
     }
 
     mutating func parseArray(depth: Int) throws(JSONError) -> JSONValue {
@@ -276,12 +287,17 @@ struct JSONParser {
         let start = offset
         var decoded: [UInt8]? = nil
         var runStart = offset
+        var allBits: UInt8 = 0  // any byte ≥ 0x80 sets the top bit: the string is not plain ASCII
         while true {
             guard offset < input.count else { throw fail(.unexpectedEnd) }
             let byte = input[offset]
+            allBits |= byte
             if byte == UInt8(ascii: "\"") {
                 let run = UnsafeBufferPointer(rebasing: input[runStart..<offset])
                 offset += 1
+                // ASCII is valid UTF-8 as it stands, which spares the generic validating initializer (most
+                // names, types and base64url text of a frame are ASCII).
+                if decoded == nil, allBits < 0x80 { return Self.repeatedName(run) ?? String(decoding: run, as: UTF8.self) }
                 if var bytes = decoded {
                     bytes.append(contentsOf: run)
                     guard let text = String(validating: bytes, as: UTF8.self) else { throw JSONError(.invalidUTF8, at: start) }

@@ -3,8 +3,9 @@
 /// `.binary` is not a JSON type: it stands for `{"__binary__": "<base64url>"}`, the protocol's encoding of every
 /// BufferSource and ArrayBuffer, so the rest of the host never sees base64. Objects keep their members in order
 /// (an array of pairs, not a dictionary) because output order makes frames and logs readable and because the
-/// parser rejects duplicate names, so lookup by name is unambiguous.
-public indirect enum JSONValue: Sendable, Equatable {
+/// parser rejects duplicate names, so lookup by name is unambiguous. Not `indirect`: arrays already hold their
+/// elements out of line, and boxing every value cost an allocation per value of a frame.
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case number(Double)

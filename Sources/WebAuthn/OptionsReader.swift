@@ -9,19 +9,29 @@
 /// - DOMString and boolean members must have that JSON type (see the module note on coercion).
 struct OptionsReader {
     let members: [(String, JSONValue)]
-    /// The member path prefix for messages: "" at the top, "user." inside user, "pubKeyCredParams[0]." …
-    let prefix: String
+    /// Where this dictionary sits, for messages.
+    let path: OptionsPath
 
     init(_ value: JSONValue?, path: String) throws(WebAuthnError) {
-        prefix = path.isEmpty ? "" : path + "."
+        try self.init(value, path: OptionsPath(path))
+    }
+
+    init(_ value: JSONValue?, path: OptionsPath) throws(WebAuthnError) {
+        self.path = path
         switch value {
         case nil, .null?: members = []
         case .object(let m)?: members = m
-        case let other?: throw .typeError("\(path.isEmpty ? "options" : path) must be a dictionary, found \(other.typeName)")
+        case let other?:
+            let text = path.description
+            throw .typeError("\(text.isEmpty ? "options" : text) must be a dictionary, found \(other.typeName)")
         }
     }
 
-    func name(_ member: String) -> String { prefix + member }
+    /// The member's path for messages: "user.id", "pubKeyCredParams[2].alg".
+    func name(_ member: String) -> String {
+        let text = path.description
+        return text.isEmpty ? member : text + "." + member
+    }
 
     /// The member's value; nil when absent or null.
     func value(_ member: String) -> JSONValue? {
@@ -95,14 +105,15 @@ struct OptionsReader {
 
     /// A `sequence<…>` member as its elements; each is converted by `convert` with its indexed path.
     func sequence<T>(
-        _ member: String, _ convert: (JSONValue, String) throws(WebAuthnError) -> T?
+        _ member: String, _ convert: (JSONValue, OptionsPath) throws(WebAuthnError) -> T?
     ) throws(WebAuthnError) -> [T]? {
         guard let found = value(member) else { return nil }
-        guard case .array(let items) = found else { throw .typeError("\(name(member)) must be a sequence, found \(found.typeName)") }
+        let sequenceName = name(member)
+        guard case .array(let items) = found else { throw .typeError("\(sequenceName) must be a sequence, found \(found.typeName)") }
         var out: [T] = []
         out.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            if let converted = try convert(item, "\(name(member))[\(index)]") { out.append(converted) }
+            if let converted = try convert(item, OptionsPath(sequenceName, index: index)) { out.append(converted) }
         }
         return out
     }
@@ -119,12 +130,21 @@ struct OptionsReader {
     /// descriptors of types they do not know) after the required members were checked.
     func descriptors(_ member: String) throws(WebAuthnError) -> [PublicKeyCredentialDescriptor] {
         try sequence(member) { (item, path) throws(WebAuthnError) -> PublicKeyCredentialDescriptor? in
+            if let plain = Self.plainDescriptor(item) { return plain.type == "public-key" ? plain.descriptor : nil }
             let entry = try OptionsReader(item, path: path)
             let type = try entry.requiredString("type")
             let id = try entry.requiredBufferSource("id")
             let transports = try entry.strings("transports") ?? []
             return type == "public-key" ? PublicKeyCredentialDescriptor(id: id, transports: transports) : nil
         } ?? []
+    }
+
+    /// An entry that is exactly {"type": <string>, "id": <binary>}, as the extension sends every entry of a long
+    /// list: it passes every check of `descriptors` by its shape, so it is taken without looking members up by name.
+    static func plainDescriptor(_ item: JSONValue) -> (type: String, descriptor: PublicKeyCredentialDescriptor)? {
+        guard case .object(let members) = item, members.count == 2, members[0].0 == "type", members[1].0 == "id",
+              case .string(let type) = members[0].1, case .binary(let id) = members[1].1 else { return nil }
+        return (type, PublicKeyCredentialDescriptor(id: id, transports: []))
     }
 
     /// The `extensions` member, kept as JSON for the extension mapping to interpret.

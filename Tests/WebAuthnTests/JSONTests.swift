@@ -166,3 +166,51 @@ struct Base64URLTests {
         #expect(Base64URL.decode(text) == nil)
     }
 }
+
+/// The decoder works four characters at a time with a separate tail; these cover every length and position.
+struct Base64URLBlockTests {
+    @Test func everyLengthRoundTrips() {
+        for length in 0...70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ length) }
+            #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes, "length \(length)")
+        }
+    }
+
+    @Test func aForeignCharacterAnywhereIsRefused() {
+        for length in [2, 3, 4, 6, 7, 8, 10, 11, 12, 15, 16, 18, 19, 20, 23, 24, 26, 27] {
+            let valid = Array(String(repeating: "Az9-_", count: 6).utf8.prefix(length))
+            #expect(Base64URL.decode(String(decoding: valid, as: UTF8.self)) != nil)
+            for position in 0..<length {
+                for foreign in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x80, 0x00] {
+                    var text = valid
+                    text[position] = foreign
+                    #expect(Base64URL.decode(utf8: text.withUnsafeBufferPointer { $0 }) == nil,
+                            "length \(length), \(foreign) at \(position)")
+                }
+            }
+        }
+    }
+
+    @Test func unusedLowBitsOfTheLastCharacterAreIgnored() {
+        #expect(Base64URL.decode("Zh") == [0x66])
+        #expect(Base64URL.decode("Zm9") == [0x66, 0x6F])
+        #expect(Base64URL.decode("Zm-") == [0x66, 0x6F])
+    }
+}
+
+/// Plain ASCII strings skip UTF-8 validation; one byte of anything else must bring it back.
+struct JSONStringFastPathTests {
+    @Test func aNonASCIIByteAfterASCIIIsStillValidated() {
+        for bytes: [UInt8] in [[0x22, 0x61, 0x62, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0x61, 0xED, 0xA0, 0x80, 0x22]] {
+            do { _ = try JSONValue.parse(bytes); Issue.record("accepted \(bytes)") } catch {
+                #expect(error.reason == .invalidUTF8)
+                #expect(error.offset == 1)
+            }
+        }
+    }
+
+    @Test func asciiAndNonASCIIStringsKeepTheirText() throws {
+        #expect(try JSONValue.parse(Array(#"["public-key","abcé","a\nb","\u00e9x"]"#.utf8))
+                == .array(["public-key", "abcé", "a\nb", "éx"]))
+    }
+}

@@ -109,9 +109,9 @@ public struct HostBenchmark {
         for kind in ["create", "get"] {
             var roundTrip = Sample(), own = Sample(), device = Sample(), inside = Sample()
             for i in 0..<options.ceremonies {
-                let frame = kind == "create" ? Self.createFrame("c\(i)") : Self.getFrame("g\(i)", allow: [credential])
+                let frame = (kind == "create" ? Self.createFrame("c\(i)") : Self.getFrame("g\(i)", allow: [credential])).serialized()
                 let started = ContinuousClock.now
-                let reply = try host.request(frame)
+                let reply = try host.request(serialized: frame)
                 let total = elapsedMilliseconds(since: started)
                 if kind == "create", credential.isEmpty { credential = try Self.credentialID(reply) }
                 guard case .number(let deviceMicros)? = reply["timing"]?["deviceMicros"],
@@ -146,9 +146,9 @@ public struct HostBenchmark {
                 var sample = Sample(), own = Sample()
                 var outcome = "ok"
                 for i in 0..<20 {
-                    let frame = kind == "get allow" ? Self.getFrame("s\(size)-\(i)", allow: others + [real])
-                                                    : Self.createFrame("x\(size)-\(i)", exclude: others)
-                    let (ms, reply) = try timed { try host.request(frame) }
+                    let frame = (kind == "get allow" ? Self.getFrame("s\(size)-\(i)", allow: others + [real])
+                                                     : Self.createFrame("x\(size)-\(i)", exclude: others)).serialized()
+                    let (ms, reply) = try timed { try host.request(serialized: frame) }
                     if case .string(let name)? = reply["error"]?["name"] { outcome = name; break }
                     sample.add(ms)
                     if case .number(let deviceMicros)? = reply["timing"]?["deviceMicros"] { own.add(ms - deviceMicros / 1000) }
