@@ -9,18 +9,21 @@ import Foundation
 /// is still equal to the one it was made from, so no code path that edits a record can forget to invalidate it.
 /// The file stays JSON so that people and the integration tests can read and edit it.
 struct StateEncoder {
-    private var records: [(record: StoredCredential, text: [UInt8])] = []
+    /// `records[i]` was encoded as `texts[i]`.
+    private var records: [StoredCredential] = []
+    private var texts: [[UInt8]] = []
     private var configuration: (value: SoftTokenConfiguration, text: [UInt8])?
     private var largeBlob: (value: Data, text: [UInt8])?
 
     mutating func encode(_ state: TokenState) throws(SoftTokenError) -> [UInt8] {
-        var object = JSONObjectWriter(indent: "  ")
+        var object = JSONObjectWriter(indent: "  ", capacity: texts.reduce(4096) { $0 + $1.count + 6 })
         if let certificate = state.attestationCertificate { object.field("attestationCertificate", base64: certificate) }
         if let key = state.attestationKey { object.field("attestationKey", base64: key) }
         object.field("configuration", raw: try configurationText(state.configuration))
         if let generation = state.counterGeneration { object.field("counterGeneration", string: generation) }
         object.field("creationCounter", int: state.creationCounter)
-        object.field("credentials", raw: credentialsText(state.credentials))
+        object.key("credentials")
+        appendCredentials(state.credentials, to: &object.out)
         object.field("format", string: state.format)
         object.field("largeBlobArray", raw: largeBlobText(state.largeBlobArray))
         object.field("notice", string: state.notice)
@@ -32,29 +35,37 @@ struct StateEncoder {
         return object.finish(newline: true)
     }
 
-    private mutating func credentialsText(_ credentials: [StoredCredential]) -> [UInt8] {
-        guard !credentials.isEmpty else { return Array("[]".utf8) }
-        var out = Array("[\n".utf8)
-        out.reserveCapacity(credentials.count * (records.first?.text.count ?? 256) + 16)
+    private static let recordIndent = Array("\n    ".utf8)
+
+    private mutating func appendCredentials(_ credentials: [StoredCredential], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
         for (index, credential) in credentials.enumerated() {
-            if index > 0 { out += Array(",\n".utf8) }
-            out += Array("    ".utf8)
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += Self.recordIndent
             out += recordText(credential, at: index)
         }
-        if records.count > credentials.count { records.removeLast(records.count - credentials.count) }
-        out += Array("\n  ]".utf8)
-        return out
+        if records.count > credentials.count {
+            records.removeLast(records.count - credentials.count)
+            texts.removeLast(texts.count - credentials.count)
+        }
+        out += Array(credentials.isEmpty ? "]".utf8 : "\n  ]".utf8)
     }
 
     private mutating func recordText(_ credential: StoredCredential, at index: Int) -> [UInt8] {
-        if index < records.count, records[index].record == credential { return records[index].text }
+        if index < records.count, records[index] == credential { return texts[index] }
         let text = Self.encode(credential)
-        if index < records.count { records[index] = (credential, text) } else { records.append((credential, text)) }
+        if index < records.count {
+            records[index] = credential
+            texts[index] = text
+        } else {
+            records.append(credential)
+            texts.append(text)
+        }
         return text
     }
 
     static func encode(_ credential: StoredCredential) -> [UInt8] {
-        var object = JSONObjectWriter(indent: nil)
+        var object = JSONObjectWriter(indent: nil, capacity: 512)
         object.field("algorithm", int: credential.algorithm)
         object.field("created", int: credential.created)
         object.field("credProtect", int: credential.credProtect)
@@ -87,7 +98,8 @@ struct StateEncoder {
     /// Up to `maxSerializedLargeBlobArray` bytes (the benchmark uses 1 MiB), so its base64 is kept too.
     private mutating func largeBlobText(_ value: Data) -> [UInt8] {
         if let largeBlob, largeBlob.value == value { return largeBlob.text }
-        let text = JSONText.quoted(value.base64EncodedString())
+        var text: [UInt8] = []
+        JSONText.appendQuoted(value.base64EncodedString(), to: &text)
         largeBlob = (value, text)
         return text
     }
@@ -95,35 +107,57 @@ struct StateEncoder {
 
 /// Appends `"key": value` pairs to a JSON object, either one a line (`indent`) or all on one line.
 struct JSONObjectWriter {
-    private var out: [UInt8] = [UInt8(ascii: "{")]
+    var out: [UInt8] = []
     private let indent: [UInt8]?
     private var empty = true
 
-    init(indent: String?) { self.indent = indent.map { Array($0.utf8) } }
+    init(indent: String?, capacity: Int) {
+        self.indent = indent.map { Array($0.utf8) }
+        out.reserveCapacity(capacity)
+        out.append(UInt8(ascii: "{"))
+    }
 
-    mutating func field(_ key: String, raw value: [UInt8]) {
+    /// Starts a field; its value is appended to `out` next.
+    mutating func key(_ key: String) {
         if !empty { out.append(UInt8(ascii: ",")) }
         empty = false
         if let indent {
             out.append(UInt8(ascii: "\n"))
             out += indent
         }
-        out += JSONText.quoted(key)
+        JSONText.appendQuoted(key, to: &out)
         out += Array((indent == nil ? ":" : " : ").utf8)
+    }
+
+    mutating func field(_ key: String, raw value: [UInt8]) {
+        self.key(key)
         out += value
     }
 
-    mutating func field(_ key: String, string value: String) { field(key, raw: JSONText.quoted(value)) }
-    mutating func field(_ key: String, base64 value: Data) { field(key, raw: JSONText.quoted(value.base64EncodedString())) }
-    mutating func field(_ key: String, int value: Int) { field(key, raw: Array(String(value).utf8)) }
-    mutating func field(_ key: String, bool value: Bool) { field(key, raw: Array((value ? "true" : "false").utf8)) }
+    mutating func field(_ key: String, string value: String) {
+        self.key(key)
+        JSONText.appendQuoted(value, to: &out)
+    }
 
-    func finish(newline: Bool) -> [UInt8] {
-        var result = out
-        if indent != nil, !empty { result.append(UInt8(ascii: "\n")) }
-        result.append(UInt8(ascii: "}"))
-        if newline { result.append(UInt8(ascii: "\n")) }
-        return result
+    mutating func field(_ key: String, base64 value: Data) { field(key, string: value.base64EncodedString()) }
+
+    mutating func field(_ key: String, int value: Int) {
+        self.key(key)
+        out += String(value).utf8
+    }
+
+    mutating func field(_ key: String, bool value: Bool) {
+        self.key(key)
+        out += (value ? "true" : "false").utf8
+    }
+
+    /// Closes the object and hands over the bytes (moved out, so a 1,000-credential state is not copied again).
+    mutating func finish(newline: Bool) -> [UInt8] {
+        if indent != nil, !empty { out.append(UInt8(ascii: "\n")) }
+        out.append(UInt8(ascii: "}"))
+        if newline { out.append(UInt8(ascii: "\n")) }
+        defer { out = [] }
+        return out
     }
 }
 
@@ -131,19 +165,23 @@ struct JSONObjectWriter {
 enum JSONText {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    static func quoted(_ text: String) -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        out.reserveCapacity(text.utf8.count + 2)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0..<0x20: out += Array("\\u00".utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
-            default: out.append(byte)
-            }
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Base64, RP IDs and most names need no escaping: copy those whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += text.utf8
+        } else {
+            for byte in text.utf8 { appendEscaped(byte, to: &out) }
         }
         out.append(UInt8(ascii: "\""))
-        return out
+    }
+
+    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+        case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+        default: out.append(byte)
+        }
     }
 }
