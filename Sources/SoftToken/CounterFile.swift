@@ -39,13 +39,14 @@ enum CounterFile {
     /// credentials.
     static func decode(_ bytes: [UInt8], generation: String, count: Int) -> [UInt32]? {
         let header = magic.count + generationLength + 4
-        guard bytes.count == header + 4 * count + checksumLength else { return nil }
-        let body = bytes[..<(bytes.count - checksumLength)]
-        guard Array(bytes[magic.count ..< magic.count + generationLength]) == Array(generation.utf8),
-            bytes.starts(with: magic), Int(readUInt32(bytes, at: magic.count + generationLength)) == count,
-            Digest.constantTimeEqual(Array(Digest.sha256(Array(body)).prefix(checksumLength)), Array(bytes[body.endIndex...]))
+        guard bytes.count == header + 4 * count + checksumLength, bytes.starts(with: magic) else { return nil }
+        let body = Array(bytes.prefix(bytes.count - checksumLength))
+        let checksum = Array(bytes.suffix(checksumLength))
+        guard Array(body[magic.count ..< magic.count + generationLength]) == Array(generation.utf8),
+            Int(readUInt32(body, at: magic.count + generationLength)) == count,
+            Digest.constantTimeEqual(Array(Digest.sha256(body).prefix(checksumLength)), checksum)
         else { return nil }
-        return (0..<count).map { readUInt32(bytes, at: header + 4 * $0) }
+        return (0..<count).map { readUInt32(body, at: header + 4 * $0) }
     }
 
     private static func append(_ value: UInt32, to out: inout [UInt8]) {

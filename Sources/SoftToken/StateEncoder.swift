@@ -15,7 +15,8 @@ struct StateEncoder {
     private var configuration: (value: SoftTokenConfiguration, text: [UInt8])?
     private var largeBlob: (value: Data, text: [UInt8])?
 
-    mutating func encode(_ state: TokenState) throws(SoftTokenError) -> [UInt8] {
+    /// Fails only if `JSONEncoder` fails on the configuration.
+    mutating func encode(_ state: TokenState) throws -> [UInt8] {
         var object = JSONObjectWriter(indent: "  ", capacity: texts.reduce(4096) { $0 + $1.count + 6 })
         if let certificate = state.attestationCertificate { object.field("attestationCertificate", base64: certificate) }
         if let key = state.attestationKey { object.field("attestationKey", base64: key) }
@@ -83,12 +84,11 @@ struct StateEncoder {
     /// The configuration is small, rarely changes and has enum cases with payloads, so `JSONEncoder` writes it
     /// (once per change) and its shape stays whatever the synthesized `Codable` conformance says. It keeps the
     /// pretty-printed layout of earlier files, one field a line, which people (and tests) edit by hand.
-    private mutating func configurationText(_ value: SoftTokenConfiguration) throws(SoftTokenError) -> [UInt8] {
+    private mutating func configurationText(_ value: SoftTokenConfiguration) throws -> [UInt8] {
         if let configuration, configuration.value == value { return configuration.text }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let json: Data
-        do { json = try encoder.encode(value) } catch { throw .cannotWrite(path: "", step: "encode", errno: EINVAL) }
+        let json = try encoder.encode(value)
         // Nested one level deeper than JSONEncoder put it.
         let text = json.flatMap { $0 == UInt8(ascii: "\n") ? Array("\n  ".utf8) : [$0] }
         configuration = (value, text)

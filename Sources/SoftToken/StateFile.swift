@@ -5,10 +5,10 @@ import Glibc
 
 /// Reads and atomically replaces a SoftToken state file (written by `StateStore`, encoded by `StateEncoder`).
 ///
-/// A durable write goes to `FILE.tmp` in the same directory (so `rename` stays on one file system), is fsynced, renamed
-/// over FILE, and the directory is fsynced so the rename itself is durable. A kill -9 at any point therefore
-/// leaves either the old or the new complete file; a leftover `FILE.tmp` is never read and is overwritten by the
-/// next save. Not safe for two processes writing the same token at once (last writer wins).
+/// A durable write goes to `FILE.tmp` in the same directory (so `rename` stays on one file system), is fsynced,
+/// renamed over FILE, and the directory is fsynced so the rename itself is durable. A kill -9 at any point
+/// therefore leaves either the old or the new complete file; a leftover `FILE.tmp` is never read and is
+/// overwritten by the next save. Not safe for two processes writing the same token at once (last writer wins).
 enum StateFile {
     static func temporaryPath(for path: String) -> String { path + ".tmp" }
 

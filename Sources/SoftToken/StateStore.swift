@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Saves one token's state: the whole state file (fsynced) when anything but signature counters changes, only
 /// the small counter file (see `CounterFile`) when a ceremony just bumps a counter.
 struct StateStore {
@@ -11,7 +15,9 @@ struct StateStore {
     mutating func save(_ state: inout TokenState) throws(SoftTokenError) {
         var saved = state
         saved.counterGeneration = CounterFile.newGeneration()
-        try StateFile.writeAtomically(try encoder.encode(saved), to: path, durable: true)
+        let bytes: [UInt8]
+        do { bytes = try encoder.encode(saved) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
+        try StateFile.writeAtomically(bytes, to: path, durable: true)
         state = saved
     }
 
