@@ -17,6 +17,7 @@ public final class SoftToken: @unchecked Sendable {
     var state: TokenState
     var store: StateStore
     var session: SessionState
+    var signingKeys = SigningKeyCache()
     var faultPlan = FaultPlan.none
     /// Reports seen since `faults` was last set (for `dropConnectionAfterReports`).
     var faultReportCount = 0

@@ -132,7 +132,7 @@ extension SoftToken {
         ).bytes
         let signature: [UInt8]
         do {
-            let key = try SigningKey.load(pkcs8DER: credential.secrets.privateKey)
+            let key = try signingKeys.key(pkcs8DER: credential.secrets.privateKey)
             signature = try key.sign(authData + request.clientDataHash)
         } catch { throw .other }
 
