@@ -21,7 +21,9 @@ public final class SoftToken: @unchecked Sendable {
     public let path: String
     let monitor = Condition()
     var state: TokenState
+    var store: StateStore
     var session: SessionState
+    var signingKeys = SigningKeyCache()
     var faultPlan = FaultPlan.none
     /// Reports seen since `faults` was last set (for `dropConnectionAfterReports`).
     var faultReportCount = 0
@@ -30,6 +32,7 @@ public final class SoftToken: @unchecked Sendable {
     init(path: String, state: TokenState) throws(SoftTokenError) {
         self.path = path
         self.state = state
+        self.store = StateStore(path: path)
         do { self.session = try SessionState() } catch { throw .crypto(error.description) }
     }
 
@@ -46,8 +49,9 @@ public final class SoftToken: @unchecked Sendable {
             state.pinHash = Data(Digest.sha256(Array(pin.utf8)).prefix(16))
         }
         if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
-        try StateFile.save(state, to: path)
-        return try SoftToken(path: path, state: state)
+        let token = try SoftToken(path: path, state: state)
+        try token.store.save(&token.state)
+        return token
     }
 
     /// Loads an existing token file.
@@ -72,7 +76,7 @@ public final class SoftToken: @unchecked Sendable {
     public func setPresence(_ mode: PresenceMode) throws(SoftTokenError) {
         try lockedThrowing { () throws(SoftTokenError) in
             state.configuration.presence = mode
-            try StateFile.save(state, to: path)
+            try store.save(&state)
         }
     }
 
@@ -80,7 +84,7 @@ public final class SoftToken: @unchecked Sendable {
     public func setUVOutcome(_ outcome: UVOutcome) throws(SoftTokenError) {
         try lockedThrowing { () throws(SoftTokenError) in
             state.configuration.uvOutcome = outcome
-            try StateFile.save(state, to: path)
+            try store.save(&state)
         }
     }
 
@@ -117,7 +121,19 @@ public final class SoftToken: @unchecked Sendable {
     func commit(_ change: (inout TokenState) throws(CTAPStatus) -> Void) throws(CTAPStatus) {
         var updated = state
         try change(&updated)
-        do { try StateFile.save(updated, to: path) } catch { throw .other }
+        do { try store.save(&updated) } catch { throw .other }
         state = updated
+    }
+
+    /// Bumps one credential's signature counter and saves just the counters (see `StateStore.saveCounters`),
+    /// rolling back on failure like `commit`. Returns the new counter.
+    func commitSignCount(at index: Int) throws(CTAPStatus) -> UInt32 {
+        let previous = state.credentials[index].signCount
+        state.credentials[index].signCount &+= 1
+        do { try store.saveCounters(&state) } catch {
+            state.credentials[index].signCount = previous
+            throw .other
+        }
+        return state.credentials[index].signCount
     }
 }

@@ -7,18 +7,18 @@ import Foundation
 import Glibc
 #endif
 
-/// Reads and atomically replaces a SoftToken state file.
+/// Reads and atomically replaces a SoftToken state file (written by `StateStore`, encoded by `StateEncoder`).
 ///
-/// A write goes to `FILE.tmp` in the same directory (so `rename` stays on one file system), is fsynced, renamed
-/// over FILE, and the directory is fsynced so the rename itself is durable. A kill -9 at any point therefore
-/// leaves either the old or the new complete file; a leftover `FILE.tmp` is never read and is overwritten by the
-/// next save. Not safe for two processes writing the same token at once (last writer wins).
+/// A durable write goes to `FILE.tmp` in the same directory (so `rename` stays on one file system), is fsynced,
+/// renamed over FILE, and the directory is fsynced so the rename itself is durable. A kill -9 at any point
+/// therefore leaves either the old or the new complete file; a leftover `FILE.tmp` is never read and is
+/// overwritten by the next save. Not safe for two processes writing the same token at once (last writer wins).
 enum StateFile {
     static func temporaryPath(for path: String) -> String { path + ".tmp" }
 
     static func load(_ path: String) throws(SoftTokenError) -> TokenState {
         let bytes = try readAll(path)
-        let state: TokenState
+        var state: TokenState
         do {
             state = try JSONDecoder().decode(TokenState.self, from: Data(bytes))
         } catch {
@@ -28,18 +28,25 @@ enum StateFile {
         guard state.version == TokenState.formatVersion else { throw .unsupportedVersion(path: path, version: state.version) }
         try state.configuration.validate()
         guard state.wrappingKey.count == 32 else { throw .corruptState(path: path, reason: "wrapping key is not 32 bytes") }
+        applyCounterFile(to: &state, statePath: path)
         return state
     }
 
-    static func save(_ state: TokenState, to path: String) throws(SoftTokenError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data: Data
-        do { data = try encoder.encode(state) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
-        try writeAtomically(Array(data), to: path)
+    /// Takes the newer signature counters from `FILE.counters` when it belongs to this state file; an absent,
+    /// older or torn counter file is expected after a power loss (see `CounterFile`) and leaves the file's own.
+    static func applyCounterFile(to state: inout TokenState, statePath: String) {
+        guard let generation = state.counterGeneration,
+            let bytes = try? readAll(CounterFile.path(for: statePath)),
+            let counts = CounterFile.decode(bytes, generation: generation, count: state.credentials.count)
+        else { return }
+        for (index, count) in counts.enumerated() where count > state.credentials[index].signCount {
+            state.credentials[index].signCount = count
+        }
     }
 
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(SoftTokenError) {
+    /// `durable: false` skips both fsyncs: the replace is still atomic against kill -9, but after a power loss
+    /// the file may be old, empty or missing (only acceptable for `CounterFile`, which tolerates that).
+    static func writeAtomically(_ bytes: [UInt8], to path: String, durable: Bool) throws(SoftTokenError) {
         let temporary = temporaryPath(for: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .cannotWrite(path: path, step: "open \(temporary)", errno: errno) }
@@ -56,13 +63,14 @@ enum StateFile {
         }
         // O_CREAT's mode only applies to new files; a leftover temporary file may have looser permissions.
         fchmod(fd, 0o600)
-        guard fsync(fd) == 0 else {
+        guard !durable || fsync(fd) == 0 else {
             let code = errno
             close(fd)
             throw .cannotWrite(path: path, step: "fsync", errno: code)
         }
         close(fd)
         guard rename(temporary, path) == 0 else { throw .cannotWrite(path: path, step: "rename", errno: errno) }
+        guard durable else { return }
         let directory = directoryName(of: path)
         let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirFD >= 0 {

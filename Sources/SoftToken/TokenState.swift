@@ -9,7 +9,7 @@ import Foundation
 /// Secrets live here in the clear (private keys, the credential-wrapping key, the PIN hash): this is a development
 /// and test authenticator, and the file is created mode 0600. Volatile CTAP state (pinUvAuthToken, key agreement
 /// key, consecutive PIN failures) deliberately does not: a real key loses it on power-off too.
-struct TokenState: Codable, Sendable {
+struct TokenState: Codable, Sendable, Equatable {
     static let formatVersion = 1
     static let formatName = "webauthn-bridge SoftToken"
 
@@ -31,6 +31,9 @@ struct TokenState: Codable, Sendable {
     var attestationCertificate: Data?
     /// Increases with every credential made, so discoverable credentials can be listed newest first.
     var creationCounter: Int = 0
+    /// New on every save of the state file; names the counter file that belongs to it (see `CounterFile`).
+    /// Absent in files written before counter files existed, which older builds still read (they ignore it).
+    var counterGeneration: String?
 
     static let maxPINRetries = 8
     static let maxUVRetries = 8
@@ -45,7 +48,7 @@ struct TokenState: Codable, Sendable {
 
 /// One credential the token made: its metadata and signature counter. The private key and the other per-credential
 /// secrets live only inside the sealed credential ID (`CredentialID`), for discoverable credentials too.
-struct StoredCredential: Codable, Sendable {
+struct StoredCredential: Codable, Sendable, Equatable {
     var id: Data
     var rpID: String
     var rpName: String?
@@ -60,3 +63,15 @@ struct StoredCredential: Codable, Sendable {
 }
 
 import Cryptography
+
+extension TokenState {
+    /// The index of the record for a credential ID. Compares bytes in place: this runs over every record on
+    /// every getAssertion.
+    func credentialIndex(id: [UInt8]) -> Int? {
+        credentials.firstIndex { record in
+            record.id.count == id.count && record.id.withUnsafeBytes { stored in
+                id.withUnsafeBytes { wanted in stored.elementsEqual(wanted) }
+            }
+        }
+    }
+}

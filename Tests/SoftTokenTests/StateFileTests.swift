@@ -39,7 +39,8 @@ import Testing
                                               attributes: [.posixPermissions: 0o644]))
         try fixture.reload()
         try fixture.open().getAssertion(allow: [credential.id])
-        #expect(!FileManager.default.fileExists(atPath: temporary), "the next save renamed over it")
+        try fixture.open().makeCredential()
+        #expect(!FileManager.default.fileExists(atPath: temporary), "the next save of the state file renamed over it")
         var info = stat()
         #expect(stat(fixture.stateFile, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
@@ -71,6 +72,85 @@ import Testing
             return path == fixture.stateFile
         }
     }
+
+    /// What builds before the counter file wrote: `JSONEncoder`, pretty-printed, sorted, no counterGeneration.
+    static func writeOldFormat(_ state: TokenState, to path: String) throws {
+        var old = state
+        old.counterGeneration = nil
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(old).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func stateFileInTheOldFormatLoadsAndIsRewrittenOnItsFirstCeremony() throws {
+        let fixture = try TokenFixture(pin: "1234")
+        var request = CredentialRequest()
+        request.residentKey = true
+        let credential = try fixture.open().makeCredential(request, pin: "1234")
+        try fixture.open().getAssertion(allow: [credential.id])
+        try Self.writeOldFormat(fixture.token.state, to: fixture.stateFile)
+        try fixture.reload()
+        #expect(fixture.token.state.counterGeneration == nil)
+        let assertion = try fixture.open().getAssertion(pin: "1234")
+        #expect(assertion.signCount() == 2)
+        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+        let migrated = try StateFile.load(fixture.stateFile)
+        #expect(migrated.counterGeneration != nil, "saved whole, in the new format")
+        #expect(migrated.credentials.map(\.signCount) == [2])
+        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.reload()
+        #expect(fixture.token.summary().credentials.map(\.signCount) == [3])
+    }
+
+    @Test func stateFileWrittenByAnEarlierReleaseLoads() throws {
+        let fixture = try TokenFixture()
+        try Data(Self.earlierReleaseFile.utf8).write(to: URL(fileURLWithPath: fixture.stateFile))
+        try fixture.reload()
+        let summary = fixture.token.summary()
+        #expect(summary.credentials.map(\.rpID) == ["example.com"])
+        #expect(summary.credentials.map(\.signCount) == [7])
+        #expect(summary.credentials.map(\.userName) == ["alice"])
+        #expect(fixture.token.configuration.attestation == .selfAttestation)
+        #expect(fixture.token.configuration.presence == .automatic)
+    }
+
+    /// Written by `webauthn-bridge token create --attestation self` before this change (configuration shortened
+    /// to the fields that differ from the defaults, one credential record added by hand).
+    static let earlierReleaseFile = """
+        {
+          "configuration" : {
+            "attestation" : "self",
+            "presence" : {
+              "automatic" : {
+
+              }
+            }
+          },
+          "creationCounter" : 1,
+          "credentials" : [
+            {
+              "algorithm" : -7,
+              "created" : 1,
+              "credProtect" : 1,
+              "discoverable" : true,
+              "id" : "AQIDBA==",
+              "rpID" : "example.com",
+              "rpName" : "Example",
+              "signCount" : 7,
+              "userDisplayName" : "Alice",
+              "userID" : "dXNlci0x",
+              "userName" : "alice"
+            }
+          ],
+          "format" : "webauthn-bridge SoftToken",
+          "largeBlobArray" : "gHa+i1KNAHX3qumNb6V6bTw=",
+          "notice" : "Development/test authenticator. Holds unprotected private keys; never use it for real accounts.",
+          "pinRetries" : 8,
+          "uvRetries" : 8,
+          "version" : 1,
+          "wrappingKey" : "NZrtaF5QQ/Kxtpsp3DkkEwiGMsKyrppgTxToSY9e8g0="
+        }
+        """
 
     @Test func createRefusesToOverwriteAnExistingFile() throws {
         let fixture = try TokenFixture()

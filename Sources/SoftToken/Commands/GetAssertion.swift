@@ -29,7 +29,7 @@ extension SoftToken {
     /// (overwritten for the same user) no longer exists.
     func findCredential(id: [UInt8], rpIDHash: [UInt8]) -> FoundCredential? {
         guard let secrets = CredentialID.open(id, rpIDHash: rpIDHash, key: Array(state.wrappingKey)) else { return nil }
-        let record = state.credentials.first { Array($0.id) == id }
+        let record = state.credentialIndex(id: id).map { state.credentials[$0] }
         if secrets.discoverable && record == nil { return nil }
         return FoundCredential(id: id, secrets: secrets, record: record)
     }
@@ -117,19 +117,17 @@ extension SoftToken {
             }
         }
 
-        var signCount: UInt32 = 0
-        try commit { (s: inout TokenState) throws(CTAPStatus) in
-            if let index = s.credentials.firstIndex(where: { Array($0.id) == credential.id }) {
-                s.credentials[index].signCount &+= 1
-                signCount = s.credentials[index].signCount
-            } else {
+        var signCount: UInt32 = 1
+        if let index = state.credentialIndex(id: credential.id) {
+            signCount = try commitSignCount(at: index)
+        } else {
+            try commit { (s: inout TokenState) throws(CTAPStatus) in
                 // A non-discoverable credential from before this record existed: start counting now.
                 s.creationCounter += 1
                 s.credentials.append(StoredCredential(
                     id: Data(credential.id), rpID: request.rpID, rpName: nil, userID: Data(), userName: nil,
                     userDisplayName: nil, algorithm: credential.secrets.algorithm.rawValue, signCount: 1,
                     discoverable: false, credProtect: credential.secrets.credProtect, created: s.creationCounter))
-                signCount = 1
             }
         }
         let authData = AuthenticatorData(
@@ -138,7 +136,7 @@ extension SoftToken {
         ).bytes
         let signature: [UInt8]
         do {
-            let key = try SigningKey.load(pkcs8DER: credential.secrets.privateKey)
+            let key = try signingKeys.key(pkcs8DER: credential.secrets.privateKey)
             signature = try key.sign(authData + request.clientDataHash)
         } catch { throw .other }
 

@@ -124,7 +124,7 @@ extension SoftToken {
     func attestationStatement(signedData: [UInt8], credentialKey: SigningKey) throws(CTAPStatus) -> CBOR {
         do {
             if state.configuration.attestation == .certificate, let der = state.attestationKey, let certificate = state.attestationCertificate {
-                let attestationKey = try SigningKey.load(pkcs8DER: Array(der))
+                let attestationKey = try signingKeys.key(pkcs8DER: Array(der))
                 return .map([("alg", -7), ("sig", .bytes(try attestationKey.sign(signedData))), ("x5c", [.bytes(Array(certificate))])])
             }
             return .map([("alg", .int(credentialKey.algorithm.rawValue)), ("sig", .bytes(try credentialKey.sign(signedData)))])

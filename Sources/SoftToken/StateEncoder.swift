@@ -1,0 +1,187 @@
+import Foundation
+
+/// Writes a `TokenState` as the JSON its synthesized `Decodable` reads back (same keys and value shapes as
+/// `JSONEncoder` with `.sortedKeys`: byte strings base64, nil optionals left out), by hand, one credential a line,
+/// reusing each credential's text from the previous save.
+///
+/// Why by hand: re-encoding every credential with `JSONEncoder` on every save made a ceremony's cost grow with
+/// the token (63 % of a get on a token holding 1,000 credentials). A cached text is reused only while its record
+/// is still equal to the one it was made from, so no code path that edits a record can forget to invalidate it.
+/// The file stays JSON so that people and the integration tests can read and edit it.
+struct StateEncoder {
+    /// `records[i]` was encoded as `texts[i]`.
+    private var records: [StoredCredential] = []
+    private var texts: [[UInt8]] = []
+    private var configuration: (value: SoftTokenConfiguration, text: [UInt8])?
+    private var largeBlob: (value: Data, text: [UInt8])?
+
+    /// Fails only if `JSONEncoder` fails on the configuration.
+    mutating func encode(_ state: TokenState) throws -> [UInt8] {
+        var object = JSONObjectWriter(indent: "  ", capacity: texts.reduce(4096) { $0 + $1.count + 6 })
+        if let certificate = state.attestationCertificate { object.field("attestationCertificate", base64: certificate) }
+        if let key = state.attestationKey { object.field("attestationKey", base64: key) }
+        object.field("configuration", raw: try configurationText(state.configuration))
+        if let generation = state.counterGeneration { object.field("counterGeneration", string: generation) }
+        object.field("creationCounter", int: state.creationCounter)
+        object.key("credentials")
+        appendCredentials(state.credentials, to: &object.out)
+        object.field("format", string: state.format)
+        object.field("largeBlobArray", raw: largeBlobText(state.largeBlobArray))
+        object.field("notice", string: state.notice)
+        if let pinHash = state.pinHash { object.field("pinHash", base64: pinHash) }
+        object.field("pinRetries", int: state.pinRetries)
+        object.field("uvRetries", int: state.uvRetries)
+        object.field("version", int: state.version)
+        object.field("wrappingKey", base64: state.wrappingKey)
+        return object.finish(newline: true)
+    }
+
+    private static let recordIndent = Array("\n    ".utf8)
+
+    private mutating func appendCredentials(_ credentials: [StoredCredential], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (index, credential) in credentials.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out += Self.recordIndent
+            out += recordText(credential, at: index)
+        }
+        if records.count > credentials.count {
+            records.removeLast(records.count - credentials.count)
+            texts.removeLast(texts.count - credentials.count)
+        }
+        out += Array(credentials.isEmpty ? "]".utf8 : "\n  ]".utf8)
+    }
+
+    private mutating func recordText(_ credential: StoredCredential, at index: Int) -> [UInt8] {
+        if index < records.count, records[index] == credential { return texts[index] }
+        let text = Self.encode(credential)
+        if index < records.count {
+            records[index] = credential
+            texts[index] = text
+        } else {
+            records.append(credential)
+            texts.append(text)
+        }
+        return text
+    }
+
+    static func encode(_ credential: StoredCredential) -> [UInt8] {
+        var object = JSONObjectWriter(indent: nil, capacity: 512)
+        object.field("algorithm", int: credential.algorithm)
+        object.field("created", int: credential.created)
+        object.field("credProtect", int: credential.credProtect)
+        object.field("discoverable", bool: credential.discoverable)
+        object.field("id", base64: credential.id)
+        object.field("rpID", string: credential.rpID)
+        if let rpName = credential.rpName { object.field("rpName", string: rpName) }
+        object.field("signCount", int: Int(credential.signCount))
+        if let name = credential.userDisplayName { object.field("userDisplayName", string: name) }
+        object.field("userID", base64: credential.userID)
+        if let name = credential.userName { object.field("userName", string: name) }
+        return object.finish(newline: false)
+    }
+
+    /// The configuration is small, rarely changes and has enum cases with payloads, so `JSONEncoder` writes it
+    /// (once per change) and its shape stays whatever the synthesized `Codable` conformance says. It keeps the
+    /// pretty-printed layout of earlier files, one field a line, which people (and tests) edit by hand.
+    private mutating func configurationText(_ value: SoftTokenConfiguration) throws -> [UInt8] {
+        if let configuration, configuration.value == value { return configuration.text }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let json = try encoder.encode(value)
+        // Nested one level deeper than JSONEncoder put it.
+        let text = json.flatMap { $0 == UInt8(ascii: "\n") ? Array("\n  ".utf8) : [$0] }
+        configuration = (value, text)
+        return text
+    }
+
+    /// Up to `maxSerializedLargeBlobArray` bytes (the benchmark uses 1 MiB), so its base64 is kept too.
+    private mutating func largeBlobText(_ value: Data) -> [UInt8] {
+        if let largeBlob, largeBlob.value == value { return largeBlob.text }
+        var text: [UInt8] = []
+        JSONText.appendQuoted(value.base64EncodedString(), to: &text)
+        largeBlob = (value, text)
+        return text
+    }
+}
+
+/// Appends `"key": value` pairs to a JSON object, either one a line (`indent`) or all on one line.
+struct JSONObjectWriter {
+    var out: [UInt8] = []
+    private let indent: [UInt8]?
+    private var empty = true
+
+    init(indent: String?, capacity: Int) {
+        self.indent = indent.map { Array($0.utf8) }
+        out.reserveCapacity(capacity)
+        out.append(UInt8(ascii: "{"))
+    }
+
+    /// Starts a field; its value is appended to `out` next.
+    mutating func key(_ key: String) {
+        if !empty { out.append(UInt8(ascii: ",")) }
+        empty = false
+        if let indent {
+            out.append(UInt8(ascii: "\n"))
+            out += indent
+        }
+        JSONText.appendQuoted(key, to: &out)
+        out += Array((indent == nil ? ":" : " : ").utf8)
+    }
+
+    mutating func field(_ key: String, raw value: [UInt8]) {
+        self.key(key)
+        out += value
+    }
+
+    mutating func field(_ key: String, string value: String) {
+        self.key(key)
+        JSONText.appendQuoted(value, to: &out)
+    }
+
+    mutating func field(_ key: String, base64 value: Data) { field(key, string: value.base64EncodedString()) }
+
+    mutating func field(_ key: String, int value: Int) {
+        self.key(key)
+        out += String(value).utf8
+    }
+
+    mutating func field(_ key: String, bool value: Bool) {
+        self.key(key)
+        out += (value ? "true" : "false").utf8
+    }
+
+    /// Closes the object and hands over the bytes (moved out, so a 1,000-credential state is not copied again).
+    mutating func finish(newline: Bool) -> [UInt8] {
+        if indent != nil, !empty { out.append(UInt8(ascii: "\n")) }
+        out.append(UInt8(ascii: "}"))
+        if newline { out.append(UInt8(ascii: "\n")) }
+        defer { out = [] }
+        return out
+    }
+}
+
+/// JSON string literals (RFC 8259 §7): quote, backslash and control characters escaped, everything else as UTF-8.
+enum JSONText {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        // Base64, RP IDs and most names need no escaping: copy those whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += text.utf8
+        } else {
+            for byte in text.utf8 { appendEscaped(byte, to: &out) }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+        case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+        default: out.append(byte)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import CFIDO2
+import Foundation
+import Testing
+@testable import SoftToken
+
+/// Signature counters live in `FILE.counters` between saves of the state file; see `CounterFile`.
+@Suite struct CounterFileTests {
+    @Test func countersRoundTripForTheirGenerationAndCountOnly() {
+        let generation = CounterFile.newGeneration()
+        let bytes = CounterFile.encode([0, 1, UInt32.max], generation: generation)
+        #expect(CounterFile.decode(bytes, generation: generation, count: 3) == [0, 1, UInt32.max])
+        #expect(CounterFile.decode(bytes, generation: CounterFile.newGeneration(), count: 3) == nil)
+        #expect(CounterFile.decode(bytes, generation: generation, count: 2) == nil)
+    }
+
+    @Test(arguments: ["truncated", "flipped", "empty", "extended"])
+    func damagedCounterFileIsRejected(damage: String) {
+        let generation = CounterFile.newGeneration()
+        var bytes = CounterFile.encode([5, 6], generation: generation)
+        switch damage {
+        case "truncated": bytes.removeLast(3)
+        case "flipped": bytes[bytes.count - 20] ^= 0x01
+        case "empty": bytes = []
+        default: bytes.append(0)
+        }
+        #expect(CounterFile.decode(bytes, generation: generation, count: 2) == nil)
+    }
+
+    @Test func assertionWritesOnlyTheCounterFileAndTheCounterSurvivesAReload() throws {
+        let fixture = try TokenFixture()
+        let credential = try fixture.open().makeCredential()
+        let stateBefore = try StateFile.readAll(fixture.stateFile)
+        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.open().getAssertion(allow: [credential.id])
+        #expect(try StateFile.readAll(fixture.stateFile) == stateBefore, "the state file was not rewritten")
+        #expect(FileManager.default.fileExists(atPath: CounterFile.path(for: fixture.stateFile)))
+        try fixture.reload()
+        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 3)
+    }
+
+    @Test func counterFileOfAnEarlierStateFileIsIgnored() throws {
+        let fixture = try TokenFixture()
+        let credential = try fixture.open().makeCredential()
+        try fixture.open().getAssertion(allow: [credential.id])
+        // Counters from before the next full save, claiming far more uses than there were.
+        let earlierGeneration = try #require(fixture.token.state.counterGeneration)
+        try fixture.open().makeCredential(CredentialRequest(userID: Array("user-2".utf8)))
+        let stale = CounterFile.encode([1000, 1000], generation: earlierGeneration)
+        try Data(stale).write(to: URL(fileURLWithPath: CounterFile.path(for: fixture.stateFile)))
+        try fixture.reload()
+        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 2)
+    }
+
+    @Test func tornCounterFileFallsBackToTheStateFileCounters() throws {
+        let fixture = try TokenFixture()
+        let credential = try fixture.open().makeCredential()
+        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.open().makeCredential(CredentialRequest(userID: Array("user-2".utf8)))  // state file: counter 1
+        try fixture.open().getAssertion(allow: [credential.id])  // counter file: 2
+        let counterPath = CounterFile.path(for: fixture.stateFile)
+        let bytes = try StateFile.readAll(counterPath)
+        try Data(bytes.prefix(bytes.count - 1)).write(to: URL(fileURLWithPath: counterPath))
+        try fixture.reload()
+        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 2, "1 from the state file, plus this one")
+    }
+
+    @Test func failedCounterSaveLeavesTheCounterUnchanged() throws {
+        let fixture = try TokenFixture()
+        let credential = try fixture.open().makeCredential()
+        let temporary = StateFile.temporaryPath(for: CounterFile.path(for: fixture.stateFile))
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        expectFido(FIDO_ERR_ERR_OTHER) { try fixture.open().getAssertion(allow: [credential.id]) }
+        #expect(fixture.token.summary().credentials.first?.signCount == 0)
+        try FileManager.default.removeItem(atPath: temporary)
+        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 1)
+    }
+}
