@@ -70,7 +70,7 @@ struct AuthenticationCeremony {
         let chosen = try choose(among: assertions, deadline: deadline)
         var largeBlob = written
         if largeBlob == nil { largeBlob = try readLargeBlob(extensionInputs, chosen, on: device, deadline: deadline) }
-        environment.replies.status(id, "processing")
+        environment.replies.updateNotice(id, "processing")
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,

@@ -56,7 +56,7 @@ struct RegistrationCeremony {
             r.builtInUV = builtInUV
             return try device.makeCredential(r, pin: pin)
         }
-        environment.replies.status(id, "processing")
+        environment.replies.updateNotice(id, "processing")
         return try answer(made, clientData: clientData, residentKey: residentKey, extensions: extensions)
     }
 

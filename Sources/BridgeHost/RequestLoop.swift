@@ -43,7 +43,7 @@ public final class RequestLoop: @unchecked Sendable {
                 switch try reader.next() {
                 case .endOfStream:
                     log.info("browser closed the connection; exiting")
-                    cancelRunning()
+                    endRunning()
                     return 0
                 case .oversize(let length):
                     log.warn("dropped a \(length)-byte frame: over the \(maxInboundFrame)-byte limit")
@@ -53,7 +53,7 @@ public final class RequestLoop: @unchecked Sendable {
                 }
             } catch {
                 log.error("input stream out of sync (\(error)); exiting")
-                cancelRunning()
+                endRunning()
                 return 1
             }
         }
@@ -174,6 +174,16 @@ public final class RequestLoop: @unchecked Sendable {
 
     private func cancelRunning() {
         lock.withLock { running }?.cancel()
+    }
+
+    /// Cancels the running ceremony and waits (briefly) until the libfido2 thread is idle. A ceremony writes
+    /// its outcome line after its answer, so a browser that closes the stream right after reading the answer
+    /// would otherwise cut that line off.
+    private func endRunning() {
+        cancelRunning()
+        let idle = DispatchSemaphore(value: 0)
+        fidoThread.submit { idle.signal() }
+        _ = idle.wait(timeout: .now() + .seconds(2))
     }
 
     static func timing(_ controller: CeremonyController, since start: ContinuousClock.Instant) -> JSONValue {

@@ -10,7 +10,8 @@ extension CeremonyController {
     /// Waits for the user to touch `device` before a refusal is reported, so a page never learns what the key
     /// holds (no credential, an excluded one) without the user having acted, as browsers behave.
     func collectTouch(on device: Device, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) {
-        replies.status(id, "touch", detail: "Touch your security key.")
+        let notice = DeferredStatus([("touch", "Touch your security key.")], for: id, on: replies)
+        defer { notice.withdraw() }
         let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
         do {
             _ = try using(device) { () throws(FIDOError) in

@@ -27,8 +27,10 @@ struct UserVerificationRunner {
         var retryMessage: String?
         while true {
             let pin: PINCode? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
-            if method == .builtIn { replies.status(controller.id, "uv", detail: "Verify yourself on your security key.") }
-            replies.status(controller.id, "touch", detail: "Touch your security key.")
+            var waits = [(status: "touch", detail: "Touch your security key.")]
+            if method == .builtIn { waits.insert(("uv", "Verify yourself on your security key."), at: 0) }
+            let notice = DeferredStatus(waits, for: controller.id, on: replies)
+            defer { notice.withdraw() }
             device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
             let started = ContinuousClock.now
             do {

@@ -6,10 +6,14 @@ public final class PublicKey: @unchecked Sendable {
     let pkey: OpaquePointer
     /// The COSE algorithm this key was described with.
     public let algorithm: Int
+    /// SubjectPublicKeyInfo DER when it was built here from a fixed-size key (then it is what OpenSSL would
+    /// write, and writing it again is skipped); nil for keys parsed from DER.
+    private let builtDER: [UInt8]?
 
-    private init(pkey: OpaquePointer, algorithm: Int) {
+    private init(pkey: OpaquePointer, algorithm: Int, builtDER: [UInt8]? = nil) {
         self.pkey = pkey
         self.algorithm = algorithm
+        self.builtDER = builtDER
     }
     deinit { EVP_PKEY_free(pkey) }
 
@@ -37,7 +41,43 @@ public final class PublicKey: @unchecked Sendable {
     /// An uncompressed P-256 point (0x04 ‖ x ‖ y), as CTAP's key agreement carries it.
     public static func p256(x: [UInt8], y: [UInt8]) throws(CryptoError) -> PublicKey {
         guard x.count == 32, y.count == 32 else { throw CryptoError("P-256 coordinates must be 32 bytes") }
-        return try fromSPKI(p256Prefix + [0x04] + x + y, algorithm: -7)
+        return try ecPoint(x: x, y: y, group: "P-256", prefix: p256Prefix, algorithm: -7)
+    }
+
+    /// An EC public key imported from its coordinates; OpenSSL refuses a point that is not on the curve. This
+    /// skips OpenSSL 3's DER decoder set-up, which cost about two thirds of the host's own time in a create.
+    static func ecPoint(x: [UInt8], y: [UInt8], group: String, prefix: [UInt8], algorithm: Int) throws(CryptoError) -> PublicKey {
+        let point = [0x04] + x + y
+        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw CryptoError("EVP_PKEY_CTX_new_from_name") }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        var key: OpaquePointer?
+        let imported = "group".withCString { groupKey in
+            "pub".withCString { pubKey in
+                group.withCString { groupName in
+                    point.withUnsafeBufferPointer { bytes in
+                        var params = [
+                            OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: groupName), 0),
+                            OSSL_PARAM_construct_octet_string(pubKey, UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count),
+                            OSSL_PARAM_construct_end(),
+                        ]
+                        return EVP_PKEY_fromdata_init(ctx) == 1 && EVP_PKEY_fromdata(ctx, &key, publicKeySelection, &params) == 1
+                    }
+                }
+            }
+        }
+        guard imported, let key else { throw CryptoError("EVP_PKEY_fromdata(\(group))") }
+        return PublicKey(pkey: key, algorithm: algorithm, builtDER: prefix + point)
+    }
+
+    /// EVP_PKEY_PUBLIC_KEY, which Swift does not import (a macro of macros).
+    static let publicKeySelection = OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY
+
+    /// An Ed25519 key from its 32 bytes (OpenSSL checks nothing more here than its DER decoder would).
+    static func ed25519(_ x: [UInt8], algorithm: Int) throws(CryptoError) -> PublicKey {
+        guard let key = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nil, x, x.count) else {
+            throw CryptoError("EVP_PKEY_new_raw_public_key")
+        }
+        return PublicKey(pkey: key, algorithm: algorithm, builtDER: ed25519Prefix + x)
     }
 
     /// Builds a key from a decoded COSE_Key (label → value). Supports EC2 P-256/P-384, OKP Ed25519 and RSA.
@@ -49,13 +89,13 @@ public final class PublicKey: @unchecked Sendable {
                 throw CryptoError("EC2 COSE key fields")
             }
             switch (crv, x.count, y.count) {
-            case (1, 32, 32): return try fromSPKI(p256Prefix + [0x04] + x + y, algorithm: alg)
-            case (2, 48, 48): return try fromSPKI(p384Prefix + [0x04] + x + y, algorithm: alg)
+            case (1, 32, 32): return try ecPoint(x: x, y: y, group: "P-256", prefix: p256Prefix, algorithm: alg)
+            case (2, 48, 48): return try ecPoint(x: x, y: y, group: "P-384", prefix: p384Prefix, algorithm: alg)
             default: throw CryptoError("unsupported EC2 curve \(crv)")
             }
         case 1:
             guard case .int(6)? = cose[-1], case .bytes(let x)? = cose[-2], x.count == 32 else { throw CryptoError("OKP COSE key fields") }
-            return try fromSPKI(ed25519Prefix + x, algorithm: alg)
+            return try ed25519(x, algorithm: alg)
         case 3:
             guard case .bytes(let n)? = cose[-1], case .bytes(let e)? = cose[-2] else { throw CryptoError("RSA COSE key fields") }
             return try rsa(modulus: n, exponent: e, algorithm: alg)
@@ -73,6 +113,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     public var spkiDER: [UInt8] {
+        if let builtDER { return builtDER }
         var out: UnsafeMutablePointer<UInt8>?
         let length = i2d_PUBKEY(pkey, &out)
         guard length > 0, let out else { return [] }

@@ -48,6 +48,8 @@ struct CryptographyTests {
         #expect(pub.verify(signature: signature, message: message))
         #expect(!pub.verify(signature: signature, message: message + [0]))
         #expect(pub.spkiDER.count == (algorithm == .es256 ? 91 : 44))
+        // The DER built from the COSE key is byte for byte what OpenSSL writes for the key it parsed.
+        #expect(try PublicKey.fromSPKI(pub.spkiDER, algorithm: pub.algorithm).spkiDER == pub.spkiDER)
     }
 
     @Test func ecdhAgreesOnBothSides() throws {
@@ -59,6 +61,22 @@ struct CryptographyTests {
 
     @Test func pointNotOnCurveIsRejected() {
         #expect(throws: CryptoError.self) { try PublicKey.p256(x: [UInt8](repeating: 1, count: 32), y: [UInt8](repeating: 2, count: 32)) }
+    }
+
+    @Test(arguments: [(1, 32), (2, 48)])
+    func coseEC2PointNotOnItsCurveIsRejected(curve: Int, size: Int) {
+        let cose: [Int: COSEValue] = [1: .int(2), 3: .int(-7), -1: .int(curve),
+                                      -2: .bytes([UInt8](repeating: 1, count: size)), -3: .bytes([UInt8](repeating: 2, count: size))]
+        #expect(throws: CryptoError.self) { try PublicKey.fromCOSE(cose) }
+    }
+
+    @Test func p384KeyFromCOSEGivesTheSPKIOpenSSLWrites() throws {
+        // The curve's generator point (SEC 2), a valid public key.
+        let x = "aa87ca22be8b05378eb1c71ef320ad746e1d3b628ba79b9859f741e082542a385502f25dbf55296c3a545e3872760ab7".hexBytes
+        let y = "3617de4a96262c6f5d9e98bf9292dc29f8f41dbd289a147ce9da3113b5f0b8c00a60b1ce1d7e819d7a431d7c90ea0e5f".hexBytes
+        let key = try PublicKey.fromCOSE([1: .int(2), 3: .int(-35), -1: .int(2), -2: .bytes(x), -3: .bytes(y)])
+        #expect(key.spkiDER.count == 120)
+        #expect(try PublicKey.fromSPKI(key.spkiDER, algorithm: -35).spkiDER == key.spkiDER)
     }
 
     @Test func rsaKeyFromCOSEGivesSPKI() throws {

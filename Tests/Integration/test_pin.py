@@ -94,9 +94,14 @@ def test_pin_is_set_up_when_uv_is_required_and_none_is_set(launch, tmp_path, pin
     verify_registration(reply["credential"], challenge, require_uv=True)
 
 
+# The statuses show which verification the host asked for; the host sends them only once the key has been
+# waiting a moment (DeferredStatus), so these tokens take their time like a person would.
+WAITS_FOR_THE_USER = ("--presence", "delay:300")
+
+
 def test_built_in_uv_needs_no_pin_prompt(launch, tmp_path, pinentry):
     env, _, commands = pinentry
-    host = launch(create_token(tmp_path / "t.state", "--uv", "--pin", "123456"), env=env)
+    host = launch(create_token(tmp_path / "t.state", "--uv", "--pin", "123456", *WAITS_FOR_THE_USER), env=env)
     reply, challenge, statuses = create(host)
     assert reply["type"] == "result", reply
     assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
@@ -107,7 +112,7 @@ def test_built_in_uv_needs_no_pin_prompt(launch, tmp_path, pinentry):
 def test_blocked_built_in_uv_falls_back_to_the_pin(launch, tmp_path, pinentry):
     env, answers, commands = pinentry
     answers("pin 123456")
-    host = launch(create_token(tmp_path / "t.state", "--uv", "--uv-fails", "--pin", "123456"), env=env)
+    host = launch(create_token(tmp_path / "t.state", "--uv", "--uv-fails", "--pin", "123456", *WAITS_FOR_THE_USER), env=env)
     reply, challenge, statuses = create(host)
     assert reply["type"] == "result", reply
     assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
@@ -158,7 +163,7 @@ DISCOVERABLE_UV_DISCOURAGED = {"authenticatorSelection": {"residentKey": "requir
 def test_discoverable_credential_on_a_key_with_built_in_uv_uses_it_even_when_discouraged(launch, tmp_path):
     # CTAP 2.1: makeCredUvNotRqd spares UV for non-discoverable credentials only; a key with UV configured
     # refuses to store a discoverable one without it. Chromium verifies the user here, and so does the host.
-    host = launch(create_token(tmp_path / "t.state", "--uv"))
+    host = launch(create_token(tmp_path / "t.state", "--uv", *WAITS_FOR_THE_USER))
     reply, challenge, statuses = create(host, **DISCOVERABLE_UV_DISCOURAGED)
     assert reply["type"] == "result", reply
     assert "uv" in [s["status"] for s in statuses]
