@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import Threading
 import NativeMessaging
 import Prompts
