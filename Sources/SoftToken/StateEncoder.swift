@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Writes a `TokenState` as the JSON its synthesized `Decodable` reads back (same keys and value shapes as
 /// `JSONEncoder` with `.sortedKeys`: byte strings base64, nil optionals left out), by hand, one credential a line,
