@@ -40,10 +40,9 @@ public struct HostBenchmark {
         let (ceremonies, memory) = try ceremonyLoop()
         report.append(("ceremonies", ceremonies))
         report.append(("peakRSSKiB", memory.peak.map { .number(Double($0)) } ?? .null))
-        report.append(("residentAfterCeremoniesKiB", memory.now.map {
-            .object([("anonymous", .number(Double($0.anonymous))), ("fileBacked", .number(Double($0.file)))])
-        } ?? .null))
+        report.append(("residentAfterCeremoniesKiB", Self.residentObject(memory.now)))
         progress("ceremonies done")
+        report.append(("shortSession", try shortSession()))
         report.append(("scaling", try scaling()))
         progress("scaling done")
         report.append(("largeBlob", try largeBlob()))
@@ -133,6 +132,27 @@ public struct HostBenchmark {
             ])))
         }
         return (.object(results), (host.peakRSSKiB, host.residentKiB))
+    }
+
+    static func residentObject(_ resident: (anonymous: Int, file: Int)?) -> JSONValue {
+        resident.map {
+            .object([("anonymous", .number(Double($0.anonymous))), ("fileBacked", .number(Double($0.file)))])
+        } ?? .null
+    }
+
+    /// Memory of a host as a browser session uses it: a few ceremonies on a token that holds a few credentials.
+    /// The ceremony loop's peak also carries SoftToken's state for the 1,000 credentials it creates, which a
+    /// host driving a USB key never holds.
+    func shortSession(ceremonies: Int = 20) throws -> JSONValue {
+        let host = try BenchHost(hostPath: hostPath, environment: environment(token: try newToken("session")))
+        defer { host.close() }
+        for i in 0..<ceremonies {
+            let credential = try Self.credentialID(try host.request(Self.createFrame("c\(i)")))
+            _ = try host.request(Self.getFrame("g\(i)", allow: [credential]))
+        }
+        return .object([("createsAndGets", .number(Double(ceremonies))),
+                        ("peakRSSKiB", host.peakRSSKiB.map { .number(Double($0)) } ?? .null),
+                        ("residentKiB", Self.residentObject(host.residentKiB))])
     }
 
     func scaling() throws -> JSONValue {
