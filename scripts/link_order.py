@@ -117,7 +117,9 @@ def main() -> int:
         return 1
     with open(OUTPUT, "w") as out:
         out.write("\n".join(order) + "\n")
-    print(f"{OUTPUT}: {len(order)} functions")
+    # SwiftPM does not track the ordering file: without this the next build would keep the old layout.
+    os.remove(host)
+    print(f"{OUTPUT}: {len(order)} functions; the next release build links with it")
     return 0
 
 
