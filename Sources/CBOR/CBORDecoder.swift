@@ -39,6 +39,17 @@ struct CBORReader {
         return bytes[offset]
     }
 
+    /// ASCII is valid UTF-8 as it stands: nearly every CTAP text (map keys, "public-key", rp ids) is ASCII, and
+    /// the generic validating initializer costs far more than one pass over the bytes.
+    mutating func readText(_ count: UInt64) throws(CBORError) -> String {
+        guard count <= UInt64(bytes.count - offset) else { throw .truncated }
+        let raw = bytes[offset..<offset + Int(count)]
+        offset += raw.count
+        if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
+        guard let text = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8 }
+        return text
+    }
+
     mutating func readBytes(_ count: UInt64) throws(CBORError) -> [UInt8] {
         guard count <= UInt64(bytes.count - offset) else { throw .truncated }
         let n = Int(count)
@@ -69,10 +80,7 @@ struct CBORReader {
         case 0: return .unsigned(argument)
         case 1: return .negative(argument)
         case 2: return .bytes(try readBytes(argument))
-        case 3:
-            let raw = try readBytes(argument)
-            guard let text = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8 }
-            return .text(text)
+        case 3: return .text(try readText(argument))
         case 4:
             guard argument <= UInt64(bytes.count - offset) else { throw .truncated }
             var items: [CBOR] = []

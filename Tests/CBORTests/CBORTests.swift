@@ -36,6 +36,7 @@ struct CBORTests {
     @Test(arguments: [
         ("", CBORError.truncated), ("19", .truncated), ("43aabb", .truncated), ("0001", .trailingBytes(1)),
         ("9b7fffffffffffffff", .truncated), ("bb7fffffffffffffff", .truncated), ("62c328", .invalidUTF8),
+        ("6361c328", .invalidUTF8), ("6180", .invalidUTF8), ("636162", .truncated),
         ("5f", .unsupported("indefinite length or reserved additional info 31")),
     ])
     func rejectsMalformedInput(hex: String, error: CBORError) {
