@@ -59,12 +59,30 @@ public enum Base64URL {
         let count = buffer.count
         guard count % 4 != 1 else { return nil }
         let decodedCount = count / 4 * 3 + max(0, count % 4 - 1)
+        return values.withUnsafeBufferPointer { table in
+            decodedCount <= stagedDecodeLimit
+                ? decodeStaged(buffer, count: decodedCount, table: table)
+                : decodeInPlace(buffer, count: decodedCount, table: table)
+        }
+    }
+
+    /// Up to this many bytes, a value is decoded on the stack and then copied into its array: building an array
+    /// from a buffer allocates it inline, while an uninitialized-capacity array goes through a generic runtime
+    /// call (a metadata lookup per array) that costs more than the copy. Credential ids are far below it.
+    static let stagedDecodeLimit = 1024
+
+    static func decodeStaged(_ input: UnsafeBufferPointer<UInt8>, count: Int, table: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { staging in
+            decode(input, table: table, into: staging) ? Array(UnsafeBufferPointer(staging)) : nil
+        }
+    }
+
+    /// Large values (blobs) are decoded straight into their array, sparing a second pass over them.
+    static func decodeInPlace(_ input: UnsafeBufferPointer<UInt8>, count: Int, table: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var valid = true
-        let out = values.withUnsafeBufferPointer { table in
-            [UInt8](unsafeUninitializedCapacity: decodedCount) { output, initialized in
-                valid = decode(buffer, table: table, into: output)
-                initialized = valid ? decodedCount : 0
-            }
+        let out = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            valid = decode(input, table: table, into: output)
+            initialized = valid ? count : 0
         }
         return valid ? out : nil
     }

@@ -191,6 +191,22 @@ struct Base64URLBlockTests {
         }
     }
 
+    /// Values up to `stagedDecodeLimit` bytes are decoded on the stack and copied, longer ones in place: both
+    /// paths, and the lengths around the switch, must give the same bytes and refuse the same text.
+    @Test func bothSidesOfTheStagingLimitDecodeAndRefuse() {
+        let limit = Base64URL.stagedDecodeLimit
+        for length in [limit - 2, limit - 1, limit, limit + 1, limit + 2, 4 * limit] {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            let text = Array(Base64URL.encode(bytes).utf8)
+            #expect(text.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == bytes, "length \(length)")
+            for position in [0, text.count / 2, text.count - 1] {
+                var bad = text
+                bad[position] = UInt8(ascii: "=")
+                #expect(bad.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == nil, "length \(length), at \(position)")
+            }
+        }
+    }
+
     @Test func unusedLowBitsOfTheLastCharacterAreIgnored() {
         #expect(Base64URL.decode("Zh") == [0x66])
         #expect(Base64URL.decode("Zm9") == [0x66, 0x6F])
