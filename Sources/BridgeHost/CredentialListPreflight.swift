@@ -25,10 +25,13 @@ struct CredentialListPreflight {
 
     /// The first credential of `batches` the key holds, or nil when it holds none.
     func heldCredential(in batches: CredentialBatches) -> [UInt8]? {
+        let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, userPresence: false)
         for index in 0..<batches.count {
             if controller.isCancelled { return nil }
-            let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: batches[index], userPresence: false)
-            if let found = try? controller.using(device, { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }),
+            let batch = batches[index]
+            if let found = try? controller.using(device, { () throws(FIDOError) in
+                   try device.getAssertions(probe, allowing: batch, pin: nil)
+               }),
                let id = found.first?.credentialID, !id.isEmpty {
                 return id
             }
@@ -38,14 +41,16 @@ struct CredentialListPreflight {
 }
 
 /// A credential list split into requests a key accepts; ids longer than the key's maximum cannot be its own
-/// and are left out. Kept as ranges of the list, so splitting a thousand ids builds no array per batch
-/// until that batch is sent.
+/// and are left out. Kept as ranges of the list, and a batch is sent as a slice of it: splitting a thousand ids
+/// copies none of them.
 struct CredentialBatches {
     let ids: [[UInt8]]
     let ranges: [Range<Int>]
 
     init(_ list: [[UInt8]], info: AuthenticatorInfo) {
-        ids = info.maxCredentialIDLength > 0 ? list.filter { $0.count <= info.maxCredentialIDLength } : list
+        let maxLength = info.maxCredentialIDLength > 0 ? info.maxCredentialIDLength : Int.max
+        // Filtering copies every id, so the list is only rebuilt when it holds one too long.
+        ids = list.contains { $0.count > maxLength } ? list.filter { $0.count <= maxLength } : list
         let maxCount = info.maxCredentialCountInList > 0 ? info.maxCredentialCountInList : Int.max
         let budget = max(1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - CredentialListPreflight.fixedRequestBytes)
         var ranges: [Range<Int>] = [], start = 0, size = 0
@@ -64,5 +69,5 @@ struct CredentialBatches {
 
     var count: Int { ranges.count }
 
-    subscript(index: Int) -> [[UInt8]] { Array(ids[ranges[index]]) }
+    subscript(index: Int) -> ArraySlice<[UInt8]> { ids[ranges[index]] }
 }

@@ -45,23 +45,33 @@ public struct Assertion: Sendable {
 
 extension Device {
     public func getAssertions(_ request: AssertionRequest, pin: PINCode?) throws(FIDOError) -> [Assertion] {
+        try getAssertions(request, allowing: request.allowList[...], pin: pin)
+    }
+
+    /// As `getAssertions(_:pin:)`, naming `allowList` instead of the request's own list: a batch of a long list
+    /// goes as a slice of it, so its ids are not copied into an array of their own for every request.
+    public func getAssertions(_ request: AssertionRequest, allowing allowList: ArraySlice<[UInt8]>,
+                              pin: PINCode?) throws(FIDOError) -> [Assertion] {
         guard let assert = fido_assert_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_assert_new") }
         var owned: OpaquePointer? = assert
         defer { fido_assert_free(&owned) }
-        try configure(assert, request)
+        try configure(assert, request, allowList: allowList)
         if let pin {
             try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_get_assert(handle, assert, p), "fido_dev_get_assert") }
         } else {
             try FIDOError.check(fido_dev_get_assert(handle, assert, nil), "fido_dev_get_assert")
         }
-        return try (0..<fido_assert_count(assert)).map { (index) throws(FIDOError) in try Self.assertion(assert, index, request) }
+        let onlyAllowed = allowList.count == 1 ? allowList.first : nil
+        return try (0..<fido_assert_count(assert)).map { (index) throws(FIDOError) in
+            try Self.assertion(assert, index, request, onlyAllowed: onlyAllowed)
+        }
     }
 
-    private func configure(_ assert: OpaquePointer, _ r: AssertionRequest) throws(FIDOError) {
+    private func configure(_ assert: OpaquePointer, _ r: AssertionRequest, allowList: ArraySlice<[UInt8]>) throws(FIDOError) {
         try FIDOError.check(r.clientDataJSON.withUnsafeBufferPointer { fido_assert_set_clientdata(assert, $0.baseAddress, $0.count) },
                             "fido_assert_set_clientdata")
         try FIDOError.check(fido_assert_set_rp(assert, r.rpID), "fido_assert_set_rp")
-        for id in r.allowList {
+        for id in allowList {
             try FIDOError.check(id.withUnsafeBufferPointer { fido_assert_allow_cred(assert, $0.baseAddress, $0.count) }, "fido_assert_allow_cred")
         }
         try FIDOError.check(fido_assert_set_up(assert, r.userPresence ? FIDO_OPT_TRUE : FIDO_OPT_FALSE), "fido_assert_set_up")
@@ -77,7 +87,8 @@ extension Device {
         }
     }
 
-    private static func assertion(_ assert: OpaquePointer, _ i: Int, _ r: AssertionRequest) throws(FIDOError) -> Assertion {
+    private static func assertion(_ assert: OpaquePointer, _ i: Int, _ r: AssertionRequest,
+                                  onlyAllowed: [UInt8]?) throws(FIDOError) -> Assertion {
         // libfido2 hands authenticator data back CBOR-wrapped (a byte string); the signature covers the raw bytes.
         let wrapped = bytes(fido_assert_authdata_ptr(assert, i), fido_assert_authdata_len(assert, i))
         guard let authData = (try? CBOR.decode(wrapped))?.bytesValue else {
@@ -85,7 +96,7 @@ extension Device {
         }
         var credentialID = bytes(fido_assert_id_ptr(assert, i), fido_assert_id_len(assert, i))
         // CTAP lets a key omit the credential when the allow list had exactly one entry.
-        if credentialID.isEmpty, r.allowList.count == 1 { credentialID = r.allowList[0] }
+        if credentialID.isEmpty, let onlyAllowed { credentialID = onlyAllowed }
         let userID = bytes(fido_assert_user_id_ptr(assert, i), fido_assert_user_id_len(assert, i))
         let hmac = bytes(fido_assert_hmac_secret_ptr(assert, i), fido_assert_hmac_secret_len(assert, i))
         let blobKey = bytes(fido_assert_largeblob_key_ptr(assert, i), fido_assert_largeblob_key_len(assert, i))
