@@ -51,6 +51,9 @@ public final class SoftToken: @unchecked Sendable {
         if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
         let token = try SoftToken(path: path, state: state)
         try token.store.save(&token.state)
+        // A counter file left by an earlier token at this path never applies (its generation is another), but
+        // it would sit beside the new token looking like its own.
+        unlink(CounterFile.path(for: path))
         return token
     }
 

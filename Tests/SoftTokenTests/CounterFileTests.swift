@@ -51,6 +51,17 @@ import Testing
         #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 2)
     }
 
+    @Test func creatingATokenRemovesTheCounterFileOfAnEarlierTokenAtThatPath() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/counter-leftover-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/token.state"
+        try Data(CounterFile.encode([7], generation: CounterFile.newGeneration())).write(to: URL(fileURLWithPath: CounterFile.path(for: path)))
+        _ = try SoftToken.create(at: path, configuration: SoftTokenConfiguration(), pin: nil)
+        #expect(!FileManager.default.fileExists(atPath: CounterFile.path(for: path)))
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func tornCounterFileFallsBackToTheStateFileCounters() throws {
         let fixture = try TokenFixture()
         let credential = try fixture.open().makeCredential()
