@@ -99,16 +99,34 @@ public final class ChildProcess {
         return true
     }
 
+    /// How `terminate()` ended the child.
+    public enum Ending: Equatable, Sendable {
+        /// It had exited already, or did so on the interrupt: a pinentry has then restored its terminal.
+        case exitedOrInterrupted
+        /// It had to be killed (SIGTERM or SIGKILL): whatever it changed on a terminal is still changed.
+        case killed
+    }
+
     /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
     /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go. The first
     /// grace is generous because a pinentry on a loaded machine may need more than half a second.
-    public func terminate() {
+    ///
+    /// The interrupt is repeated during its grace: pinentry-tty's handler only breaks a blocking read, so an
+    /// interrupt landing between printing "PIN:" and starting the read is lost and the next one is needed.
+    @discardableResult
+    public func terminate() -> Ending {
         closeInput()
-        for (signal, grace) in [(SIGINT, 1.5), (SIGTERM, 0.5), (SIGKILL, 5.0)] {
-            if reapIfExited() { return }
+        if reapIfExited() { return .exitedOrInterrupted }
+        let deadline = monotonicSeconds() + 1.5
+        repeat {
+            kill(pid, SIGINT)
+            if waitForExit(seconds: 0.1) { return .exitedOrInterrupted }
+        } while monotonicSeconds() < deadline
+        for (signal, grace) in [(SIGTERM, 0.5), (SIGKILL, 5.0)] {
             kill(pid, signal)
-            if waitForExit(seconds: grace) { return }
+            if waitForExit(seconds: grace) { break }
         }
+        return .killed
     }
 
     deinit {

@@ -85,6 +85,7 @@ public final class PinentryPrompt: PINPrompt {
 
     private func run<R>(_ executable: String, _ cancelSignal: CancelSignal,
                         _ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
+        let terminal = terminalName.flatMap(TerminalSnapshot.init(path:))
         let child = try ChildProcess(executable: executable, environment: environment)
         childPID.store(child.pid, ordering: .releasing)
         let connection = AssuanConnection(input: child.input, output: child.output, cancelSignal: cancelSignal)
@@ -92,27 +93,36 @@ public final class PinentryPrompt: PINPrompt {
             try connection.readGreeting()
             try configure(connection)
             let result = try body(connection)
-            Self.endSession(child, connection)
+            Self.endSession(child, connection, terminal)
             return result
         } catch {
             // After cancel() nothing is polite: interrupt at once. After an ERR (the user pressed Cancel)
             // pinentry is still listening and gets a BYE like after success.
-            if cancelSignal.isFired { child.terminate() } else { Self.endSession(child, connection) }
+            if cancelSignal.isFired {
+                Self.end(child, terminal)
+            } else {
+                Self.endSession(child, connection, terminal)
+            }
             throw error
         }
     }
 
     /// BYE, EOF, and a second to exit on its own before being interrupted.
-    private static func endSession(_ child: ChildProcess, _ connection: AssuanConnection) {
+    private static func endSession(_ child: ChildProcess, _ connection: AssuanConnection,
+                                   _ terminal: TerminalSnapshot?) {
         try? connection.send("BYE")
         child.closeInput()
-        if !child.waitForExit(seconds: 1) { child.terminate() }
+        if !child.waitForExit(seconds: 1) { end(child, terminal) }
+    }
+
+    private static func end(_ child: ChildProcess, _ terminal: TerminalSnapshot?) {
+        if child.terminate() == .killed { terminal?.restore() }
     }
 
     /// OPTIONs are best effort (a pinentry may not know one); cancelling is still honoured.
     private func configure(_ connection: AssuanConnection) throws(PromptError) {
         var options: [String] = []
-        if let tty = ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName() {
+        if let tty = terminalName {
             options.append("ttyname=\(tty)")
             if let term = environment["TERM"], !term.isEmpty { options.append("ttytype=\(term)") }
         }
@@ -130,6 +140,9 @@ public final class PinentryPrompt: PINPrompt {
         }
         try connection.transact("SETTITLE webauthn-bridge")
     }
+
+    /// The terminal a terminal pinentry will ask on (see `ttyName`).
+    private var terminalName: String? { ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName() }
 
     /// The host's terminal (browser started from a shell), if any: the name of a terminal on stderr/stdin
     /// (stdout is the browser's pipe), else "/dev/tty" when it opens. pinentry shares our session, so

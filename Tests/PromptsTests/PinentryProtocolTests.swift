@@ -118,9 +118,9 @@ struct PinentryProtocolTests {
             == Array(repeating: "SETERROR The PIN must have at least 4 characters.", count: 2))
     }
 
-    @Test(arguments: [false, true])
-    func cancelFromAnotherThreadEndsTheReadPromptlyAndReapsTheChild(peerIgnoresSIGINT: Bool) throws {
-        let peer = ScriptedPeer(getpin: [["HANG"]], ignoreSIGINT: peerIgnoresSIGINT)
+    @Test(arguments: [0, ScriptedPeer.everyInterrupt])
+    func cancelFromAnotherThreadEndsTheReadPromptlyAndReapsTheChild(interruptsIgnored: Int) throws {
+        let peer = ScriptedPeer(getpin: [["HANG"]], interruptsIgnored: interruptsIgnored)
         let prompt = try peer.prompt()
         let read = Background { outcome { try prompt.readPIN(request) } }
         #expect(waitUntil { peer.commands.last == "GETPIN" })
@@ -132,6 +132,38 @@ struct PinentryProtocolTests {
         #expect(result == .error(.cancelled))
         #expect(seconds < 3)
         #expect(processIsGone(try #require(peer.pid)))
+    }
+
+    /// pinentry-tty's SIGINT handler only breaks a read in progress: an interrupt that lands just before the
+    /// read is lost. Cancelling must still end it by interrupt (so it restores the terminal), not by SIGTERM.
+    @Test func anInterruptThatIsLostIsRepeated() throws {
+        let peer = ScriptedPeer(getpin: [["HANG"]], interruptsIgnored: 1)
+        let prompt = try peer.prompt()
+        let read = Background { outcome { try prompt.readPIN(request) } }
+        #expect(waitUntil { peer.commands.last == "GETPIN" })
+        prompt.cancel()
+        #expect(read.join() == .error(.cancelled))
+        #expect(processIsGone(try #require(peer.pid)))
+        #expect(peer.logLines.filter { $0 == "SIGINT" }.count == 2)
+        #expect(peer.logLines.last == "EXIT ON SIGINT")
+    }
+
+    /// A terminal pinentry that ignores the interrupt is killed, which leaves its terminal as it had set it:
+    /// the prompt puts back the settings the terminal had before the pinentry started.
+    @Test func aPinentryThatHadToBeKilledHasItsTerminalSettingsPutBack() throws {
+        let terminal = try PseudoTerminal()
+        #expect(terminal.echoIsOn)
+        let peer = ScriptedPeer(getpin: [["HANG"]], interruptsIgnored: ScriptedPeer.everyInterrupt,
+                                echoOff: terminal.slavePath)
+        let prompt = try peer.prompt(ttyName: terminal.slavePath)
+        let read = Background { outcome { try prompt.readPIN(request) } }
+        #expect(waitUntil { peer.commands.last == "GETPIN" })
+        #expect(!terminal.echoIsOn)
+        prompt.cancel()
+        #expect(read.join() == .error(.cancelled))
+        #expect(processIsGone(try #require(peer.pid)))
+        #expect(!peer.logLines.contains("EXIT ON SIGINT"))
+        #expect(terminal.echoIsOn)
     }
 
     @Test func secondConcurrentReadIsRefused() throws {

@@ -6,12 +6,17 @@ import Glibc
 ///
 /// It greets, logs every command it receives to `log` (one line each, after a `PID n` line), answers `OK`
 /// to everything, and answers the n-th GETPIN with `getpin[n]`. Special reply lines: `EXIT` (die with
-/// status 3), `HANG` (sleep, 30 s at most), `READ` (read and log one line from us).
+/// status 3), `HANG` (sleep, 30 s at most), `READ` (read and log one line from us). Each SIGINT is logged
+/// (`SIGINT`); the first `interruptsIgnored` do nothing, the next ends it (`EXIT ON SIGINT`). With `echoOff`
+/// it switches echo off on that terminal first, as a terminal pinentry does while it asks.
 struct ScriptedPeer {
     var greeting: [String] = ["OK Pleased to meet you"]
     var getpin: [[String]] = []
     var replies: [String: [String]] = [:]
-    var ignoreSIGINT = false
+    var interruptsIgnored = 0
+    var echoOff: String? = nil
+    /// Enough never to end on SIGINT.
+    static let everyInterrupt = 1_000_000
 
     let directory = TemporaryDirectory()
     var logPath: String { "\(directory.path)/commands.log" }
@@ -19,7 +24,8 @@ struct ScriptedPeer {
     /// Writes this peer's configuration; the script itself is shared (see `script`).
     func install() throws -> String {
         let config: [String: Any] = [
-            "log": logPath, "greeting": greeting, "getpin": getpin, "on": replies, "ignoreSIGINT": ignoreSIGINT,
+            "log": logPath, "greeting": greeting, "getpin": getpin, "on": replies, "interruptsIgnored": interruptsIgnored,
+            "echoOff": echoOff ?? "",
         ]
         _ = directory.write("config.json", String(decoding: try JSONSerialization.data(withJSONObject: config),
                                                    as: UTF8.self))
@@ -33,12 +39,23 @@ struct ScriptedPeer {
     static let script: String = {
         let path = scriptDirectory.write("fake-pinentry", """
             #!/usr/bin/python3
-            import json, os, signal, sys, time
+            import json, os, signal, sys, termios, time
             cfg = json.load(open(os.environ["FAKE_PINENTRY_CONFIG"]))
             log = open(cfg["log"], "a", buffering=1)
             log.write("PID %d\\n" % os.getpid())
-            if cfg["ignoreSIGINT"]:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            interrupts = [0]
+            def on_interrupt(number, frame):
+                interrupts[0] += 1
+                log.write("SIGINT\\n")
+                if interrupts[0] > cfg["interruptsIgnored"]:
+                    log.write("EXIT ON SIGINT\\n")
+                    os._exit(2)
+            signal.signal(signal.SIGINT, on_interrupt)
+            if cfg["echoOff"]:
+                tty = os.open(cfg["echoOff"], os.O_RDWR | os.O_NOCTTY)
+                settings = termios.tcgetattr(tty)
+                settings[3] &= ~termios.ECHO
+                termios.tcsetattr(tty, termios.TCSANOW, settings)
             def act(lines):
                 for line in lines:
                     if line == "EXIT":
@@ -77,10 +94,15 @@ struct ScriptedPeer {
     }()
     private static let scriptDirectory = TemporaryDirectory()
 
-    /// The commands the peer received, in order (without its PID line).
+    /// The commands the peer received, in order (without its PID and signal lines).
     var commands: [String] {
+        logLines.filter { !$0.hasPrefix("PID ") && !$0.hasPrefix("SIGINT") && $0 != "EXIT ON SIGINT" }
+    }
+
+    /// Everything the peer logged, signals included.
+    var logLines: [String] {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("PID ") }
+        return text.split(separator: "\n").map(String.init)
     }
 
     var pid: pid_t? {
@@ -89,11 +111,11 @@ struct ScriptedPeer {
     }
 
     /// A prompt on this peer with a fixed environment, so the OPTION lines are predictable.
-    func prompt() throws -> PinentryPrompt {
+    func prompt(ttyName: String? = nil) throws -> PinentryPrompt {
         let script = try install()
         var environment = Self.environment
         environment["FAKE_PINENTRY_CONFIG"] = "\(directory.path)/config.json"
-        return PinentryPrompt(program: script, environment: environment)
+        return PinentryPrompt(program: script, environment: environment, ttyName: ttyName)
     }
 
     static let environment = ["PATH": "/usr/bin:/bin", "GPG_TTY": "/dev/pts/99", "TERM": "xterm",
