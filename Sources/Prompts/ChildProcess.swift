@@ -101,8 +101,11 @@ public final class ChildProcess {
 
     /// How `terminate()` ended the child.
     public enum Ending: Equatable, Sendable {
-        /// It had exited already, or did so on the interrupt: a pinentry has then restored its terminal.
-        case exitedOrInterrupted
+        /// It had exited already: nothing was sent.
+        case alreadyExited
+        /// It exited on an interrupt; a pinentry has then restored its terminal, unless a repeated interrupt
+        /// caught it while it was doing so.
+        case interrupted
         /// It had to be killed (SIGTERM or SIGKILL): whatever it changed on a terminal is still changed.
         case killed
     }
@@ -116,11 +119,11 @@ public final class ChildProcess {
     @discardableResult
     public func terminate() -> Ending {
         closeInput()
-        if reapIfExited() { return .exitedOrInterrupted }
+        if reapIfExited() { return .alreadyExited }
         let deadline = monotonicSeconds() + 1.5
         repeat {
             kill(pid, SIGINT)
-            if waitForExit(seconds: 0.1) { return .exitedOrInterrupted }
+            if waitForExit(seconds: 0.1) { return .interrupted }
         } while monotonicSeconds() < deadline
         for (signal, grace) in [(SIGTERM, 0.5), (SIGKILL, 5.0)] {
             kill(pid, signal)

@@ -115,8 +115,11 @@ public final class PinentryPrompt: PINPrompt {
         if !child.waitForExit(seconds: 1) { end(child, terminal) }
     }
 
+    /// Puts the terminal's settings back whenever the pinentry had to be stopped: killed, it could not; and an
+    /// interrupt repeated while it was restoring them may have ended it halfway (curses resets its handler).
+    /// What is put back is what it would have restored itself: the settings from before it started.
     private static func end(_ child: ChildProcess, _ terminal: TerminalSnapshot?) {
-        if child.terminate() == .killed { terminal?.restore() }
+        if child.terminate() != .alreadyExited { terminal?.restore() }
     }
 
     /// OPTIONs are best effort (a pinentry may not know one); cancelling is still honoured.

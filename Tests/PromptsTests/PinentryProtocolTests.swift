@@ -166,6 +166,21 @@ struct PinentryProtocolTests {
         #expect(terminal.echoIsOn)
     }
 
+    /// A pinentry ended by the interrupt before it could put the terminal back (curses resets its handler, so a
+    /// repeated interrupt can end it in the middle of that): the prompt puts the settings back itself.
+    @Test func aPinentryInterruptedBeforeItRestoredTheTerminalHasItsSettingsPutBack() throws {
+        let terminal = try PseudoTerminal()
+        let peer = ScriptedPeer(getpin: [["HANG"]], echoOff: terminal.slavePath)
+        let prompt = try peer.prompt(ttyName: terminal.slavePath)
+        let read = Background { outcome { try prompt.readPIN(request) } }
+        #expect(waitUntil { peer.commands.last == "GETPIN" })
+        #expect(!terminal.echoIsOn)
+        prompt.cancel()
+        #expect(read.join() == .error(.cancelled))
+        #expect(peer.logLines.last == "EXIT ON SIGINT")
+        #expect(terminal.echoIsOn)
+    }
+
     @Test func secondConcurrentReadIsRefused() throws {
         let peer = ScriptedPeer(getpin: [["HANG"]])
         let prompt = try peer.prompt()

@@ -106,4 +106,19 @@ struct PinentryCursesTests {
         #expect(terminal.echoIsOn)
         #expect(processIsGone(prompt.lastChildPID))
     }
+
+    @Test func cancelClosesTheDialogAndRestoresTheTerminal() throws {
+        let terminal = try PseudoTerminal()
+        let prompt = PinentryPrompt(program: pinentryCurses,
+                                    environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
+                                    ttyName: terminal.slavePath)
+        let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")
+        let read = Background { outcome { try prompt.readPIN(request) } }
+        #expect(terminal.waitFor("<Cancel>"))
+        #expect(!terminal.echoIsOn)
+        prompt.cancel()
+        #expect(read.join() == .error(.cancelled))
+        #expect(processIsGone(prompt.lastChildPID))
+        #expect(terminal.echoIsOn)
+    }
 }
