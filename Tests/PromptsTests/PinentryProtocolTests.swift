@@ -151,10 +151,23 @@ struct PinentryProtocolTests {
     /// A terminal pinentry that ignores the interrupt is killed, which leaves its terminal as it had set it:
     /// the prompt puts back the settings the terminal had before the pinentry started.
     @Test func aPinentryThatHadToBeKilledHasItsTerminalSettingsPutBack() throws {
+        let log = try cancelAPinentryThatSwitchedEchoOff(interruptsIgnored: ScriptedPeer.everyInterrupt)
+        #expect(!log.contains("EXIT ON SIGINT"))
+    }
+
+    /// A pinentry ended by the interrupt before it could put the terminal back (curses resets its handler, so a
+    /// repeated interrupt can end it in the middle of that): the prompt puts the settings back itself.
+    @Test func aPinentryInterruptedBeforeItRestoredTheTerminalHasItsSettingsPutBack() throws {
+        let log = try cancelAPinentryThatSwitchedEchoOff(interruptsIgnored: 0)
+        #expect(log.last == "EXIT ON SIGINT")
+    }
+
+    /// Cancels a peer that switched echo off on a terminal and never switches it back; checks the terminal ends
+    /// with echo on and the peer gone. Returns the peer's log.
+    private func cancelAPinentryThatSwitchedEchoOff(interruptsIgnored: Int) throws -> [String] {
         let terminal = try PseudoTerminal()
         #expect(terminal.echoIsOn)
-        let peer = ScriptedPeer(getpin: [["HANG"]], interruptsIgnored: ScriptedPeer.everyInterrupt,
-                                echoOff: terminal.slavePath)
+        let peer = ScriptedPeer(getpin: [["HANG"]], interruptsIgnored: interruptsIgnored, echoOff: terminal.slavePath)
         let prompt = try peer.prompt(ttyName: terminal.slavePath)
         let read = Background { outcome { try prompt.readPIN(request) } }
         #expect(waitUntil { peer.commands.last == "GETPIN" })
@@ -162,23 +175,8 @@ struct PinentryProtocolTests {
         prompt.cancel()
         #expect(read.join() == .error(.cancelled))
         #expect(processIsGone(try #require(peer.pid)))
-        #expect(!peer.logLines.contains("EXIT ON SIGINT"))
         #expect(terminal.echoIsOn)
-    }
-
-    /// A pinentry ended by the interrupt before it could put the terminal back (curses resets its handler, so a
-    /// repeated interrupt can end it in the middle of that): the prompt puts the settings back itself.
-    @Test func aPinentryInterruptedBeforeItRestoredTheTerminalHasItsSettingsPutBack() throws {
-        let terminal = try PseudoTerminal()
-        let peer = ScriptedPeer(getpin: [["HANG"]], echoOff: terminal.slavePath)
-        let prompt = try peer.prompt(ttyName: terminal.slavePath)
-        let read = Background { outcome { try prompt.readPIN(request) } }
-        #expect(waitUntil { peer.commands.last == "GETPIN" })
-        #expect(!terminal.echoIsOn)
-        prompt.cancel()
-        #expect(read.join() == .error(.cancelled))
-        #expect(peer.logLines.last == "EXIT ON SIGINT")
-        #expect(terminal.echoIsOn)
+        return peer.logLines
     }
 
     @Test func secondConcurrentReadIsRefused() throws {

@@ -90,15 +90,21 @@ private let pinentryCurses = "/usr/bin/pinentry-curses"
 /// Debian's default `pinentry` on a machine without a desktop: a full-screen dialog on the terminal.
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: pinentryCurses), "needs pinentry-curses"))
 struct PinentryCursesTests {
-    init() { _ = ignoreSIGPIPE }
+    let terminal: PseudoTerminal
+    let prompt: PinentryPrompt
+
+    init() throws {
+        _ = ignoreSIGPIPE
+        terminal = try PseudoTerminal()
+        prompt = PinentryPrompt(program: pinentryCurses,
+                                environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
+                                ttyName: terminal.slavePath)
+    }
+
+    let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")
 
     @Test func typedPINIsReturnedAndTheTerminalRestored() throws {
-        let terminal = try PseudoTerminal()
-        let prompt = PinentryPrompt(program: pinentryCurses,
-                                    environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
-                                    ttyName: terminal.slavePath)
-        let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")
-        let read = Background { outcome { try prompt.readPIN(request) } }
+        let read = Background { [prompt, request] in outcome { try prompt.readPIN(request) } }
         #expect(terminal.waitFor("<Cancel>"))
         #expect(terminal.screen.contains("example.com"))
         terminal.type("5678\r")
@@ -108,12 +114,7 @@ struct PinentryCursesTests {
     }
 
     @Test func cancelClosesTheDialogAndRestoresTheTerminal() throws {
-        let terminal = try PseudoTerminal()
-        let prompt = PinentryPrompt(program: pinentryCurses,
-                                    environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
-                                    ttyName: terminal.slavePath)
-        let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")
-        let read = Background { outcome { try prompt.readPIN(request) } }
+        let read = Background { [prompt, request] in outcome { try prompt.readPIN(request) } }
         #expect(terminal.waitFor("<Cancel>"))
         #expect(!terminal.echoIsOn)
         prompt.cancel()
