@@ -6,9 +6,10 @@ import Cryptography
 /// Layout: `"WBSTCTR1"` ‖ generation (32 ASCII hex digits) ‖ count (UInt32 LE) ‖ count × signCount (UInt32 LE,
 /// in the order of the state file's credentials) ‖ LEFT(SHA-256(everything before), 16).
 ///
-/// It applies only to the state file whose `counterGeneration` it names, and only with the same number of
-/// credentials. Every save of the state file writes the current counters into the state file itself under a new
-/// generation, so a counter file from before is ignored rather than applied to other credentials.
+/// It applies only to the state file whose `counterGeneration` it names. Every whole save of the state file writes
+/// the current counters into the state file itself under a new generation, so a counter file from before is ignored
+/// rather than applied to other credentials. Within a generation credentials are only ever appended (through the
+/// journal), so a counter file written before the latest credentials were made still names the first ones right.
 ///
 /// Durability: replaced with tmp + rename like the state file, so kill -9 leaves the old or the new file, but not
 /// fsynced. After a power loss it may be old, torn or missing; then it is ignored and the counters are the state
@@ -35,15 +36,16 @@ enum CounterFile {
         return out
     }
 
-    /// The counters, or nil when the bytes are not a whole counter file for this generation and this many
-    /// credentials.
-    static func decode(_ bytes: [UInt8], generation: String, count: Int) -> [UInt32]? {
+    /// The counters of the first credentials, or nil when the bytes are not a whole counter file for this
+    /// generation with at most `atMost` counters.
+    static func decode(_ bytes: [UInt8], generation: String, atMost limit: Int) -> [UInt32]? {
         let header = magic.count + generationLength + 4
-        guard bytes.count == header + 4 * count + checksumLength, bytes.starts(with: magic) else { return nil }
+        guard bytes.count >= header + checksumLength, bytes.starts(with: magic) else { return nil }
+        let count = Int(readUInt32(bytes, at: magic.count + generationLength))
+        guard count <= limit, bytes.count == header + 4 * count + checksumLength else { return nil }
         let body = Array(bytes.prefix(bytes.count - checksumLength))
         let checksum = Array(bytes.suffix(checksumLength))
         guard Array(body[magic.count ..< magic.count + generationLength]) == Array(generation.utf8),
-            Int(readUInt32(body, at: magic.count + generationLength)) == count,
             Digest.constantTimeEqual(Array(Digest.sha256(body).prefix(checksumLength)), checksum)
         else { return nil }
         return (0..<count).map { readUInt32(body, at: header + 4 * $0) }

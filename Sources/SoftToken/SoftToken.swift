@@ -29,10 +29,10 @@ public final class SoftToken: @unchecked Sendable {
     var faultReportCount = 0
     var transport = TransportState()
 
-    init(path: String, state: TokenState) throws(SoftTokenError) {
+    init(path: String, state: TokenState, journalSize: Int? = nil) throws(SoftTokenError) {
         self.path = path
         self.state = state
-        self.store = StateStore(path: path)
+        self.store = StateStore(path: path, journalSize: journalSize, generation: state.counterGeneration)
         do { self.session = try SessionState() } catch { throw .crypto(error.description) }
     }
 
@@ -50,7 +50,7 @@ public final class SoftToken: @unchecked Sendable {
         }
         if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
         let token = try SoftToken(path: path, state: state)
-        try token.store.save(&token.state)
+        try token.store.save(&token.state)  // also removes a journal an earlier token left at this path
         // A counter file left by an earlier token at this path never applies (its generation is another), but
         // it would sit beside the new token looking like its own.
         unlink(CounterFile.path(for: path))
@@ -59,7 +59,8 @@ public final class SoftToken: @unchecked Sendable {
 
     /// Loads an existing token file.
     public convenience init(stateFile path: String) throws(SoftTokenError) {
-        try self.init(path: path, state: try StateFile.load(path))
+        let loaded = try StateFile.loadWithJournal(path)
+        try self.init(path: path, state: loaded.state, journalSize: loaded.journalSize)
     }
 
     /// Test-only fault injection (see `FaultPlan`). Setting it restarts the report count.
@@ -119,12 +120,12 @@ public final class SoftToken: @unchecked Sendable {
         return try body()
     }
 
-    /// Saves after a state change. A failure to save is reported to the host as CTAP1_ERR_OTHER, and the
+    /// Saves after a state change (see `StateStore` for how). A failure to save is reported to the host as CTAP1_ERR_OTHER, and the
     /// in-memory state is rolled back so memory never runs ahead of disk.
     func commit(_ change: (inout TokenState) throws(CTAPStatus) -> Void) throws(CTAPStatus) {
         var updated = state
         try change(&updated)
-        do { try store.save(&updated) } catch { throw .other }
+        do { try store.save(&updated, changedFrom: state) } catch { throw .other }
         state = updated
     }
 

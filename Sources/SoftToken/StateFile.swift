@@ -7,7 +7,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Reads and atomically replaces a SoftToken state file (written by `StateStore`, encoded by `StateEncoder`).
+/// Reads and atomically replaces a SoftToken state file (written by `StateStore`, encoded by `StateEncoder`);
+/// loading also applies the journal and counter file that belong to it.
 ///
 /// A durable write goes to `FILE.tmp` in the same directory (so `rename` stays on one file system), is fsynced,
 /// renamed over FILE, and the directory is fsynced so the rename itself is durable. A kill -9 at any point
@@ -17,6 +18,12 @@ enum StateFile {
     static func temporaryPath(for path: String) -> String { path + ".tmp" }
 
     static func load(_ path: String) throws(SoftTokenError) -> TokenState {
+        try loadWithJournal(path).state
+    }
+
+    /// The state as last saved: the state file, then its journal's changes, then its newer counters. Also the size
+    /// of the journal that applied, which the store appends to.
+    static func loadWithJournal(_ path: String) throws(SoftTokenError) -> (state: TokenState, journalSize: Int?) {
         let bytes = try readAll(path)
         var state: TokenState
         do {
@@ -28,8 +35,9 @@ enum StateFile {
         guard state.version == TokenState.formatVersion else { throw .unsupportedVersion(path: path, version: state.version) }
         try state.configuration.validate()
         guard state.wrappingKey.count == 32 else { throw .corruptState(path: path, reason: "wrapping key is not 32 bytes") }
+        let journalSize = try StateJournal.replay(onto: &state, statePath: path)
         applyCounterFile(to: &state, statePath: path)
-        return state
+        return (state, journalSize)
     }
 
     /// Takes the newer signature counters from `FILE.counters` when it belongs to this state file; an absent,
@@ -37,7 +45,7 @@ enum StateFile {
     static func applyCounterFile(to state: inout TokenState, statePath: String) {
         guard let generation = state.counterGeneration,
             let bytes = try? readAll(CounterFile.path(for: statePath)),
-            let counts = CounterFile.decode(bytes, generation: generation, count: state.credentials.count)
+            let counts = CounterFile.decode(bytes, generation: generation, atMost: state.credentials.count)
         else { return }
         for (index, count) in counts.enumerated() where count > state.credentials[index].signCount {
             state.credentials[index].signCount = count

@@ -2,16 +2,44 @@
 import Glibc
 #endif
 
-/// Saves one token's state: the whole state file (fsynced) when anything but signature counters changes, only
-/// the small counter file (see `CounterFile`) when a ceremony just bumps a counter.
+/// Saves one token's state in the cheapest durable way for the change at hand:
+/// - a credential made, or a retry counter changed: one line appended to the journal (see `StateJournal`);
+/// - a signature counter bumped: the small counter file, not fsynced (see `CounterFile`);
+/// - anything else, and whenever the journal is not known to belong to the state file: the whole state file,
+///   fsynced, under a new generation, which retires both the journal and the counter file.
 struct StateStore {
     let path: String
     private var encoder = StateEncoder()
+    /// The generation and size of the journal this store may append to; nil until this store has written the
+    /// state file whole or loaded it with its journal.
+    private var journal: (generation: String, size: Int)?
+    /// Past this journal size the next change is saved whole (see `StateJournal.compactionBytes`; tests lower it).
+    var compactionBytes = StateJournal.compactionBytes
 
-    init(path: String) { self.path = path }
+    init(path: String, journalSize: Int? = nil, generation: String? = nil) {
+        self.path = path
+        if let journalSize, let generation { journal = (generation, journalSize) }
+    }
 
-    /// Writes the whole state under a new counter generation, which retires any counter file written before:
-    /// the state file now holds the current counters itself. `state` gets the new generation only on success.
+    /// Saves the change from `previous` to `state`: appended to the journal when an entry can say it, else whole.
+    /// `state` gets the new generation only on success.
+    mutating func save(_ state: inout TokenState, changedFrom previous: TokenState) throws(SoftTokenError) {
+        guard let journal, journal.generation == previous.counterGeneration, journal.size < compactionBytes,
+            let entry = StateJournal.Entry(from: previous, to: state)
+        else { return try save(&state) }
+        let journalPath = StateJournal.path(for: path)
+        if journal.size == 0 {
+            // A new journal is made whole, then renamed into place: its header is never torn.
+            let bytes = StateJournal.headerLine(generation: journal.generation) + entry.line
+            try StateFile.writeAtomically(bytes, to: journalPath, durable: true)
+            self.journal?.size = bytes.count
+        } else {
+            self.journal?.size = try StateJournal.append(entry, to: journalPath, at: journal.size)
+        }
+    }
+
+    /// Writes the whole state under a new counter generation, which retires any counter file and journal written
+    /// before: the state file now holds everything itself.
     mutating func save(_ state: inout TokenState) throws(SoftTokenError) {
         var saved = state
         saved.counterGeneration = CounterFile.newGeneration()
@@ -19,6 +47,9 @@ struct StateStore {
         do { bytes = try encoder.encode(saved) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
         try StateFile.writeAtomically(bytes, to: path, durable: true)
         state = saved
+        // The old journal no longer applies (its generation is gone); removing it only keeps the directory tidy.
+        unlink(StateJournal.path(for: path))
+        journal = (saved.counterGeneration!, 0)
     }
 
     /// Writes only the counters. A state file from before counter files existed has no generation yet, so it

@@ -5,12 +5,14 @@ import Testing
 
 /// Signature counters live in `FILE.counters` between saves of the state file; see `CounterFile`.
 @Suite struct CounterFileTests {
-    @Test func countersRoundTripForTheirGenerationAndCountOnly() {
+    /// A counter file names the first credentials: within a generation credentials are only appended.
+    @Test func countersRoundTripForTheirGenerationAndNoMoreCredentialsThanTheTokenHolds() {
         let generation = CounterFile.newGeneration()
         let bytes = CounterFile.encode([0, 1, UInt32.max], generation: generation)
-        #expect(CounterFile.decode(bytes, generation: generation, count: 3) == [0, 1, UInt32.max])
-        #expect(CounterFile.decode(bytes, generation: CounterFile.newGeneration(), count: 3) == nil)
-        #expect(CounterFile.decode(bytes, generation: generation, count: 2) == nil)
+        #expect(CounterFile.decode(bytes, generation: generation, atMost: 3) == [0, 1, UInt32.max])
+        #expect(CounterFile.decode(bytes, generation: CounterFile.newGeneration(), atMost: 3) == nil)
+        #expect(CounterFile.decode(bytes, generation: generation, atMost: 5) == [0, 1, UInt32.max])
+        #expect(CounterFile.decode(bytes, generation: generation, atMost: 2) == nil)
     }
 
     @Test(arguments: ["truncated", "flipped", "empty", "extended"])
@@ -23,7 +25,7 @@ import Testing
         case "empty": bytes = []
         default: bytes.append(0)
         }
-        #expect(CounterFile.decode(bytes, generation: generation, count: 2) == nil)
+        #expect(CounterFile.decode(bytes, generation: generation, atMost: 2) == nil)
     }
 
     @Test func assertionWritesOnlyTheCounterFileAndTheCounterSurvivesAReload() throws {
@@ -42,23 +44,25 @@ import Testing
         let fixture = try TokenFixture()
         let credential = try fixture.open().makeCredential()
         try fixture.open().getAssertion(allow: [credential.id])
-        // Counters from before the next full save, claiming far more uses than there were.
+        // Counters from before the next whole save, claiming far more uses than there were.
         let earlierGeneration = try #require(fixture.token.state.counterGeneration)
-        try fixture.open().makeCredential(CredentialRequest(userID: Array("user-2".utf8)))
-        let stale = CounterFile.encode([1000, 1000], generation: earlierGeneration)
+        try fixture.token.setPresence(.automatic)  // saves the state file whole
+        let stale = CounterFile.encode([1000], generation: earlierGeneration)
         try Data(stale).write(to: URL(fileURLWithPath: CounterFile.path(for: fixture.stateFile)))
         try fixture.reload()
         #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 2)
     }
 
-    @Test func creatingATokenRemovesTheCounterFileOfAnEarlierTokenAtThatPath() throws {
+    @Test func creatingATokenRemovesTheCounterFileAndJournalOfAnEarlierTokenAtThatPath() throws {
         let directory = FileManager.default.temporaryDirectory.path + "/counter-leftover-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/token.state"
         try Data(CounterFile.encode([7], generation: CounterFile.newGeneration())).write(to: URL(fileURLWithPath: CounterFile.path(for: path)))
+        try Data(StateJournal.headerLine(generation: CounterFile.newGeneration())).write(to: URL(fileURLWithPath: StateJournal.path(for: path)))
         _ = try SoftToken.create(at: path, configuration: SoftTokenConfiguration(), pin: nil)
         #expect(!FileManager.default.fileExists(atPath: CounterFile.path(for: path)))
+        #expect(!FileManager.default.fileExists(atPath: StateJournal.path(for: path)))
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
@@ -66,7 +70,7 @@ import Testing
         let fixture = try TokenFixture()
         let credential = try fixture.open().makeCredential()
         try fixture.open().getAssertion(allow: [credential.id])
-        try fixture.open().makeCredential(CredentialRequest(userID: Array("user-2".utf8)))  // state file: counter 1
+        try fixture.token.setPresence(.automatic)  // saved whole: the state file holds counter 1
         try fixture.open().getAssertion(allow: [credential.id])  // counter file: 2
         let counterPath = CounterFile.path(for: fixture.stateFile)
         let bytes = try StateFile.readAll(counterPath)
