@@ -22,20 +22,27 @@ struct StateStore {
     }
 
     /// Saves the change from `previous` to `state`: appended to the journal when an entry can say it, else whole.
-    /// `state` gets the new generation only on success.
+    /// A journal that cannot be written (removed, replaced, a full disk that still takes the smaller file…) is
+    /// retired by saving whole instead. `state` gets the new generation only on success.
     mutating func save(_ state: inout TokenState, changedFrom previous: TokenState) throws(SoftTokenError) {
         guard let journal, journal.generation == previous.counterGeneration, journal.size < compactionBytes,
             let entry = StateJournal.Entry(from: previous, to: state)
         else { return try save(&state) }
-        let journalPath = StateJournal.path(for: path)
-        if journal.size == 0 {
-            // A new journal is made whole, then renamed into place: its header is never torn.
-            let bytes = StateJournal.headerLine(generation: journal.generation) + entry.line
-            try StateFile.writeAtomically(bytes, to: journalPath, durable: true)
-            self.journal?.size = bytes.count
-        } else {
-            self.journal?.size = try StateJournal.append(entry, to: journalPath, at: journal.size)
+        do {
+            let size = try append(entry, to: journal)
+            self.journal?.size = size
+        } catch {
+            try save(&state)
         }
+    }
+
+    private func append(_ entry: StateJournal.Entry, to journal: (generation: String, size: Int)) throws(SoftTokenError) -> Int {
+        let journalPath = StateJournal.path(for: path)
+        guard journal.size == 0 else { return try StateJournal.append(entry, to: journalPath, at: journal.size) }
+        // A new journal is made whole, then renamed into place: its header is never torn.
+        let bytes = StateJournal.headerLine(generation: journal.generation) + entry.line
+        try StateFile.writeAtomically(bytes, to: journalPath, durable: true)
+        return bytes.count
     }
 
     /// Writes the whole state under a new counter generation, which retires any counter file and journal written

@@ -106,35 +106,65 @@ import Testing
         #expect(fixture.token.summary().credentials.map(\.credentialID) == [first.id, second.id])
     }
 
-    @Test func failedAppendLeavesMemoryAndDiskUnchanged() throws {
+    /// A journal that cannot be written is retired by a whole save, which holds the new credential too.
+    @Test func aJournalThatCannotBeWrittenIsReplacedByAWholeSave() throws {
         let fixture = try TokenFixture()
         let device = try fixture.open()
         let first = try device.makeCredential()
-        let journalPath = StateJournal.path(for: fixture.stateFile)
-        let journal = try StateFile.readAll(journalPath)
-        // A journal that cannot be opened for writing (a directory in its place) makes the append fail.
-        try FileManager.default.removeItem(atPath: journalPath)
-        try FileManager.default.createDirectory(atPath: journalPath, withIntermediateDirectories: false)
+        let stateBefore = try StateFile.readAll(fixture.stateFile)
+        try breakJournal(fixture)
+        let second = try device.makeCredential(CredentialRequest(userID: Array("user-2".utf8)))
+        #expect(try StateFile.readAll(fixture.stateFile) != stateBefore, "saved whole")
+        let wholeOnly = try JSONDecoder().decode(TokenState.self, from: Data(try StateFile.readAll(fixture.stateFile)))
+        #expect(wholeOnly.credentials.map { Array($0.id) } == [first.id, second.id])
+    }
+
+    @Test func failedAppendAndWholeSaveLeaveMemoryAndDiskUnchanged() throws {
+        let fixture = try TokenFixture()
+        let device = try fixture.open()
+        let first = try device.makeCredential()
+        try breakJournal(fixture)
+        // A directory where the state file's temporary file must go makes the whole save fail too, even for root.
+        let temporary = StateFile.temporaryPath(for: fixture.stateFile)
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
         expectFido(FIDO_ERR_ERR_OTHER) { try device.makeCredential(CredentialRequest(userID: Array("user-2".utf8))) }
         #expect(fixture.token.summary().credentials.map(\.credentialID) == [first.id], "memory rolled back")
-        try FileManager.default.removeItem(atPath: journalPath)
-        try Data(journal).write(to: URL(fileURLWithPath: journalPath))
-        let second = try device.makeCredential(CredentialRequest(userID: Array("user-2".utf8)))
+        try FileManager.default.removeItem(atPath: temporary)
+        let second = try device.makeCredential(CredentialRequest(userID: Array("user-2".utf8)))  // saved whole
+        try FileManager.default.removeItem(atPath: StateJournal.path(for: fixture.stateFile))
         try fixture.reload()
         #expect(fixture.token.summary().credentials.map(\.credentialID) == [first.id, second.id])
     }
 
-    @Test func failedJournalCreationLeavesMemoryAndDiskUnchanged() throws {
+    @Test func failedJournalCreationAndWholeSaveLeaveMemoryAndDiskUnchanged() throws {
         let fixture = try TokenFixture()
         let device = try fixture.open()
-        let temporary = StateFile.temporaryPath(for: StateJournal.path(for: fixture.stateFile))
-        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
+        for path in [StateJournal.path(for: fixture.stateFile), fixture.stateFile].map(StateFile.temporaryPath) {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
         expectFido(FIDO_ERR_ERR_OTHER) { try device.makeCredential() }
         #expect(fixture.token.summary().credentials.isEmpty, "memory rolled back")
         #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.isEmpty)
-        try FileManager.default.removeItem(atPath: temporary)
+        try FileManager.default.removeItem(atPath: StateFile.temporaryPath(for: fixture.stateFile))
         try device.makeCredential()
         #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.count == 1)
+    }
+
+    @Test func aJournalThatCannotBeReadIsAClearError() throws {
+        let fixture = try TokenFixture()
+        try fixture.open().makeCredential()
+        try breakJournal(fixture)
+        #expect(throws: SoftTokenError.cannotRead(path: StateJournal.path(for: fixture.stateFile), errno: EISDIR)) {
+            _ = try SoftToken(stateFile: fixture.stateFile)
+        }
+    }
+
+    /// A directory in the journal's place: it can be neither opened for appending nor renamed over.
+    private func breakJournal(_ fixture: TokenFixture) throws {
+        let journalPath = StateJournal.path(for: fixture.stateFile)
+        try FileManager.default.removeItem(atPath: journalPath)
+        try FileManager.default.createDirectory(atPath: journalPath, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: journalPath + "/keep", withIntermediateDirectories: false)
     }
 
     private func journalLines(_ fixture: TokenFixture) throws -> [Substring] {
