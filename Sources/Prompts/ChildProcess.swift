@@ -99,37 +99,29 @@ public final class ChildProcess {
         return true
     }
 
-    /// How `terminate()` ended the child.
-    public enum Ending: Equatable, Sendable {
-        /// It had exited already: nothing was sent.
-        case alreadyExited
-        /// It exited on an interrupt; a pinentry has then restored its terminal, unless a repeated interrupt
-        /// caught it while it was doing so.
-        case interrupted
-        /// It had to be killed (SIGTERM or SIGKILL): whatever it changed on a terminal is still changed.
-        case killed
-    }
-
     /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
     /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go. The first
     /// grace is generous because a pinentry on a loaded machine may need more than half a second.
     ///
     /// The interrupt is repeated during its grace: pinentry-tty's handler only breaks a blocking read, so an
     /// interrupt landing between printing "PIN:" and starting the read is lost and the next one is needed.
+    ///
+    /// Returns false when the child had exited already, true when it had to be signalled: then it may have left
+    /// a terminal it changed as it was (killed, or interrupted while putting it back).
     @discardableResult
-    public func terminate() -> Ending {
+    public func terminate() -> Bool {
         closeInput()
-        if reapIfExited() { return .alreadyExited }
+        if reapIfExited() { return false }
         let deadline = monotonicSeconds() + 1.5
         repeat {
             kill(pid, SIGINT)
-            if waitForExit(seconds: 0.1) { return .interrupted }
+            if waitForExit(seconds: 0.1) { return true }
         } while monotonicSeconds() < deadline
         for (signal, grace) in [(SIGTERM, 0.5), (SIGKILL, 5.0)] {
             kill(pid, signal)
             if waitForExit(seconds: grace) { break }
         }
-        return .killed
+        return true
     }
 
     deinit {

@@ -85,13 +85,14 @@ public final class PinentryPrompt: PINPrompt {
 
     private func run<R>(_ executable: String, _ cancelSignal: CancelSignal,
                         _ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
+        let terminalName = ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName()
         let terminal = terminalName.flatMap(TerminalSnapshot.init(path:))
         let child = try ChildProcess(executable: executable, environment: environment)
         childPID.store(child.pid, ordering: .releasing)
         let connection = AssuanConnection(input: child.input, output: child.output, cancelSignal: cancelSignal)
         do {
             try connection.readGreeting()
-            try configure(connection)
+            try configure(connection, terminalName: terminalName)
             let result = try body(connection)
             Self.endSession(child, connection, terminal)
             return result
@@ -119,11 +120,11 @@ public final class PinentryPrompt: PINPrompt {
     /// interrupt repeated while it was restoring them may have ended it halfway (curses resets its handler).
     /// What is put back is what it would have restored itself: the settings from before it started.
     private static func end(_ child: ChildProcess, _ terminal: TerminalSnapshot?) {
-        if child.terminate() != .alreadyExited { terminal?.restore() }
+        if child.terminate() { terminal?.restore() }
     }
 
     /// OPTIONs are best effort (a pinentry may not know one); cancelling is still honoured.
-    private func configure(_ connection: AssuanConnection) throws(PromptError) {
+    private func configure(_ connection: AssuanConnection, terminalName: String?) throws(PromptError) {
         var options: [String] = []
         if let tty = terminalName {
             options.append("ttyname=\(tty)")
@@ -143,9 +144,6 @@ public final class PinentryPrompt: PINPrompt {
         }
         try connection.transact("SETTITLE webauthn-bridge")
     }
-
-    /// The terminal a terminal pinentry will ask on (see `ttyName`).
-    private var terminalName: String? { ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName() }
 
     /// The host's terminal (browser started from a shell), if any: the name of a terminal on stderr/stdin
     /// (stdout is the browser's pipe), else "/dev/tty" when it opens. pinentry shares our session, so

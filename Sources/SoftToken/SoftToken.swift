@@ -50,10 +50,7 @@ public final class SoftToken: @unchecked Sendable {
         }
         if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
         let token = try SoftToken(path: path, state: state)
-        try token.store.save(&token.state)  // also removes a journal an earlier token left at this path
-        // A counter file left by an earlier token at this path never applies (its generation is another), but
-        // it would sit beside the new token looking like its own.
-        unlink(CounterFile.path(for: path))
+        try token.store.save(&token.state)  // also removes a journal or counter file an earlier token left here
         return token
     }
 
@@ -120,8 +117,8 @@ public final class SoftToken: @unchecked Sendable {
         return try body()
     }
 
-    /// Saves after a state change (see `StateStore` for how). A failure to save is reported to the host as CTAP1_ERR_OTHER, and the
-    /// in-memory state is rolled back so memory never runs ahead of disk.
+    /// Saves after a state change (see `StateStore` for how). A failure to save is reported to the host as
+    /// CTAP1_ERR_OTHER, and the in-memory state is rolled back so memory never runs ahead of disk.
     func commit(_ change: (inout TokenState) throws(CTAPStatus) -> Void) throws(CTAPStatus) {
         var updated = state
         try change(&updated)

@@ -61,12 +61,12 @@ struct StateJournal {
 
         /// One line, keys sorted like the state file's; the record is written by `StateEncoder`.
         var line: [UInt8] {
-            var fields: [[UInt8]] = []
-            if let creationCounter { fields.append(Array("\"creationCounter\":\(creationCounter)".utf8)) }
-            if let credential { fields.append(Array("\"credential\":".utf8) + StateEncoder.encode(credential)) }
-            if let pinRetries { fields.append(Array("\"pinRetries\":\(pinRetries)".utf8)) }
-            if let uvRetries { fields.append(Array("\"uvRetries\":\(uvRetries)".utf8)) }
-            return Array("{".utf8) + Array(fields.joined(separator: Array(",".utf8))) + Array("}\n".utf8)
+            var object = JSONObjectWriter(indent: nil, capacity: 640)
+            if let creationCounter { object.field("creationCounter", int: creationCounter) }
+            if let credential { object.field("credential", raw: StateEncoder.encode(credential)) }
+            if let pinRetries { object.field("pinRetries", int: pinRetries) }
+            if let uvRetries { object.field("uvRetries", int: uvRetries) }
+            return object.finish(newline: true)
         }
     }
 
@@ -76,7 +76,10 @@ struct StateJournal {
     }
 
     static func headerLine(generation: String) -> [UInt8] {
-        Array("{\"journal\":\"\(name)\",\"generation\":\"\(generation)\"}\n".utf8)
+        var object = JSONObjectWriter(indent: nil, capacity: 96)
+        object.field("journal", string: name)
+        object.field("generation", string: generation)
+        return object.finish(newline: true)
     }
 
     /// Replays the journal beside `statePath` onto `state` when it belongs to it; no journal, or one from another

@@ -54,8 +54,10 @@ struct StateStore {
         do { bytes = try encoder.encode(saved) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
         try StateFile.writeAtomically(bytes, to: path, durable: true)
         state = saved
-        // The old journal no longer applies (its generation is gone); removing it only keeps the directory tidy.
+        // The old journal and counter file no longer apply (their generation is gone): removing them only keeps
+        // the directory tidy, and a token created where another was does not sit beside its leftovers.
         unlink(StateJournal.path(for: path))
+        unlink(CounterFile.path(for: path))
         journal = (saved.counterGeneration!, 0)
     }
 

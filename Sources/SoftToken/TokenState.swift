@@ -31,7 +31,8 @@ struct TokenState: Codable, Sendable, Equatable {
     var attestationCertificate: Data?
     /// Increases with every credential made, so discoverable credentials can be listed newest first.
     var creationCounter: Int = 0
-    /// New on every save of the state file; names the counter file that belongs to it (see `CounterFile`).
+    /// New on every whole save of the state file; names the journal and counter file that belong to it (see
+    /// `StateJournal`, `CounterFile`).
     /// Absent in files written before counter files existed, which older builds still read (they ignore it).
     var counterGeneration: String?
 
