@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Module graph (arrows point one way only):
-//   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken}
+//   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken, Threading}
 //   FIDO → {CFIDO2, Threading};  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld with the functions a browser-launched host runs placed next to each other
 // (scripts/link-order.txt, made by scripts/link_order.py): the kernel maps code in 64 KiB runs around each page

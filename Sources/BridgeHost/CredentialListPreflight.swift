@@ -42,14 +42,14 @@ struct CredentialListPreflight {
 
 /// A credential list split into requests a key accepts; ids longer than the key's maximum cannot be its own
 /// and are left out. Kept as ranges of the list, and a batch is sent as a slice of it: splitting a thousand ids
-/// copies none of them.
+/// builds no new arrays of them.
 struct CredentialBatches {
     let ids: [[UInt8]]
     let ranges: [Range<Int>]
 
     init(_ list: [[UInt8]], info: AuthenticatorInfo) {
         let maxLength = info.maxCredentialIDLength > 0 ? info.maxCredentialIDLength : Int.max
-        // Filtering copies every id, so the list is only rebuilt when it holds one too long.
+        // Filtering builds a new list (an allocation and a retain per id), so it is only done when one is too long.
         ids = list.contains { $0.count > maxLength } ? list.filter { $0.count <= maxLength } : list
         let maxCount = info.maxCredentialCountInList > 0 ? info.maxCredentialCountInList : Int.max
         let budget = max(1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - CredentialListPreflight.fixedRequestBytes)

@@ -37,12 +37,12 @@ public final class HostLog: Sendable {
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, request: String? = nil) {
         guard enabled(level) else { return }
-        let id = request ?? Self.servedRequest
+        let id = request ?? Self.servedRequestID.value
         let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(id.map { "[\($0)] " } ?? "")\(message())\n"
         write(Data(line.utf8))
     }
 
-    static let servedRequestID = ThreadLocal<String>()
+    private static let servedRequestID = ThreadLocal<String>()
 
     /// Runs `body` with `request` as the id of every line this thread writes without one. Ceremonies run on the
     /// libfido2 thread, and the lines of the layers that know no request id (libfido2's trace, key selection)
@@ -52,8 +52,6 @@ public final class HostLog: Sendable {
         defer { servedRequestID.value = nil }
         return body()
     }
-
-    static var servedRequest: String? { servedRequestID.value }
 
     public func error(_ m: @autoclosure () -> String, request: String? = nil) { log(.error, m(), request: request) }
     public func warn(_ m: @autoclosure () -> String, request: String? = nil) { log(.warn, m(), request: request) }
@@ -97,16 +95,7 @@ public final class HostLog: Sendable {
 
     /// False when the file refused the bytes; the line is then lost, never the ceremony.
     private static func writeAll(_ data: Data, to file: Int32) -> Bool {
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(file, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
+        data.withUnsafeBytes { BridgeHost.writeAll($0, to: file) }
     }
 
     private func rotate() {

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
-import Threading
+import Synchronization
 import NativeMessaging
 import Prompts
 import WebAuthn
@@ -17,11 +17,11 @@ public final class RequestLoop: @unchecked Sendable {
     let fidoThread: FIDOThread
     let devices: any DeviceProvider
     let maxInboundFrame: Int
-    private let lock = Condition()
     /// `WEBAUTHN_BRIDGE_BENCH_TIMING=1`: result frames carry how long the ceremony spent inside libfido2 (and
     /// the key) and in total, so the benchmark can tell the host's own time apart.
     let reportTiming = ProcessInfo.processInfo.environment["WEBAUTHN_BRIDGE_BENCH_TIMING"] == "1"
-    private var running: CeremonyController?
+    /// The ceremony in progress, if any: at most one at a time.
+    private let running = Mutex<CeremonyController?>(nil)
 
     public init(configuration: HostConfiguration, log: HostLog, writer: FrameWriter, devices: any DeviceProvider,
                 prompt: (any PINPrompt)?, fidoThread: FIDOThread) {
@@ -102,7 +102,7 @@ public final class RequestLoop: @unchecked Sendable {
 
     private func startCeremony(id: String, type: String, frame: JSONValue) {
         let controller = CeremonyController(id: id)
-        let busy = lock.withLock { () -> Bool in
+        let busy = running.withLock { running -> Bool in
             if running != nil { return true }
             running = controller
             return false
@@ -150,11 +150,11 @@ public final class RequestLoop: @unchecked Sendable {
     }
 
     private func finish(_ controller: CeremonyController) {
-        lock.withLock { if running === controller { running = nil } }
+        running.withLock { running in if running === controller { running = nil } }
     }
 
     private func cancel(id: String) {
-        guard let controller = lock.withLock({ running }), controller.id == id else {
+        guard let controller = running.withLock({ $0 }), controller.id == id else {
             environment.log.debug("cancel for \(id), which is not running; ignored", request: id)
             return
         }
@@ -163,7 +163,7 @@ public final class RequestLoop: @unchecked Sendable {
     }
 
     private func select(id: String, frame: JSONValue) {
-        guard let controller = lock.withLock({ running }), controller.id == id else {
+        guard let controller = running.withLock({ $0 }), controller.id == id else {
             return rejectFrame(id: id, "No account choice is pending for this request.")
         }
         switch frame["index"] {
@@ -174,7 +174,7 @@ public final class RequestLoop: @unchecked Sendable {
     }
 
     private func cancelRunning() {
-        lock.withLock { running }?.cancel()
+        running.withLock { $0 }?.cancel()
     }
 
     /// Cancels the running ceremony and waits (briefly) until the libfido2 thread is idle. A ceremony writes

@@ -27,11 +27,17 @@ func fileName(of path: String) -> String {
 
 /// Writes `text` to stderr unbuffered (the browser collects the host's stderr).
 public func writeToStandardError(_ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    _ = Array(text.utf8).withUnsafeBytes { writeAll($0, to: STDERR_FILENO) }
+}
+
+/// Writes all of `bytes`, retrying after signals; false when the descriptor refused them.
+func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
         if written < 0, errno == EINTR { continue }
-        guard written > 0 else { return }
-        bytes = bytes.dropFirst(written)
+        guard written > 0 else { return false }
+        offset += written
     }
+    return true
 }

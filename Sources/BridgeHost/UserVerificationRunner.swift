@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
+import Synchronization
 import Prompts
 import WebAuthn
 
@@ -92,8 +92,7 @@ struct UserVerificationRunner {
 
 /// Holds at most one PIN between set-up and first use.
 final class PendingPIN: @unchecked Sendable {
-    private let lock = Condition()
-    private var pin: PINCode?
-    func set(_ value: PINCode) { lock.withLock { pin = value } }
-    func take() -> PINCode? { lock.withLock { defer { pin = nil }; return pin } }
+    private let pin = Mutex<PINCode?>(nil)
+    func set(_ value: PINCode) { pin.withLock { $0 = value } }
+    func take() -> PINCode? { pin.withLock { pin in defer { pin = nil }; return pin } }
 }

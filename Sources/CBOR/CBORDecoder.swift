@@ -42,19 +42,21 @@ struct CBORReader {
     /// ASCII is valid UTF-8 as it stands: nearly every CTAP text (map keys, "public-key", rp ids) is ASCII, and
     /// the generic validating initializer costs far more than one pass over the bytes.
     mutating func readText(_ count: UInt64) throws(CBORError) -> String {
-        guard count <= UInt64(bytes.count - offset) else { throw .truncated }
-        let raw = bytes[offset..<offset + Int(count)]
-        offset += raw.count
+        let raw = try take(count)
         if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
         guard let text = String(validating: raw, as: UTF8.self) else { throw .invalidUTF8 }
         return text
     }
 
     mutating func readBytes(_ count: UInt64) throws(CBORError) -> [UInt8] {
+        Array(try take(count))
+    }
+
+    /// The next `count` bytes, which must all be there.
+    private mutating func take(_ count: UInt64) throws(CBORError) -> ArraySlice<UInt8> {
         guard count <= UInt64(bytes.count - offset) else { throw .truncated }
-        let n = Int(count)
-        defer { offset += n }
-        return Array(bytes[offset..<offset + n])
+        defer { offset += Int(count) }
+        return bytes[offset..<offset + Int(count)]
     }
 
     mutating func readArgument(_ info: UInt8) throws(CBORError) -> UInt64 {

@@ -17,15 +17,26 @@ public final class PublicKey: @unchecked Sendable {
     }
     deinit { EVP_PKEY_free(pkey) }
 
-    // DER prefixes of SubjectPublicKeyInfo for fixed-size keys; the key bytes follow.
-    static let p256Prefix: [UInt8] = [
-        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A,
-        0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-    ]
-    static let p384Prefix: [UInt8] = [
-        0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x05, 0x2B,
-        0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00,
-    ]
+    /// The EC curves a key can be imported on from its coordinates: OpenSSL's group name, and the DER prefix of
+    /// SubjectPublicKeyInfo that the uncompressed point follows.
+    enum Curve {
+        case p256, p384
+
+        var groupName: String { self == .p256 ? "P-256" : "P-384" }
+
+        var spkiPrefix: [UInt8] {
+            switch self {
+            case .p256:
+                return [0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A,
+                        0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00]
+            case .p384:
+                return [0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x05, 0x2B,
+                        0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00]
+            }
+        }
+    }
+
+    // DER prefix of SubjectPublicKeyInfo for an Ed25519 key; the key bytes follow.
     static let ed25519Prefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
 
     /// Parses SubjectPublicKeyInfo DER.
@@ -41,19 +52,19 @@ public final class PublicKey: @unchecked Sendable {
     /// An uncompressed P-256 point (0x04 ‖ x ‖ y), as CTAP's key agreement carries it.
     public static func p256(x: [UInt8], y: [UInt8]) throws(CryptoError) -> PublicKey {
         guard x.count == 32, y.count == 32 else { throw CryptoError("P-256 coordinates must be 32 bytes") }
-        return try ecPoint(x: x, y: y, group: "P-256", prefix: p256Prefix, algorithm: -7)
+        return try ecPoint(x: x, y: y, curve: .p256, algorithm: -7)
     }
 
     /// An EC public key imported from its coordinates; OpenSSL refuses a point that is not on the curve. This
     /// skips OpenSSL 3's DER decoder set-up, which cost about two thirds of the host's own time in a create.
-    static func ecPoint(x: [UInt8], y: [UInt8], group: String, prefix: [UInt8], algorithm: Int) throws(CryptoError) -> PublicKey {
+    static func ecPoint(x: [UInt8], y: [UInt8], curve: Curve, algorithm: Int) throws(CryptoError) -> PublicKey {
         let point = [0x04] + x + y
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw CryptoError("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
         let imported = "group".withCString { groupKey in
             "pub".withCString { pubKey in
-                group.withCString { groupName in
+                curve.groupName.withCString { groupName in
                     point.withUnsafeBufferPointer { bytes in
                         var params = [
                             OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: groupName), 0),
@@ -65,8 +76,8 @@ public final class PublicKey: @unchecked Sendable {
                 }
             }
         }
-        guard imported, let key else { throw CryptoError("EVP_PKEY_fromdata(\(group))") }
-        return PublicKey(pkey: key, algorithm: algorithm, builtDER: prefix + point)
+        guard imported, let key else { throw CryptoError("EVP_PKEY_fromdata(\(curve.groupName))") }
+        return PublicKey(pkey: key, algorithm: algorithm, builtDER: curve.spkiPrefix + point)
     }
 
     /// EVP_PKEY_PUBLIC_KEY, which Swift does not import (a macro of macros).
@@ -89,8 +100,8 @@ public final class PublicKey: @unchecked Sendable {
                 throw CryptoError("EC2 COSE key fields")
             }
             switch (crv, x.count, y.count) {
-            case (1, 32, 32): return try ecPoint(x: x, y: y, group: "P-256", prefix: p256Prefix, algorithm: alg)
-            case (2, 48, 48): return try ecPoint(x: x, y: y, group: "P-384", prefix: p384Prefix, algorithm: alg)
+            case (1, 32, 32): return try ecPoint(x: x, y: y, curve: .p256, algorithm: alg)
+            case (2, 48, 48): return try ecPoint(x: x, y: y, curve: .p384, algorithm: alg)
             default: throw CryptoError("unsupported EC2 curve \(crv)")
             }
         case 1:

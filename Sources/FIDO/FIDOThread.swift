@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Threading
 
 /// The one thread that makes libfido2 calls. libfido2's log handler and debug flag are thread-local,

@@ -49,7 +49,7 @@ extension Device {
     }
 
     /// As `getAssertions(_:pin:)`, naming `allowList` instead of the request's own list: a batch of a long list
-    /// goes as a slice of it, so its ids are not copied into an array of their own for every request.
+    /// goes as a slice of it, so no array of its ids (an allocation and a retain per id) is built per request.
     public func getAssertions(_ request: AssertionRequest, allowing allowList: ArraySlice<[UInt8]>,
                               pin: PINCode?) throws(FIDOError) -> [Assertion] {
         guard let assert = fido_assert_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_assert_new") }

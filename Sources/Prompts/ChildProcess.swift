@@ -4,7 +4,7 @@ import Glibc
 ///
 /// We signal and reap only this PID, never by name. `deinit` makes sure the child is gone and reaped, so an
 /// early return or a thrown error cannot leave a zombie or an orphaned dialog behind.
-/// Writing to a child that died raises SIGPIPE: the host ignores SIGPIPE (see NativeMessaging.FrameWriter).
+/// Writing to a child that died raises SIGPIPE: the host and `doctor` ignore it (see NativeMessaging.FrameWriter).
 public final class ChildProcess {
     public let pid: pid_t
     /// Our end of the child's stdin.

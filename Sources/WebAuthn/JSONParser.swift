@@ -151,7 +151,7 @@ struct JSONParser {
         guard depth <= JSONValue.maxDepth else { throw fail(.tooDeep) }
         offset += 1  // {
         var members: [(String, JSONValue)] = []
-        // Duplicate names are found by a scan while the object is small (most are: descriptors, markers), which
+        // Duplicate names are found by a scan while the object is small (most are: descriptors), which
         // spares a hash table per object; a Set takes over past `smallObject` members.
         var names: Set<String>? = nil
         let smallObject = 8
@@ -280,8 +280,8 @@ struct JSONParser {
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-    /// Parses a string starting at its opening quote. Runs without escapes are copied in one piece, so the
-    /// multi-megabyte base64url strings of a large frame cost one scan and one validation.
+    /// Parses a string starting at its opening quote. Runs without escapes are copied in one piece, and only text
+    /// that is not plain ASCII goes through UTF-8 validation.
     mutating func parseString() throws(JSONError) -> String {
         offset += 1  // opening quote
         let start = offset

@@ -130,7 +130,9 @@ struct OptionsReader {
     /// descriptors of types they do not know) after the required members were checked.
     func descriptors(_ member: String) throws(WebAuthnError) -> [PublicKeyCredentialDescriptor] {
         try sequence(member) { (item, path) throws(WebAuthnError) -> PublicKeyCredentialDescriptor? in
-            if let plain = Self.plainDescriptor(item) { return plain.type == "public-key" ? plain.descriptor : nil }
+            if let plain = Self.plainDescriptor(item) {
+                return plain.type == "public-key" ? PublicKeyCredentialDescriptor(id: plain.id, transports: []) : nil
+            }
             let entry = try OptionsReader(item, path: path)
             let type = try entry.requiredString("type")
             let id = try entry.requiredBufferSource("id")
@@ -141,10 +143,10 @@ struct OptionsReader {
 
     /// An entry that is exactly {"type": <string>, "id": <binary>}, as the extension sends every entry of a long
     /// list: it passes every check of `descriptors` by its shape, so it is taken without looking members up by name.
-    static func plainDescriptor(_ item: JSONValue) -> (type: String, descriptor: PublicKeyCredentialDescriptor)? {
+    static func plainDescriptor(_ item: JSONValue) -> (type: String, id: [UInt8])? {
         guard case .object(let members) = item, members.count == 2, members[0].0 == "type", members[1].0 == "id",
               case .string(let type) = members[0].1, case .binary(let id) = members[1].1 else { return nil }
-        return (type, PublicKeyCredentialDescriptor(id: id, transports: []))
+        return (type, id)
     }
 
     /// The `extensions` member, kept as JSON for the extension mapping to interpret.

@@ -184,7 +184,7 @@ struct Base64URLBlockTests {
                 for foreign in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x80, 0x00] {
                     var text = valid
                     text[position] = foreign
-                    #expect(Base64URL.decode(utf8: text.withUnsafeBufferPointer { $0 }) == nil,
+                    #expect(text.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == nil,
                             "length \(length), \(foreign) at \(position)")
                 }
             }

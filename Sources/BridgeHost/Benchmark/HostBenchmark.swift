@@ -202,14 +202,15 @@ public struct HostBenchmark {
         ])))
         let blob = Digest.randomBytes(Self.largeBlobBytes)
         let write: JSONValue = .object([("largeBlob", .object([("write", .binary(blob))]))])
-        let (writeMs, written) = try timed { try host.request(Self.getFrame("w", allow: [credential], more: [("extensions", write)])) }
+        let writeFrame = Self.getFrame("w", allow: [credential], more: [("extensions", write)]).serialized()
+        let (writeMs, written) = try timed { try host.request(serialized: writeFrame) }
         guard written["credential"]?["clientExtensionResults"]?["largeBlob"]?["written"] == .bool(true) else {
             throw BenchError("large blob write failed: \(written.serializedString.prefix(300))")
         }
         var read = Sample(), device = Sample()
         for i in 0..<5 {
-            let frame = Self.getFrame("r\(i)", allow: [credential], more: [("extensions", .object([("largeBlob", .object([("read", true)]))]))])
-            let (ms, reply) = try timed { try host.request(frame) }
+            let frame = Self.getFrame("r\(i)", allow: [credential], more: [("extensions", .object([("largeBlob", .object([("read", true)]))]))]).serialized()
+            let (ms, reply) = try timed { try host.request(serialized: frame) }
             guard case .binary(let got)? = reply["credential"]?["clientExtensionResults"]?["largeBlob"]?["blob"], got == blob,
                   case .number(let deviceMicros)? = reply["timing"]?["deviceMicros"] else {
                 throw BenchError("large blob read did not return the blob: \(reply.serializedString.prefix(300))")

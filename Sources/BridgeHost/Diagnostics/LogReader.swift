@@ -54,12 +54,13 @@ public struct LogReader {
         var point = start ?? FollowPoint(fileIdentity: fileIdentity(), offset: fileSize())
         var pending = Data()
         while !shouldStop() {
-            let identity = fileIdentity()
-            if identity != point.fileIdentity || fileSize() < point.offset {  // rotated or truncated: start the new file
+            let now = status()
+            let identity = now.map { UInt64($0.st_ino) } ?? 0, size = now.map { UInt64($0.st_size) } ?? 0
+            if identity != point.fileIdentity || size < point.offset {  // rotated or truncated: start the new file
                 point = FollowPoint(fileIdentity: identity, offset: 0)
                 pending.removeAll()
             }
-            if let data = Self.bytes(of: path, from: point.offset) {
+            if size > point.offset, let data = Self.bytes(of: path, from: point.offset) {
                 point.offset += UInt64(data.count)
                 pending.append(data)
                 // Bytes, not characters, are split: a read can end inside a multi-byte character.
