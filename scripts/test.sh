@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty python3 python3-venv)
+APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty pinentry-curses python3 python3-venv)
 PIP_PACKAGES=(webauthn fido2 pytest pytest-timeout websocket-client)
 
 missing=()
