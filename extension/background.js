@@ -7,9 +7,10 @@
  */
 'use strict';
 
-// Chromium runs this file alone as a service worker; Firefox lists router.js before it in background.scripts.
+// Chromium runs this file alone as a service worker; Firefox lists router.js and prompt-window.js before it in
+// background.scripts.
 if (typeof importScripts === 'function' && typeof WebAuthnBridgeRouter === 'undefined') {
-  importScripts('background/router.js');
+  importScripts('background/router.js', 'background/prompt-window.js');
 }
 
 const api = globalThis.browser ?? globalThis.chrome;
@@ -47,6 +48,30 @@ async function loadSiteList() {
   return Array.isArray(stored[SITES_KEY]) ? stored[SITES_KEY] : [];
 }
 
+/** The tab's title and its window's bounds, to name the tab in the security-key window and place it above. */
+async function windowOf(tabId) {
+  const tab = await api.tabs.get(tabId);
+  const window = await api.windows.get(tab.windowId).catch(() => null);
+  return { tabTitle: tab.title || '', window };
+}
+
+function randomToken() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// The security-key window (prompt/prompt.html); `bridge` is defined below and only called back later.
+const prompts = WebAuthnBridgePrompt.createPrompts({
+  createWindow: (options) => api.windows.create(options),
+  removeWindow: (windowId) => api.windows.remove(windowId),
+  windowOf,
+  pageUrl: (path) => api.runtime.getURL(path),
+  randomToken,
+  select: (hostId, index) => bridge.select(hostId, index),
+  userCancelled: (hostId) => bridge.userCancelled(hostId),
+  log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
+});
+
 const bridge = WebAuthnBridgeRouter.createBridge({
   connectNative: () => api.runtime.connectNative(HOST_NAME),
   // Firefox puts the reason on port.error; Chromium on runtime.lastError (reading it also keeps Chromium
@@ -58,11 +83,18 @@ const bridge = WebAuthnBridgeRouter.createBridge({
   clearTimeout: (t) => clearTimeout(t),
   now: () => Date.now(),
   log: (level, text) => { if (level !== 'debug') console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`); },
+  prompt: prompts,
 });
 
 api.runtime.onConnect.addListener((port) => {
-  if (port.name === WebAuthnBridgeRouter.PORT_NAME && port.sender && port.sender.id === api.runtime.id) bridge.attachFrame(port);
+  if (!port.sender || port.sender.id !== api.runtime.id) return;
+  if (port.name === WebAuthnBridgeRouter.PORT_NAME) bridge.attachFrame(port);
+  // Only our own prompt page, at its own URL (prompts.attach checks the window's token too).
+  else if (port.name === WebAuthnBridgePrompt.PORT_NAME) prompts.attach(port, api.runtime.getURL(WebAuthnBridgePrompt.PAGE_PATH));
 });
+
+// The user closing the security-key window is Cancel.
+api.windows.onRemoved.addListener((windowId) => prompts.windowRemoved(windowId));
 
 api.tabs.onRemoved.addListener((tabId) => bridge.tabClosed(tabId));
 

@@ -126,6 +126,14 @@
     return v !== null && typeof v === 'object' && !Array.isArray(v);
   }
 
+  /** The rp.id a request names (create: options.rp.id, get: options.rpId), for the security-key window only:
+   *  the host checks it against the trusted origin before it sends any status, so once shown it is trusted. */
+  function requestedRpId(type, options) {
+    if (!isPlainObject(options)) return '';
+    const value = type === 'create' ? (isPlainObject(options.rp) ? options.rp.id : undefined) : options.rpId;
+    return typeof value === 'string' ? value : '';
+  }
+
   /**
    * The stateful part. deps:
    *   connectNative()          → a Port-like {postMessage, onMessage, onDisconnect, disconnect}
@@ -134,9 +142,12 @@
    *   setIndicator(state)      → show the host state on the toolbar ({state, reason, detail})
    *   setTimeout/clearTimeout, now()
    *   log(level, text)         → never passed secrets
+   *   prompt                   → the security-key window (background/prompt-window.js): status(id, request,
+   *                              frame) and ended(id, request, error); status frames go there, never to a page
    */
   function createBridge(deps) {
     const log = deps.log || (() => {});
+    const prompt = deps.prompt || { status() {}, ended() {} };
     let native = null;           // the one native port
     let heard = false;           // got any frame on `native`
     let failures = 0;            // consecutive short-lived connections (drives the backoff)
@@ -225,24 +236,35 @@
       const req = requests.get(frame.id);
       if (!req) return; // cancelled or unknown: its late frames are dropped
       if (frame.type === 'status') {
-        const message = { kind: 'status', rid: req.rid, status: String(frame.status || '') };
-        if (typeof frame.detail === 'string') message.detail = frame.detail;
-        if (Array.isArray(frame.accounts)) message.accounts = frame.accounts;
-        req.ctx.send(message);
+        // The user's business, not the page's: shown in the security-key window only.
+        prompt.status(frame.id, promptRequest(req), {
+          status: String(frame.status || ''),
+          detail: typeof frame.detail === 'string' ? frame.detail : '',
+          accounts: Array.isArray(frame.accounts) ? frame.accounts : null,
+        });
       } else if (frame.type === 'result') {
         forget(frame.id);
         req.ctx.send({ kind: 'result', rid: req.rid, credential: frame.credential });
       } else if (frame.type === 'error') {
-        forget(frame.id);
         const error = isPlainObject(frame.error) ? frame.error : {};
-        req.ctx.send({ kind: 'error', rid: req.rid, error: { name: String(error.name || 'NotAllowedError'), message: String(error.message || '') } });
+        const name = String(error.name || 'NotAllowedError');
+        forget(frame.id, { name, detail: typeof error.detail === 'string' ? error.detail : '' });
+        req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } });
       }
     }
 
-    function forget(id) {
+    /** What the security-key window may show about a request: all from the bridge's records. */
+    function promptRequest(req) {
+      return { tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '', rpId: req.rpId };
+    }
+
+    /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */
+    function forget(id, error = null) {
       const req = requests.get(id);
-      if (req && req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
+      if (!req) return;
+      if (req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
       requests.delete(id);
+      prompt.ended(id, promptRequest(req), error);
     }
 
     function cancel(id, req) {
@@ -288,7 +310,7 @@
       const frame = { id, type: message.type, origin: ctx.trusted.origin };
       if (ctx.trusted.topOrigin) frame.topOrigin = ctx.trusted.topOrigin;
       frame.options = message.options;
-      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now() };
+      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(message.type, message.options) };
       requests.set(id, req);
       req.watchdog = deps.setTimeout(() => {
         if (requests.get(id) !== req) return;
@@ -318,12 +340,6 @@
           const [id, req] = findRequest(ctx, message.rid);
           if (id) cancel(id, req);
           else if (ctx.cancelled.size < 16) ctx.cancelled.add(message.rid);
-          break;
-        }
-        case 'select': {
-          const [id] = findRequest(ctx, message.rid);
-          const index = message.index;
-          if (id && (index === null || (Number.isInteger(index) && index >= 0))) sendNative({ id, type: 'select', index });
           break;
         }
         case 'capabilities': {
@@ -360,6 +376,20 @@
       return ctx;
     }
 
+    /** The user chose an account in the security-key window (never a frame: frames cannot choose). */
+    function select(id, index) {
+      if (requests.has(id) && Number.isInteger(index) && index >= 0) sendNative({ id, type: 'select', index });
+    }
+
+    /** The user closed the security-key window: cancel, and tell the page what Chromium says when its dialog is
+     *  cancelled. */
+    function userCancelled(id) {
+      const req = requests.get(id);
+      if (!req) return;
+      cancel(id, req);
+      req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
+    }
+
     function tabClosed(tabId) {
       for (const [id, req] of requests) if (req.tabId === tabId) cancel(id, req);
     }
@@ -384,11 +414,11 @@
       return { ...hostState, info: hostInfo ? { ...hostInfo } : null, pending: requests.size };
     }
 
-    return { start: connect, attachFrame, tabClosed, frameNavigated, sitesChanged, status, pendingCount: () => requests.size };
+    return { start: connect, attachFrame, select, userCancelled, tabClosed, frameNavigated, sitesChanged, status, pendingCount: () => requests.size };
   }
 
   const api = Object.freeze({
-    PORT_NAME, originFromSender, classifyDisconnect, backoffDelay, watchdogDelay, parseSitePattern, siteMatches, makeHostId,
+    PORT_NAME, originFromSender, requestedRpId, classifyDisconnect, backoffDelay, watchdogDelay, parseSitePattern, siteMatches, makeHostId,
     createBridge,
   });
   if (typeof module === 'object' && module && module.exports) module.exports = api;

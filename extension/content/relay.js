@@ -1,5 +1,5 @@
 /*
- * relay.js — ISOLATED world, document_start, all frames, after notice.js.
+ * relay.js — ISOLATED world, document_start, all frames.
  *
  * Carries messages between interceptor.js (same window, MAIN world) and the background:
  *   page → here: window "message" events whose source is this very window and that carry the channel tag;
@@ -7,8 +7,8 @@
  *     of frames that never use WebAuthn cost nothing) and closed with the document, which is how the
  *     background learns that a frame went away and cancels its request;
  *   background → page: postMessage to this window only.
- * Status frames stop here and drive the in-page notice; the account choice goes from the notice straight to
- * the background — the page can neither see nor forge it.
+ * Only the final result or error comes here: the ceremony's status ("touch", "PIN", the account chooser) stays
+ * between the host, the background and the security-key window (prompt/), which no page can reach.
  */
 (function (root) {
   'use strict';
@@ -23,7 +23,7 @@
   }
 
   /** Validates a page→relay message; returns it or null. Only these kinds: the account choice, for one,
-   *  comes from the notice and never from the page. */
+   *  comes from the security-key window and never from the page. */
   function parsePageMessage(data) {
     if (!isPlainObject(data) || data.channel !== CHANNEL || data.dir !== 'to-relay') return null;
     if (typeof data.rid !== 'string' || data.rid.length === 0 || data.rid.length > 64) return null;
@@ -38,7 +38,7 @@
     }
   }
 
-  function createRelay({ win, runtime, notice }) {
+  function createRelay({ win, runtime }) {
     let port = null;
     const open = new Set(); // rids of modal requests in flight from this document
     const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
@@ -55,7 +55,6 @@
         port = null;
         // Extension reloaded or background gone: every promise must still settle.
         for (const rid of open) {
-          notice.settle(rid, null);
           toPage({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge extension stopped.' } });
         }
         open.clear();
@@ -77,21 +76,10 @@
       if (!isPlainObject(message) || typeof message.rid !== 'string') return;
       const { rid } = message;
       switch (message.kind) {
-        case 'status':
-          if (!open.has(rid)) return;
-          if (message.status === 'select-account' && Array.isArray(message.accounts)) {
-            notice.chooseAccount(rid, message.accounts).then((index) => {
-              if (open.has(rid)) toBackground({ kind: 'select', rid, index });
-            });
-          } else {
-            notice.status(rid, String(message.status), typeof message.detail === 'string' ? message.detail : '');
-          }
-          return;
         case 'result':
         case 'error':
         case 'fallback':
           if (!open.delete(rid)) return;
-          notice.settle(rid, message.kind === 'error' ? message.error : null);
           if (message.kind === 'result') toPage({ kind: 'result', rid, credential: message.credential });
           else if (message.kind === 'error') toPage({ kind: 'error', rid, error: message.error });
           else toPage({ kind: 'fallback', rid, reason: String(message.reason || '') });
@@ -126,7 +114,6 @@
         }
       } else if (message.kind === 'cancel') {
         if (open.delete(rid)) {
-          notice.settle(rid, null);
           toBackground({ kind: 'cancel', rid });
         }
       } else if (message.kind === 'capabilities') {
@@ -143,9 +130,9 @@
     return;
   }
   const ext = root.browser ?? root.chrome;
-  if (ext && ext.runtime && root.webauthnBridgeNotice) {
+  if (ext && ext.runtime) {
     // `window`, not globalThis: in Firefox the content-script global is a sandbox, and event.source is the
     // (Xray-wrapped) window itself.
-    createRelay({ win: window, runtime: ext.runtime, notice: root.webauthnBridgeNotice.createNotice(window.document) });
+    createRelay({ win: window, runtime: ext.runtime });
   }
 })(globalThis);

@@ -1,4 +1,4 @@
-// content/relay.js and content/notice.js's pure parts, with fake window/runtime/notice.
+// content/relay.js with a fake window and runtime.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -7,7 +7,6 @@ const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
 const relayModule = require('../content/relay.js');
 const { createRelay } = relayModule;
-const notice = require('../content/notice.js');
 
 function event() {
   const listeners = [];
@@ -16,8 +15,6 @@ function event() {
 
 function setup() {
   const ports = [];
-  const noticeCalls = [];
-  let chooserAnswer = null;
   const win = {
     location: { origin: 'https://example.com' },
     toPage: [],
@@ -32,19 +29,14 @@ function setup() {
       return port;
     },
   };
-  const fakeNotice = {
-    status: (...a) => noticeCalls.push(['status', ...a]),
-    settle: (...a) => noticeCalls.push(['settle', ...a]),
-    chooseAccount: (...a) => { noticeCalls.push(['choose', ...a]); return Promise.resolve(chooserAnswer); },
-  };
-  const relay = createRelay({ win, runtime, notice: fakeNotice });
+  const relay = createRelay({ win, runtime });
   const fromPage = (message, source = win) => {
     let stopped = false;
     relay.onWindowMessage({ source, data: { channel: codec.CHANNEL, dir: 'to-relay', ...message }, stopImmediatePropagation() { stopped = true; } });
     return stopped;
   };
   const background = (message) => ports.at(-1).onMessage.fire(message);
-  return { win, ports, noticeCalls, relay, fromPage, background, answer: (i) => { chooserAnswer = i; } };
+  return { win, ports, relay, fromPage, background };
 }
 const request = { kind: 'request', rid: 'A', type: 'get', options: { challenge: { __binary__: 'AQ' } } };
 
@@ -64,20 +56,18 @@ test('messages from other windows, without the tag, or in the wrong direction ar
   t.fromPage(request, { other: true });
   t.relay.onWindowMessage({ source: t.win, data: { ...request, dir: 'to-relay' }, stopImmediatePropagation() {} });
   t.fromPage({ ...request, dir: 'to-page' });
-  t.fromPage({ kind: 'select', rid: 'A', index: 0 }); // only the notice may choose an account
+  t.fromPage({ kind: 'select', rid: 'A', index: 0 }); // only the security-key window may choose an account
   assert.equal(t.ports.length, 0);
 });
 
-test('results, errors and fallbacks go back to this window only, targeted at its origin, and close the notice', () => {
+test('results, errors and fallbacks go back to this window only, targeted at its origin', () => {
   const t = setup();
   t.fromPage(request);
-  t.background({ kind: 'status', rid: 'A', status: 'touch', detail: '' });
   t.background({ kind: 'result', rid: 'A', credential: { id: 'x' } });
   assert.deepEqual(t.win.toPage, [{ data: { channel: codec.CHANNEL, dir: 'to-page', kind: 'result', rid: 'A', credential: { id: 'x' } }, target: 'https://example.com' }]);
-  assert.deepEqual(t.noticeCalls, [['status', 'A', 'touch', ''], ['settle', 'A', null]]);
   t.fromPage({ ...request, rid: 'B' });
   t.background({ kind: 'error', rid: 'B', error: { name: 'NotAllowedError', message: 'no' } });
-  assert.deepEqual(t.noticeCalls.at(-1), ['settle', 'B', { name: 'NotAllowedError', message: 'no' }]);
+  assert.deepEqual(t.win.toPage.at(-1).data.error, { name: 'NotAllowedError', message: 'no' });
   t.fromPage({ ...request, rid: 'C' });
   t.background({ kind: 'fallback', rid: 'C', reason: 'host-missing' });
   assert.equal(t.win.toPage.at(-1).data.kind, 'fallback');
@@ -85,30 +75,23 @@ test('results, errors and fallbacks go back to this window only, targeted at its
   assert.equal(t.win.toPage.length, 3);
 });
 
-test('status frames never reach the page', () => {
+test('a status frame sent to the relay goes nowhere: not to the page, not back as a choice', () => {
   const t = setup();
   t.fromPage(request);
-  t.background({ kind: 'status', rid: 'A', status: 'pin' });
-  assert.equal(t.win.toPage.length, 0);
-});
-
-test('select-account opens the chooser and sends the choice to the background', async () => {
-  const t = setup();
-  t.answer(1);
-  t.fromPage(request);
-  const accounts = [{ name: 'a', displayName: 'A', id: { __binary__: 'AQ' } }, { name: 'b', displayName: 'B', id: { __binary__: 'Ag' } }];
+  const accounts = [{ name: 'a', displayName: 'A', id: { __binary__: 'AQ' } }];
+  t.background({ kind: 'status', rid: 'A', status: 'pin', detail: 'Enter your PIN' });
   t.background({ kind: 'status', rid: 'A', status: 'select-account', accounts });
-  await new Promise((r) => setImmediate(r));
-  assert.deepEqual(t.noticeCalls[0], ['choose', 'A', accounts]);
-  assert.deepEqual(t.ports[0].sent.at(-1), { kind: 'select', rid: 'A', index: 1 });
+  assert.equal(t.win.toPage.length, 0);
+  assert.deepEqual(t.ports[0].sent.map((m) => m.kind), ['request'], 'no select from the content script');
+  assert.equal(t.relay.openCount(), 1, 'the request still waits for its answer');
 });
 
-test('the page aborting forwards cancel and closes the notice', () => {
+test('the page aborting forwards cancel', () => {
   const t = setup();
   t.fromPage(request);
   t.fromPage({ kind: 'cancel', rid: 'A' });
   assert.deepEqual(t.ports[0].sent.at(-1), { kind: 'cancel', rid: 'A' });
-  assert.deepEqual(t.noticeCalls.at(-1), ['settle', 'A', null]);
+  assert.equal(t.relay.openCount(), 0);
 });
 
 test('losing the background settles every open request with NotAllowedError', () => {
@@ -118,17 +101,6 @@ test('losing the background settles every open request with NotAllowedError', ()
   assert.deepEqual(t.win.toPage.at(-1).data.error, { name: 'NotAllowedError', message: 'The webauthn-bridge extension stopped.' });
   t.fromPage({ ...request, rid: 'B' });
   assert.equal(t.ports.length, 2, 'a new port for the next request');
-});
-
-test('notice texts for every host status, and account labels', () => {
-  assert.equal(notice.statusText('pin'), 'Enter your PIN in the dialog.');
-  assert.equal(notice.statusText('touch'), 'Touch your security key.');
-  assert.equal(notice.statusText('insert-key'), 'Insert your security key.');
-  for (const s of ['select-key', 'uv', 'processing', 'select-account']) assert.equal(typeof notice.statusText(s), 'string');
-  assert.equal(notice.statusText('toString'), null);
-  assert.deepEqual(notice.accountLabel({ name: 'alice@example.com', displayName: 'Alice' }), { primary: 'Alice', secondary: 'alice@example.com' });
-  assert.deepEqual(notice.accountLabel({ name: 'bob', displayName: '' }), { primary: 'bob', secondary: '' });
-  assert.deepEqual(notice.accountLabel({}), { primary: 'Unnamed account', secondary: '' });
 });
 
 test('the relay and the page speak on the same channel tag', () => {

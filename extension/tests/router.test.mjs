@@ -145,7 +145,7 @@ test('a cross-origin frame request carries topOrigin', async () => {
   assert.equal(sent.id, 'r1-t2-f4-p1');
 });
 
-test('status, then result, are routed back to the requesting frame only, under the page rid', async () => {
+test('results are routed back to the requesting frame only, under the page rid; status frames never go to a frame', async () => {
   const t = setup();
   t.bridge.start();
   const a = t.frame(topSender(1));
@@ -159,30 +159,29 @@ test('status, then result, are routed back to the requesting frame only, under t
   t.hostSays({ id: idA, type: 'status', status: 'touch', detail: 'Touch it' });
   t.hostSays({ id: idB, type: 'status', status: 'select-account', accounts: [{ name: 'a', displayName: 'A', id: { __binary__: 'AQ' } }] });
   t.hostSays({ id: idA, type: 'result', credential: { type: 'public-key', id: 'x' } });
-  assert.deepEqual(a.port.sent, [
-    { kind: 'status', rid: 'A', status: 'touch', detail: 'Touch it' },
-    { kind: 'result', rid: 'A', credential: { type: 'public-key', id: 'x' } },
-  ]);
-  assert.deepEqual(b.port.sent, [{ kind: 'status', rid: 'B', status: 'select-account', accounts: [{ name: 'a', displayName: 'A', id: { __binary__: 'AQ' } }] }]);
+  assert.deepEqual(a.port.sent, [{ kind: 'result', rid: 'A', credential: { type: 'public-key', id: 'x' } }]);
+  assert.deepEqual(b.port.sent, [], 'the chooser goes to the security-key window (prompt-window.test.mjs)');
   t.hostSays({ id: idA, type: 'result', credential: {} }); // a second settle for the same id is dropped
-  assert.equal(a.port.sent.length, 2);
+  assert.equal(a.port.sent.length, 1);
   t.hostSays({ id: idB, type: 'error', error: { name: 'NotAllowedError', message: 'cancelled' } });
   assert.deepEqual(b.port.sent.at(-1), { kind: 'error', rid: 'B', error: { name: 'NotAllowedError', message: 'cancelled' } });
   assert.equal(t.bridge.pendingCount(), 0);
 });
 
-test('the account choice goes to the host as a select frame; bad indexes are dropped', async () => {
+test('the account choice goes to the host as a select frame from the security-key window only; bad indexes are dropped', async () => {
   const t = setup();
   t.bridge.start();
   const { page } = t.frame(topSender());
   page(getRequest('A'));
   await settle();
   const id = t.native().sent[1].id;
-  page({ kind: 'select', rid: 'A', index: 1 });
-  page({ kind: 'select', rid: 'A', index: -1 });
-  page({ kind: 'select', rid: 'A', index: 'x' });
-  page({ kind: 'select', rid: 'A', index: null });
-  assert.deepEqual(t.native().sent.slice(2), [{ id, type: 'select', index: 1 }, { id, type: 'select', index: null }]);
+  page({ kind: 'select', rid: 'A', index: 0 }); // a frame cannot choose
+  t.bridge.select(id, 1);
+  t.bridge.select(id, -1);
+  t.bridge.select(id, 'x');
+  t.bridge.select(id, null);
+  t.bridge.select('r9-t9-f0-p9', 0);
+  assert.deepEqual(t.native().sent.slice(2), [{ id, type: 'select', index: 1 }]);
 });
 
 test('the page aborting sends cancel with the host id', async () => {

@@ -1,0 +1,224 @@
+/*
+ * prompt-window.js — the security-key window: where the user reads "touch your key", "enter your PIN" and
+ * chooses an account, out of every page's reach.
+ *
+ * The window is an extension page (prompt/prompt.html) in a popup window of its own. A page can neither script,
+ * read, frame nor overlay it (the page is not web-accessible, and it is another window), and its buttons take
+ * only trusted input. Status frames and the account choice travel host ⇄ background ⇄ window; the requesting
+ * frame never sees them, it only gets the final result or error.
+ *
+ * Lifecycle, per host request id:
+ *   first status the user must see (any but "processing") → window opened, named for the trusted origin, rp.id
+ *   and tab; later statuses update it; the request settling closes it, unless it failed with a `detail` for
+ *   the user, which stays shown until the user closes the window. The user closing the window while the
+ *   request runs is Cancel (the bridge answers NotAllowedError, as Chromium does when its dialog is cancelled).
+ *
+ * Pure of browser globals (node tests it); the browser calls are in `deps`, given by background.js.
+ */
+(function (root) {
+  'use strict';
+
+  const PORT_NAME = 'webauthn-bridge-prompt';
+  const PAGE_PATH = 'prompt/prompt.html';
+  const WIDTH = 420;
+  const HEIGHT = 340;
+  // Only a notice already on screen is updated with this; it never opens a window by itself.
+  const UPDATE_ONLY = new Set(['processing']);
+  const TITLE_MAX = 80;
+
+  function isPlainObject(v) {
+    return v !== null && typeof v === 'object' && !Array.isArray(v);
+  }
+
+  /** Where to put the window: centred over the requesting tab's window, near its top; null lets the browser
+   *  choose (the tab's window unknown). */
+  function placement(parent) {
+    if (!parent || ![parent.left, parent.top, parent.width].every(Number.isFinite)) return null;
+    return { left: Math.max(0, Math.round(parent.left + (parent.width - WIDTH) / 2)), top: Math.max(0, parent.top + 80) };
+  }
+
+  /** Account entries as the window may show them: name and display name only (never the id or handle). */
+  function accountsForView(accounts) {
+    if (!Array.isArray(accounts)) return null;
+    return accounts.map((a) => ({
+      name: isPlainObject(a) && typeof a.name === 'string' ? a.name : '',
+      displayName: isPlainObject(a) && typeof a.displayName === 'string' ? a.displayName : '',
+    }));
+  }
+
+  /**
+   * deps:
+   *   createWindow(options)      → Promise<{id}>   (windows.create)
+   *   removeWindow(windowId)     → Promise          (windows.remove)
+   *   windowOf(tabId)            → Promise<{tabTitle, window: {left, top, width} | null}>
+   *   pageUrl(path)              → the extension URL of `path` (runtime.getURL)
+   *   randomToken()              → an unguessable string naming one window
+   *   select(hostId, index)      → the bridge sends the user's choice to the host
+   *   userCancelled(hostId)      → the bridge cancels the request and answers NotAllowedError
+   *   log(level, text)
+   */
+  function createPrompts(deps) {
+    const log = deps.log || (() => {});
+    const byHostId = new Map();   // host id → prompt, while its request runs
+    const byToken = new Map();    // token (in the window's URL) → prompt, while its window is open
+    const byWindow = new Map();   // window id → prompt
+
+    function view(prompt) {
+      return {
+        kind: 'view',
+        site: prompt.site,
+        status: prompt.status,
+        detail: prompt.detail,
+        accounts: prompt.status === 'select-account' ? prompt.accounts : null,
+        final: prompt.final,
+      };
+    }
+
+    function push(prompt) {
+      if (!prompt.port) return;
+      try {
+        prompt.port.postMessage(view(prompt));
+      } catch (_) {
+        prompt.port = null;
+      }
+    }
+
+    async function open(prompt) {
+      const url = `${deps.pageUrl(PAGE_PATH)}?w=${encodeURIComponent(prompt.token)}`;
+      let where = null;
+      try {
+        const tab = await deps.windowOf(prompt.tabId);
+        prompt.site.tabTitle = String(tab.tabTitle || '').slice(0, TITLE_MAX);
+        where = placement(tab.window);
+      } catch (_) { /* the tab is gone or unreadable: the window still opens, without a tab title */ }
+      if (prompt.closed) return;
+      let created;
+      try {
+        created = await deps.createWindow({ url, type: 'popup', focused: true, width: WIDTH, height: HEIGHT, ...(where || {}) });
+      } catch (error) {
+        log('error', `cannot open the security-key window: ${error && error.message}`);
+        return;
+      }
+      prompt.windowId = created.id;
+      byWindow.set(created.id, prompt);
+      if (prompt.closed) close(prompt);
+    }
+
+    function close(prompt) {
+      prompt.closed = true;
+      byToken.delete(prompt.token);
+      if (byHostId.get(prompt.hostId) === prompt) byHostId.delete(prompt.hostId);
+      if (prompt.windowId === null) return; // still opening: open() closes it once it exists
+      byWindow.delete(prompt.windowId);
+      deps.removeWindow(prompt.windowId).catch(() => { /* closed by the user already */ });
+    }
+
+    /** A window left open to show an error is replaced when the same tab needs a new one. */
+    function closeFinalWindowsOf(tabId) {
+      for (const prompt of byToken.values()) if (prompt.final && prompt.tabId === tabId) close(prompt);
+    }
+
+    /**
+     * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId} from the bridge's
+     * own records — never from the page. `frame`: {status, detail, accounts} from the host.
+     */
+    function status(hostId, request, frame) {
+      let prompt = byHostId.get(hostId);
+      if (!prompt) {
+        if (UPDATE_ONLY.has(frame.status)) return;
+        closeFinalWindowsOf(request.tabId);
+        prompt = {
+          hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
+          site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '', tabTitle: '' },
+          status: '', detail: '', accounts: null,
+        };
+        byHostId.set(hostId, prompt);
+        byToken.set(prompt.token, prompt);
+        open(prompt);
+      }
+      prompt.status = String(frame.status || '');
+      prompt.detail = typeof frame.detail === 'string' ? frame.detail : '';
+      prompt.accounts = accountsForView(frame.accounts);
+      push(prompt);
+    }
+
+    /**
+     * The request is over. `error` is null for a result or a cancel, or {name, detail} for an error: with a
+     * detail for the user the window stays (opened if need be) to say why, until the user closes it. The page
+     * has its answer already; the detail never goes to it.
+     */
+    function ended(hostId, request, error) {
+      const detail = error && error.name !== 'AbortError' && typeof error.detail === 'string' ? error.detail : '';
+      if (!detail) {
+        const prompt = byHostId.get(hostId);
+        if (prompt) close(prompt);
+        return;
+      }
+      status(hostId, request, { status: 'error', detail });
+      const prompt = byHostId.get(hostId);
+      byHostId.delete(hostId);
+      prompt.final = true;
+      push(prompt);
+    }
+
+    /** The prompt page connected: it must be ours, at our URL, with a token of an open window. */
+    function attach(port, ownUrlPrefix) {
+      const url = port.sender && typeof port.sender.url === 'string' ? port.sender.url : '';
+      let token = null;
+      if (url.startsWith(ownUrlPrefix)) {
+        try { token = new URL(url).searchParams.get('w'); } catch (_) { token = null; }
+      }
+      const prompt = token ? byToken.get(token) : undefined;
+      if (!prompt) {
+        port.disconnect();
+        return;
+      }
+      prompt.port = port;
+      port.onMessage.addListener((message) => fromWindow(prompt, message));
+      port.onDisconnect.addListener(() => { if (prompt.port === port) prompt.port = null; });
+      push(prompt);
+    }
+
+    function fromWindow(prompt, message) {
+      if (!isPlainObject(message) || prompt.closed) return;
+      if (message.kind === 'select' && !prompt.final && prompt.status === 'select-account') {
+        const index = message.index;
+        const count = prompt.accounts ? prompt.accounts.length : 0;
+        if (!(Number.isInteger(index) && index >= 0 && index < count)) return;
+        // One answer per chooser: until the host sends a new status, the window shows "processing".
+        prompt.status = 'processing';
+        prompt.accounts = null;
+        push(prompt);
+        deps.select(prompt.hostId, index);
+      } else if (message.kind === 'close') {
+        userClosed(prompt);
+      }
+    }
+
+    function userClosed(prompt) {
+      const running = !prompt.final && byHostId.get(prompt.hostId) === prompt;
+      close(prompt);
+      if (running) deps.userCancelled(prompt.hostId);
+    }
+
+    /** windows.onRemoved: the user closed the window (ours closing comes here too, already forgotten). */
+    function windowRemoved(windowId) {
+      const prompt = byWindow.get(windowId);
+      if (!prompt) return;
+      prompt.windowId = null;
+      byWindow.delete(windowId);
+      userClosed(prompt);
+    }
+
+    /** For the focus rule: a prompt window taking focus does not take it from the page that asked. */
+    function isPromptWindow(windowId) {
+      return byWindow.has(windowId);
+    }
+
+    return { status, ended, attach, windowRemoved, isPromptWindow, openCount: () => byToken.size };
+  }
+
+  const api = Object.freeze({ PORT_NAME, PAGE_PATH, WIDTH, HEIGHT, placement, accountsForView, createPrompts });
+  if (typeof module === 'object' && module && module.exports) module.exports = api;
+  else root.WebAuthnBridgePrompt = api;
+})(globalThis);

@@ -1,0 +1,262 @@
+// background/prompt-window.js wired to the real bridge (router.js) as background.js wires them, with fake
+// ports and a fake windows API: which statuses open the security-key window, what it is told, what the page
+// never gets, and what closing it does.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const router = require('../background/router.js');
+const promptWindow = require('../background/prompt-window.js');
+const promptPage = require('../prompt/prompt.js');
+
+const EXTENSION = 'chrome-extension://ext/';
+const PAGE_URL = `${EXTENSION}${promptWindow.PAGE_PATH}`;
+
+function event() {
+  const listeners = [];
+  return { addListener: (fn) => listeners.push(fn), fire: (...a) => listeners.forEach((fn) => fn(...a)) };
+}
+function fakePort(sender) {
+  const port = { sender, sent: [], onMessage: event(), onDisconnect: event(), disconnected: false };
+  port.postMessage = (m) => port.sent.push(structuredClone(m));
+  port.disconnect = () => { port.disconnected = true; };
+  return port;
+}
+const settle = () => new Promise((r) => setImmediate(r));
+
+function setup({ deferWindows = false } = {}) {
+  const natives = [];
+  const windows = { created: [], removed: [], pending: [] };
+  let nextWindowId = 100;
+  let tokens = 0;
+  let bridge;
+  const prompts = promptWindow.createPrompts({
+    createWindow: (options) => {
+      windows.created.push(options);
+      const made = { id: nextWindowId++ };
+      if (!deferWindows) return Promise.resolve(made);
+      return new Promise((resolve) => windows.pending.push(() => resolve(made)));
+    },
+    removeWindow: (id) => { windows.removed.push(id); return Promise.resolve(); },
+    windowOf: async (tabId) => ({ tabTitle: `Tab ${tabId}`, window: { left: 0, top: 0, width: 1000, height: 800 } }),
+    pageUrl: (path) => EXTENSION + path,
+    randomToken: () => `token${++tokens}`,
+    select: (id, index) => bridge.select(id, index),
+    userCancelled: (id) => bridge.userCancelled(id),
+  });
+  bridge = router.createBridge({
+    connectNative: () => { const p = fakePort(); natives.push(p); return p; },
+    disconnectError: () => '',
+    loadSiteList: async () => [],
+    setIndicator: () => {},
+    setTimeout: () => 0,
+    clearTimeout: () => {},
+    now: () => 1000,
+    prompt: prompts,
+  });
+  bridge.start();
+  const native = natives[0];
+  const hostSays = (frame) => native.onMessage.fire(frame);
+  const frame = (tabId = 1) => {
+    const port = fakePort({ origin: 'https://login.example.com', url: 'https://login.example.com/signin', frameId: 0, tab: { id: tabId, url: 'https://login.example.com/signin' } });
+    bridge.attachFrame(port);
+    return { port, page: (m) => port.onMessage.fire(m) };
+  };
+  /** The prompt page of the n-th window connecting, as the browser would report it. */
+  const windowPage = (n = 0, url = windows.created[n].url) => {
+    const port = fakePort({ id: 'ext', url });
+    prompts.attach(port, PAGE_URL);
+    return port;
+  };
+  return { bridge, prompts, native, hostSays, frame, windows, windowPage };
+}
+
+async function started(t, type = 'get', options = { challenge: { __binary__: 'AQ' }, rpId: 'example.com' }) {
+  const f = t.frame();
+  f.page({ kind: 'request', rid: 'A', type, options });
+  await settle();
+  return { ...f, id: t.native.sent.at(-1).id };
+}
+
+test('a request that needs no user action (the key answered within 50 ms: no status) opens no window', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'result', credential: { id: 'x' } });
+  await settle();
+  assert.equal(t.windows.created.length, 0);
+  assert.deepEqual(port.sent.map((m) => m.kind), ['result']);
+});
+
+test('the first status the user must see opens one focused popup window of our own page, above the tab', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch', detail: 'Touch your security key.' });
+  t.hostSays({ id, type: 'status', status: 'processing' });
+  await settle();
+  assert.deepEqual(t.windows.created, [{ url: `${PAGE_URL}?w=token1`, type: 'popup', focused: true, width: promptWindow.WIDTH, height: promptWindow.HEIGHT, left: 290, top: 80 }]);
+  assert.equal(t.prompts.isPromptWindow(100), true);
+  assert.equal(t.prompts.isPromptWindow(1), false);
+  assert.deepEqual(port.sent, [], 'the page learns nothing about the ceremony');
+});
+
+test('"processing" alone opens nothing: it only updates a window already shown', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'processing' });
+  await settle();
+  assert.equal(t.windows.created.length, 0);
+});
+
+for (const status of ['insert-key', 'select-key', 'touch', 'pin', 'uv', 'some-future-status']) {
+  test(`status "${status}" opens the window`, async () => {
+    const t = setup();
+    const { id } = await started(t);
+    t.hostSays({ id, type: 'status', status, detail: 'why' });
+    await settle();
+    assert.equal(t.windows.created.length, 1);
+  });
+}
+
+test('the window is told the site from the bridge\'s own records (sender origin, checked rp.id, tab), and each status', async () => {
+  const t = setup();
+  const { id } = await started(t, 'create', { challenge: { __binary__: 'AQ' }, rp: { id: 'example.com', name: 'Example' }, user: {} });
+  t.hostSays({ id, type: 'status', status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.' });
+  await settle();
+  const page = t.windowPage();
+  const site = { origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com', tabTitle: 'Tab 1' };
+  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', accounts: null, final: false }]);
+  t.hostSays({ id, type: 'status', status: 'touch', detail: '' });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', accounts: null, final: false });
+});
+
+test('the request settling closes the window; the page gets only the result', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  t.hostSays({ id, type: 'result', credential: { id: 'x' } });
+  assert.deepEqual(t.windows.removed, [100]);
+  assert.equal(t.prompts.openCount(), 0);
+  assert.deepEqual(port.sent, [{ kind: 'result', rid: 'A', credential: { id: 'x' } }]);
+});
+
+test('the chooser: names only go to the window, one trusted choice goes to the host, the page sees none of it', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  const accounts = [{ name: 'a@x', displayName: 'A', id: { __binary__: 'AQ' } }, { name: 'b@x', displayName: 'B', id: { __binary__: 'Ag' } }];
+  t.hostSays({ id, type: 'status', status: 'select-account', detail: 'Choose an account.', accounts });
+  await settle();
+  const page = t.windowPage();
+  assert.deepEqual(page.sent[0].accounts, [{ name: 'a@x', displayName: 'A' }, { name: 'b@x', displayName: 'B' }]);
+  page.onMessage.fire({ kind: 'select', index: 2 });  // out of range
+  page.onMessage.fire({ kind: 'select', index: '1' });
+  page.onMessage.fire({ kind: 'select', index: 1 });
+  page.onMessage.fire({ kind: 'select', index: 0 });  // one answer per chooser
+  assert.deepEqual(t.native.sent.slice(2), [{ id, type: 'select', index: 1 }]);
+  assert.equal(page.sent.at(-1).status, 'processing');
+  assert.equal(page.sent.at(-1).accounts, null);
+  assert.deepEqual(port.sent, []);
+});
+
+test('closing the window while the request runs is Cancel: the host is told, the page gets NotAllowedError', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  t.prompts.windowRemoved(100);
+  assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  assert.deepEqual(t.windows.removed, [], 'already gone');
+  t.hostSays({ id, type: 'error', error: { name: 'AbortError', message: 'cancelled' } }); // the host's late answer
+  assert.equal(port.sent.length, 1);
+});
+
+test('the window\'s Cancel button is the same Cancel, and closes it', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  await settle();
+  t.windowPage().onMessage.fire({ kind: 'close' });
+  assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+  assert.equal(port.sent[0].error.name, 'NotAllowedError');
+  assert.deepEqual(t.windows.removed, [100]);
+});
+
+test('only our prompt page at its own URL, with the token of an open window, is attached', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  const strangers = [
+    t.windowPage(0, 'https://login.example.com/signin?w=token1'),          // a content script's port
+    t.windowPage(0, `${EXTENSION}options/options.html?w=token1`),           // another page of ours
+    t.windowPage(0, `${PAGE_URL}?w=token2`),                                // no such window
+    t.windowPage(0, PAGE_URL),
+  ];
+  for (const port of strangers) {
+    assert.equal(port.disconnected, true);
+    assert.deepEqual(port.sent, []);
+    port.onMessage.fire({ kind: 'select', index: 0 });
+  }
+  assert.equal(t.native.sent.length, 2, 'nothing reached the host');
+});
+
+test('an error with a detail for the user keeps (or opens) the window to say why; the detail never reaches the page', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'pin' });
+  await settle();
+  const page = t.windowPage();
+  t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.', detail: 'Your PIN is blocked.' } });
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', accounts: null, final: true });
+  assert.deepEqual(t.windows.removed, []);
+  page.onMessage.fire({ kind: 'close' });
+  assert.deepEqual(t.windows.removed, [100]);
+  assert.equal(t.native.sent.filter((f) => f.type === 'cancel').length, 0, 'nothing to cancel');
+
+  const second = setup();
+  const other = await started(second);
+  second.hostSays({ id: other.id, type: 'error', error: { name: 'NotAllowedError', message: '', detail: 'This key has no PIN set.' } });
+  await settle();
+  assert.equal(second.windows.created.length, 1, 'an error the user must read opens the window');
+  assert.equal(second.windowPage().sent[0].final, true);
+});
+
+test('errors without a detail, and the page aborting, close the window without a word', async () => {
+  const t = setup();
+  const { page, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  page({ kind: 'cancel', rid: 'A' });
+  assert.deepEqual(t.windows.removed, [100]);
+  assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+});
+
+test('closing the tab cancels its request and closes its window', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  t.bridge.tabClosed(1);
+  assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+  assert.deepEqual(t.windows.removed, [100]);
+});
+
+test('a request that ends while its window is still opening closes the window once it exists', async () => {
+  const t = setup({ deferWindows: true });
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  t.hostSays({ id, type: 'result', credential: {} });
+  assert.deepEqual(t.windows.removed, []);
+  t.windows.pending[0]();
+  await settle();
+  assert.deepEqual(t.windows.removed, [100]);
+  assert.equal(t.prompts.isPromptWindow(100), false);
+});
+
+test('the prompt page and the background speak on the same port name', () => {
+  assert.equal(promptPage.PORT_NAME, promptWindow.PORT_NAME);
+});

@@ -1,0 +1,54 @@
+// prompt/prompt.js's pure parts: the sentences the user reads, who asks, and which input counts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const prompt = require('../prompt/prompt.js');
+
+test('a sentence for every status the host sends; unknown ones read as "working"', () => {
+  assert.equal(prompt.statusText('touch'), 'Touch your security key.');
+  assert.equal(prompt.statusText('pin'), 'Enter your PIN in the dialog.');
+  assert.equal(prompt.statusText('insert-key'), 'Insert your security key.');
+  assert.equal(prompt.statusText('select-key'), 'Touch the security key you want to use.');
+  assert.equal(prompt.statusText('select-account'), 'Choose an account to sign in with.');
+  assert.match(prompt.statusText('uv'), /fingerprint/);
+  assert.equal(prompt.statusText('error'), 'The security key request failed.');
+  assert.equal(prompt.statusText('toString'), prompt.statusText('processing'));
+  assert.equal(prompt.statusText('new-status'), 'Working with your security key…');
+});
+
+test('the host\'s detail is shown unless it repeats the sentence', () => {
+  assert.equal(prompt.detailText('touch', 'Touch your security key.'), '');
+  assert.equal(prompt.detailText('pin', 'This site requires a PIN. Choose a PIN for your security key in the dialog.'),
+    'This site requires a PIN. Choose a PIN for your security key in the dialog.');
+  assert.equal(prompt.detailText('error', '  Your PIN is blocked.  '), 'Your PIN is blocked.');
+  assert.equal(prompt.detailText('touch', undefined), '');
+  assert.equal(prompt.detailText('touch', { toString: () => 'x' }), '');
+});
+
+test('account labels: display name over account name; never empty', () => {
+  assert.deepEqual(prompt.accountLabel({ name: 'alice@example.com', displayName: 'Alice' }), { primary: 'Alice', secondary: 'alice@example.com' });
+  assert.deepEqual(prompt.accountLabel({ name: 'bob', displayName: '' }), { primary: 'bob', secondary: '' });
+  assert.deepEqual(prompt.accountLabel({ name: 'same', displayName: 'same' }), { primary: 'same', secondary: '' });
+  assert.deepEqual(prompt.accountLabel({}), { primary: 'Unnamed account', secondary: '' });
+});
+
+test('who asks: rp.id as the headline, then the origin, the embedding site and the tab', () => {
+  assert.deepEqual(prompt.siteLines({ origin: 'https://login.example.com', rpId: 'example.com', tabTitle: 'Sign in' }),
+    { headline: 'example.com', who: 'Asked by https://login.example.com — tab “Sign in”' });
+  assert.deepEqual(prompt.siteLines({ origin: 'https://idp.example:8443', topOrigin: 'https://shop.example', rpId: '' }),
+    { headline: 'idp.example:8443', who: 'Asked by https://idp.example:8443, inside https://shop.example' });
+  assert.equal(prompt.siteLines(undefined).headline, 'Unknown site');
+});
+
+test('only trusted input, and none before the chooser has been on screen for the activation delay', () => {
+  const armedAt = 1000 + prompt.ACTIVATION_DELAY_MS;
+  assert.equal(prompt.ACTIVATION_DELAY_MS, 500);
+  assert.equal(prompt.acceptsActivation({ isTrusted: true }, armedAt, armedAt), true);
+  assert.equal(prompt.acceptsActivation({ isTrusted: true }, armedAt, armedAt - 1), false, 'too soon: meant for the page');
+  assert.equal(prompt.acceptsActivation({ isTrusted: false }, armedAt, armedAt + 5000), false, 'element.click() / dispatchEvent');
+  assert.equal(prompt.acceptsActivation({}, armedAt, armedAt + 5000), false);
+  assert.equal(prompt.acceptsActivation({ isTrusted: true }, Infinity, 1e12), false, 'not armed at all');
+  assert.equal(prompt.acceptsActivation(null, armedAt, armedAt), false);
+});
