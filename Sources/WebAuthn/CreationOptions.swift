@@ -23,7 +23,8 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
 
     /// Converts the `publicKey` member of `navigator.credentials.create()` options.
     /// Throws TypeError naming the member for anything missing or of the wrong type, and for a user.id outside
-    /// 1…64 bytes (§5.1.3 step 4).
+    /// 1…64 bytes (§5.1.3 step 4); RangeError for more than 64 excludeCredentials, whose repeated ids are dropped
+    /// (`CredentialDescriptorList`).
     public init(json: JSONValue) throws(WebAuthnError) {
         guard case .object = json else { throw .typeError("publicKey options must be a dictionary, found \(json.typeName)") }
         let options = try OptionsReader(json, path: "")
@@ -35,9 +36,6 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         let userID = try user.requiredBufferSource("id")
         let userName = try user.requiredString("name")
         let displayName = try user.requiredString("displayName")
-        guard (1...64).contains(userID.count) else {
-            throw .typeError("user.id must be 1 to 64 bytes, found \(userID.count)")
-        }
         self.user = (id: userID, name: userName, displayName: displayName)
 
         challenge = try options.requiredBufferSource("challenge")
@@ -49,8 +47,7 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
             guard let alg = try entry.long("alg") else { throw .typeError("\(path).alg is required") }
             return type == "public-key" ? alg : nil
         } ?? []
-        let listed = options.value("pubKeyCredParams")?.arrayValue?.count ?? 0
-        pubKeyCredParams = listed == 0 ? Self.defaultAlgorithms : params
+        pubKeyCredParams = options.listedCount("pubKeyCredParams") == 0 ? Self.defaultAlgorithms : params
 
         timeoutMilliseconds = try options.unsignedLong("timeout")
         excludeCredentials = try options.descriptors("excludeCredentials")
@@ -68,5 +65,13 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
 
         attestation = try options.string("attestation").flatMap(AttestationConveyance.init(member:)) ?? .none
         extensions = try options.extensions()
+
+        // Checked once the whole dictionary converted, in Chromium's order: a malformed member is a TypeError
+        // first, then an over-long list a RangeError, then a user.id of the wrong length.
+        excludeCredentials = try CredentialDescriptorList.bounded(
+            excludeCredentials, listed: options.listedCount("excludeCredentials"), member: "excludeCredentials")
+        guard (1...64).contains(userID.count) else {
+            throw .typeError("user.id must be 1 to 64 bytes, found \(userID.count)")
+        }
     }
 }

@@ -27,7 +27,8 @@ public enum AttestationConveyance: String, Sendable, Equatable {
 }
 
 /// A credential the relying party names in allowCredentials / excludeCredentials. Only descriptors of type
-/// "public-key" survive conversion; `transports` are the page's hints, kept verbatim.
+/// "public-key" survive conversion, one per id (`CredentialDescriptorList`); `transports` are the page's hints,
+/// kept verbatim.
 public struct PublicKeyCredentialDescriptor: Sendable, Equatable {
     public var id: [UInt8]
     public var transports: [String]

@@ -118,6 +118,12 @@ struct OptionsReader {
         return out
     }
 
+    /// How many elements the page listed in a sequence member (0 when absent or not an array), before any is
+    /// dropped in conversion.
+    func listedCount(_ member: String) -> Int {
+        value(member)?.arrayValue?.count ?? 0
+    }
+
     /// `sequence<DOMString>`.
     func strings(_ member: String) throws(WebAuthnError) -> [String]? {
         try sequence(member) { (item, path) throws(WebAuthnError) -> String? in

@@ -10,7 +10,8 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
     public var userVerification: UserVerificationRequirement
     public var extensions: JSONValue?
 
-    /// Converts the `publicKey` member of `navigator.credentials.get()` options; TypeError names the member.
+    /// Converts the `publicKey` member of `navigator.credentials.get()` options; TypeError names the member,
+    /// RangeError refuses more than 64 allowCredentials, whose repeated ids are dropped (`CredentialDescriptorList`).
     public init(json: JSONValue) throws(WebAuthnError) {
         guard case .object = json else { throw .typeError("publicKey options must be a dictionary, found \(json.typeName)") }
         let options = try OptionsReader(json, path: "")
@@ -21,5 +22,8 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
         userVerification = try options.string("userVerification").flatMap(UserVerificationRequirement.init(rawValue:))
             ?? .preferred
         extensions = try options.extensions()
+        // After the whole dictionary, as Chromium checks the list's size once it is converted.
+        allowCredentials = try CredentialDescriptorList.bounded(
+            allowCredentials, listed: options.listedCount("allowCredentials"), member: "allowCredentials")
     }
 }

@@ -1,5 +1,7 @@
 /// The DOMException names a browser raises from `navigator.credentials.create/get`, plus TypeError.
 /// The host sends `name` verbatim so the page sees what it would see without the bridge.
+/// "RangeError" is what Chromium names the DOMException it rejects an over-long credential list with (a
+/// DOMException whose name is RangeError, not a JavaScript RangeError: checked in Chromium 156).
 public enum DOMExceptionName: String, Sendable, Equatable {
     case notAllowed = "NotAllowedError"
     case invalidState = "InvalidStateError"
@@ -11,6 +13,7 @@ public enum DOMExceptionName: String, Sendable, Equatable {
     case unknown = "UnknownError"
     case encoding = "EncodingError"
     case typeError = "TypeError"
+    case range = "RangeError"
 }
 
 /// A failure the page must see as a rejected promise. `message` is for people: it names the option or rule
