@@ -9,7 +9,15 @@ import Threading
 
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     case error, warn, info, debug, trace
-    var rank: Int { Self.allCases.firstIndex(of: self)! }
+    var rank: Int {
+        switch self {
+        case .error: 0
+        case .warn: 1
+        case .info: 2
+        case .debug: 3
+        case .trace: 4
+        }
+    }
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
 }
 
@@ -18,7 +26,8 @@ public enum LogLevel: String, Sendable, Comparable, CaseIterable {
 /// ceremony: the first failure prints one warning on stderr and logging carries on without the file.
 ///
 /// Callers must never pass a PIN, PIN token, PRF output or private key; values that identify the caller
-/// (origin, rp.id, request id) are what makes a failed sign-in debuggable.
+/// (origin, rp.id, request id) are what makes a failed sign-in debuggable. They may pass anything a page or
+/// a key sent as it is: every line is escaped here (`LogText`), so none can forge another.
 public final class HostLog: Sendable {
     public let path: String
     public let level: LogLevel
@@ -37,8 +46,10 @@ public final class HostLog: Sendable {
 
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, request: String? = nil) {
         guard enabled(level) else { return }
-        let id = request ?? Self.servedRequestID.value
-        let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(id.map { "[\($0)] " } ?? "")\(message())\n"
+        let id = (request ?? Self.servedRequestID.value).map { LogText.escaped($0) }
+        // Escaped whole: messages quote what pages and keys sent, and a line is a line only if nothing in it
+        // can break it (or reach the terminal of whoever reads the log).
+        let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(id.map { "[\($0)] " } ?? "")\(LogText.escaped(message()))\n"
         write(Data(line.utf8))
     }
 

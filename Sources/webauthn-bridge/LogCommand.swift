@@ -22,7 +22,8 @@ struct LogCommand: ParsableCommand {
     func run() throws {
         let configuration = try HostConfiguration.load()
         let reader = LogReader(path: configuration.logFile)
-        let keep = { (line: String) in request.map { LogReader.line(line, isFor: $0) } ?? true }
+        // The log holds ids escaped, so the id asked for is looked up escaped.
+        let keep = { (line: String) in request.map { LogReader.line(line, isFor: LogText.escaped($0)) } ?? true }
         let colour = isatty(1) == 1
         let (lines, followPoint) = reader.contents()
         for line in lines where keep(line) { print(Self.render(line, colour: colour)) }
@@ -36,8 +37,10 @@ struct LogCommand: ParsableCommand {
         }
     }
 
-    /// Colours the level in a terminal, so failures stand out.
-    static func render(_ line: String, colour: Bool) -> String {
+    /// Escapes what the line holds again (an old log file or another writer may hold raw control characters:
+    /// none may reach the terminal), then colours the level in a terminal, so failures stand out.
+    static func render(_ raw: String, colour: Bool) -> String {
+        let line = LogText.escaped(raw, backslashes: false)
         guard colour else { return line }
         for (level, code) in [(" ERROR ", "31"), (" WARN ", "33"), (" TRACE ", "2")] where line.contains(level) {
             return line.replacing(level, with: " \u{1B}[\(code)m\(level.filter { $0 != " " })\u{1B}[0m ")
