@@ -17,6 +17,8 @@ final class CeremonyController: @unchecked Sendable {
     private var devices: [ObjectIdentifier: Device] = [:]
     private var prompt: (any PINPrompt)?
     private var selection: Int??
+    /// Between `expectSelection` and the end of `awaitSelection`: a chooser is open and takes one answer.
+    private var choosing = false
 
     /// Time spent inside libfido2 calls (and so in the key or SoftToken), for the benchmark's split.
     private var deviceNanoseconds: Int64 = 0
@@ -105,23 +107,32 @@ final class CeremonyController: @unchecked Sendable {
         }
     }
 
-    /// The reader thread hands over the answer to a `select-account` status (nil: the user cancelled).
-    func deliverSelection(_ index: Int?) {
+    /// The reader thread hands over the answer to a `select-account` status (nil: the user declined). False,
+    /// and nothing delivered, when no chooser is open: an answer must not outlive the question, or it would
+    /// be taken as the answer to a later one.
+    @discardableResult
+    func deliverSelection(_ index: Int?) -> Bool {
         condition.withLock {
+            guard choosing, selection == nil else { return false }
             selection = .some(index)
             condition.broadcast()
+            return true
         }
     }
 
     enum SelectionOutcome: Equatable { case chosen(Int?), cancelled, timedOut }
 
-    /// Forgets any earlier answer; call before asking, since the answer may arrive before `awaitSelection`.
+    /// Opens the chooser for one answer; call before asking, since the answer may arrive before `awaitSelection`.
     func expectSelection() {
-        condition.withLock { selection = nil }
+        condition.withLock {
+            selection = nil
+            choosing = true
+        }
     }
 
     func awaitSelection(until deadline: Date) -> SelectionOutcome {
         condition.withLock {
+            defer { choosing = false }
             while selection == nil, !cancelled, Date() < deadline { _ = condition.wait(until: deadline) }
             if cancelled { return .cancelled }
             guard let answer = selection else { return .timedOut }

@@ -1,19 +1,23 @@
 import FIDO
 import WebAuthn
 
-/// libfido2/CTAP outcomes → the DOMException a browser would raise (docs/errors.md has the table).
-/// Browsers deliberately collapse most failures into NotAllowedError so pages learn little about the key;
-/// the log line keeps the precise libfido2 code for whoever debugs it.
+/// libfido2/CTAP outcomes → the DOMException a browser would raise (docs/errors.md has the table), and what
+/// of a failure the page is told.
+///
+/// Browsers deliberately tell pages little: Chromium collapses most failures into NotAllowedError with one
+/// fixed text, so a page cannot learn whether a key holds a credential, has a PIN, or is locked. The precise
+/// reason (`WebAuthnError.message`) goes to the host log and, as an error frame's `detail`, to the extension's
+/// own notice for the user — never to the page.
 enum ErrorMapping {
     static func webAuthnError(for error: FIDOError, cancelled: Bool, timedOut: Bool) -> WebAuthnError {
-        if cancelled { return WebAuthnError(name: .abort, message: "The operation was aborted.") }
+        if cancelled { return aborted }
         if timedOut { return timeout }
         switch error.code {
         case FIDOError.credentialExcluded:
             return WebAuthnError(name: .invalidState,
                                  message: "The security key already holds a credential registered with this site.")
         case FIDOError.unsupportedAlgorithm:
-            return WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms.")
+            return WebAuthnError(name: .notSupported, message: PageText.algorithmUnsupported)
         case FIDOError.unsupportedOption:
             // Chromium turns the key's refusal into NotAllowedError, like any failure of the only key.
             return WebAuthnError(name: .notAllowed, message: "The security key does not support an option this request requires.")
@@ -36,6 +40,30 @@ enum ErrorMapping {
         }
     }
 
-    static let timeout = WebAuthnError(name: .notAllowed, message: "The operation either timed out or was not allowed.")
+    static let timeout = WebAuthnError(name: .notAllowed, message: "The operation timed out.")
     static let aborted = WebAuthnError(name: .abort, message: "The operation was aborted.")
+
+    /// The text the page's DOMException carries for `error`: Chromium's fixed text for the name, except where
+    /// the message only describes the page's own request (TypeError, SyntaxError, an option the bridge does
+    /// not support, an abort the page asked for).
+    static func pageMessage(for error: WebAuthnError) -> String {
+        switch error.name {
+        case .notAllowed: PageText.notAllowed
+        case .invalidState: PageText.credentialExcluded
+        // RelyingPartyIDValidator words every rp.id refusal this way; the rest are the origin's or the appid's.
+        case .security: error.message.hasPrefix("The relying party ID") ? PageText.badRelyingPartyID : PageText.invalidDomain
+        case .encoding, .unknown, .constraint: PageText.unknown
+        default: error.message  // TypeError, SyntaxError, NotSupportedError, AbortError, RangeError
+        }
+    }
+
+    /// Chromium's texts (Blink, `AuthenticatorStatusToDOMException` in credentials_container.cc).
+    enum PageText {
+        static let notAllowed = "The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client."
+        static let credentialExcluded = "The user attempted to register an authenticator that contains one of the credentials already registered with the relying party."
+        static let badRelyingPartyID = "The relying party ID is not a registrable domain suffix of, nor equal to the current domain."
+        static let invalidDomain = "This is an invalid domain."
+        static let algorithmUnsupported = "None of the algorithms specified in `pubKeyCredParams` are supported by this device."
+        static let unknown = "An unknown error occurred while talking to the credential manager."
+    }
 }

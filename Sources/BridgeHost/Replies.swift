@@ -37,32 +37,62 @@ public final class ReplyChannel: Sendable {
         ended(id)
         var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string("result")), (key, value)]
         if let timing { fields.append(("timing", timing)) }
-        send(.object(fields), id: id)
+        sendFinal(.object(fields), id: id)
     }
 
+    /// The page gets the DOMException name and the text Chromium gives for it (`ErrorMapping.pageMessage`);
+    /// the precise reason, when it says more, goes beside it as `detail`, for the extension's own notice and
+    /// never for the page (docs/errors.md).
     func error(_ id: String?, _ error: WebAuthnError) {
         if let id { ended(id) }
-        let body: JSONValue = .object([("name", .string(error.name.rawValue)), ("message", .string(error.message))])
-        send(.object([("id", id.map(JSONValue.string) ?? .null), ("type", .string("error")), ("error", body)]), id: id)
+        sendFinal(Self.errorFrame(id: id, error), id: id)
+    }
+
+    static func errorFrame(id: String?, _ error: WebAuthnError) -> JSONValue {
+        let pageMessage = ErrorMapping.pageMessage(for: error)
+        var fields: [(String, JSONValue)] = [
+            ("id", id.map(JSONValue.string) ?? .null), ("type", .string("error")),
+            ("error", .object([("name", .string(error.name.rawValue)), ("message", .string(pageMessage))])),
+        ]
+        if pageMessage != error.message { fields.append(("detail", .string(error.message))) }
+        return .object(fields)
     }
 
     private func ended(_ id: String) {
         noticed.withLock { _ = $0.remove(id) }
     }
 
-    private func send(_ frame: JSONValue, id: String?) {
+    /// A status that does not fit is dropped: replacing it with an error would end a request that goes on.
+    private func send(_ frame: JSONValue, id: String) {
+        if case .tooLarge(let size) = write(frame, id: id) {
+            log.error("status frame of \(size) bytes exceeds the browser's 1 MiB limit; not sent", request: id)
+        }
+    }
+
+    /// The one final frame of a request. One that does not fit is replaced by an error with the same id, and
+    /// when even that does not fit (the id itself is too long to echo) by an error with `"id": null`: a request
+    /// is always answered, and never twice.
+    private func sendFinal(_ frame: JSONValue, id: String?) {
+        guard case .tooLarge(let size) = write(frame, id: id) else { return }
+        log.error("reply of \(size) bytes exceeds the browser's 1 MiB limit; sending an error instead", request: id)
+        let tooLarge = WebAuthnError(name: .notSupported, message: "The response is larger than a browser accepts from a native host.")
+        guard id != nil, case .tooLarge = write(Self.errorFrame(id: id, tooLarge), id: id) else { return }
+        log.error("the request id is too long to echo in an answer; answering with id null", request: nil)
+        let unanswerable = WebAuthnError(name: .notSupported, message: "A request's id was too long to be echoed in its answer.")
+        _ = write(Self.errorFrame(id: nil, unanswerable), id: nil)
+    }
+
+    private enum Outcome { case sent, tooLarge(Int), failed }
+
+    private func write(_ frame: JSONValue, id: String?) -> Outcome {
         do {
             try writer.write(frame.serialized())
+            return .sent
         } catch FrameError.outboundTooLarge(let size) {
-            // Browsers drop a host message over 1 MiB; the page must still get an answer.
-            log.error("reply of \(size) bytes exceeds the 1 MiB browser limit; sending an error instead", request: id)
-            try? writer.write(JSONValue.object([
-                ("id", id.map(JSONValue.string) ?? .null), ("type", .string("error")),
-                ("error", .object([("name", .string("NotSupportedError")),
-                                   ("message", .string("The response is larger than a browser accepts from a native host."))])),
-            ]).serialized())
+            return .tooLarge(size)
         } catch {
             log.error("cannot write to the browser: \(error)", request: id)
+            return .failed
         }
     }
 }

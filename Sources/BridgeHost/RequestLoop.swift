@@ -63,7 +63,7 @@ public final class RequestLoop: @unchecked Sendable {
     func handle(_ bytes: [UInt8]) {
         let frame: JSONValue
         do { frame = try JSONValue.parse(bytes) } catch {
-            let id = Self.recoverID(bytes)
+            let id = answerableID(Self.recoverID(bytes))
             environment.log.warn("unparseable frame (\(bytes.count) bytes): \(error)", request: id)
             let name: DOMExceptionName = error.reason == .invalidBinary ? .typeError : .syntax
             environment.replies.error(id, WebAuthnError(name: name, message: "The request is not valid: \(error)"))
@@ -75,16 +75,36 @@ public final class RequestLoop: @unchecked Sendable {
         guard case .string(let id)? = frame["id"], !id.isEmpty else {
             return rejectFrame(id: nil, "A request needs a non-empty string \"id\".")
         }
+        guard id.utf8.count <= Self.maximumIDBytes else {
+            return rejectFrame(id: nil, "A request id of \(id.utf8.count) bytes is longer than the host's \(Self.maximumIDBytes)-byte limit.")
+        }
         guard case .string(let type)? = frame["type"] else {
-            return rejectFrame(id: id, "A request needs a string \"type\".")
+            return rejectFrame(id: answerableID(id), "A request needs a string \"type\".")
         }
         switch type {
-        case "create", "get": startCeremony(id: id, type: type, frame: frame)
-        case "cancel": cancel(id: id)
-        case "select": select(id: id, frame: frame)
-        case "info": environment.replies.result(id, "info", HostInfo.report(devices: devices, log: environment.log))
-        default: rejectFrame(id: id, "Unknown request type \"\(type)\".")
+        case "cancel": return cancel(id: id)
+        case "select": return select(id: id, frame: frame)
+        default: break
         }
+        guard let answerable = answerableID(id) else {
+            return rejectFrame(id: nil, "A \"\(type)\" request reuses the id of the request in progress.")
+        }
+        switch type {
+        case "create", "get": startCeremony(id: answerable, type: type, frame: frame)
+        case "info": environment.replies.result(answerable, "info", HostInfo.report(devices: devices, log: environment.log))
+        default: rejectFrame(id: answerable, "Unknown request type \"\(type)\".")
+        }
+    }
+
+    /// Longest request id the host echoes. Every answer repeats the id, and an answer must fit the browsers'
+    /// 1 MiB frame limit together with a credential; ids the extension makes are a few dozen bytes.
+    static let maximumIDBytes = 4096
+
+    /// `id` if an answer may carry it; nil (the answer goes out with `"id": null`) while a ceremony with that
+    /// id is in progress, because that ceremony's own answer will be the one final answer for the id.
+    private func answerableID(_ id: String?) -> String? {
+        guard let id else { return nil }
+        return running.withLock { $0?.id == id } ? nil : id
     }
 
     /// The request id of a frame our strict parser refused (e.g. for a bad `__binary__` value), read with a
@@ -137,7 +157,7 @@ public final class RequestLoop: @unchecked Sendable {
         }
         var topOrigin: String?
         if case .string(let top)? = frame["topOrigin"] { topOrigin = top }
-        let caller = try CallerOrigin(origin: origin, topOrigin: topOrigin)
+        let caller = try CallerOrigin(origin: origin, topOrigin: topOrigin, crossOrigin: frame["crossOrigin"]?.boolValue ?? false)
         guard let options = frame["options"], case .object = options else {
             throw WebAuthnError(name: .typeError, message: "The request has no \"options\" object.")
         }
@@ -162,14 +182,22 @@ public final class RequestLoop: @unchecked Sendable {
         controller.cancel()
     }
 
+    /// A `select` is not a request of its own: it answers the `select-account` status of the ceremony with
+    /// the same id, so it never gets an answer (an error with that id would be a second final answer for the
+    /// ceremony). A choice that is not a valid index ends the open chooser as declined rather than leaving it
+    /// open until the ceremony times out; a `select` while no chooser is open is only logged.
     private func select(id: String, frame: JSONValue) {
+        let choice = AccountChoice(frame["index"])
         guard let controller = running.withLock({ $0 }), controller.id == id else {
-            return rejectFrame(id: id, "No account choice is pending for this request.")
+            environment.log.warn("select for \(id), which is not running; ignored", request: id)
+            return
         }
-        switch frame["index"] {
-        case .number(let n)? where n >= 0 && n == n.rounded(): controller.deliverSelection(Int(n))
-        case .null?, nil: controller.deliverSelection(nil)
-        default: rejectFrame(id: id, "\"index\" must be a non-negative integer or null.")
+        guard controller.deliverSelection(choice.index) else {
+            environment.log.warn("select while no account choice is open; ignored", request: id)
+            return
+        }
+        if case .invalid(let why) = choice {
+            environment.log.warn("select with \(why); the account choice ends as declined", request: id)
         }
     }
 

@@ -16,6 +16,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_ID = (REPO / "extension" / "chromium-id.txt").read_text().strip() if (REPO / "extension" / "chromium-id.txt").exists() else "pending-extension-key"
 FIREFOX_ID = "webauthn-bridge@webauthn-bridge"
+# What Chromium tells a page for every NotAllowedError, so the page learns nothing about the key; the host
+# gives pages the same text and puts the precise reason in the error frame's `detail` (docs/errors.md).
+NOT_ALLOWED_TEXT = ("The operation either timed out or was not allowed. "
+                    "See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.")
 
 
 def host_binary() -> str:

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from bridge import create_token, decode_binary
+from bridge import NOT_ALLOWED_TEXT, create_token, decode_binary
 from rp import ORIGIN, RP_ID, creation_options, request_options, verify_authentication, verify_registration
 
 UV_REQUIRED = {"authenticatorSelection": {"userVerification": "required", "residentKey": "discouraged"}}
@@ -54,7 +54,8 @@ def test_cancelled_pin_entry_is_not_allowed(launch, tmp_path, pinentry):
     answers("cancel")
     host = launch(create_token(tmp_path / "t.state", "--pin", "123456"), env=env)
     reply, _, statuses = create(host)
-    assert reply["error"] == {"name": "NotAllowedError", "message": "PIN entry was cancelled."}
+    assert reply["error"] == {"name": "NotAllowedError", "message": NOT_ALLOWED_TEXT}
+    assert reply["detail"] == "PIN entry was cancelled."
     assert "touch" not in [s["status"] for s in statuses]
 
 
@@ -64,7 +65,8 @@ def test_three_wrong_pins_in_a_row_say_remove_and_reinsert(launch, tmp_path, pin
     host = launch(create_token(tmp_path / "t.state", "--pin", "123456"), env=env)
     reply, _, _ = create(host)
     assert reply["error"]["name"] == "NotAllowedError"
-    assert "remove and reinsert" in reply["error"]["message"]
+    assert reply["error"]["message"] == NOT_ALLOWED_TEXT, "a page must not learn the key's PIN state"
+    assert "remove and reinsert" in reply["detail"]
 
 
 def test_a_blocked_pin_says_the_key_must_be_reset(launch, tmp_path, pinentry):
@@ -76,7 +78,8 @@ def test_a_blocked_pin_says_the_key_must_be_reset(launch, tmp_path, pinentry):
         host = launch(token, env=env)
         reply, _, _ = create(host, request_id=f"c-{round_}")
         host.close()
-    assert "reset" in reply["error"]["message"], reply
+    assert reply["error"]["message"] == NOT_ALLOWED_TEXT, reply
+    assert "reset" in reply["detail"], reply
 
 
 def test_pin_is_set_up_when_uv_is_required_and_none_is_set(launch, tmp_path, pinentry):
