@@ -9,7 +9,9 @@
  *   - node's test runner, through CommonJS `module.exports` (no package.json, so .js is CommonJS there).
  *
  * It is pure: no postMessage, no DOM. Classes it must produce (PublicKeyCredential, DOMException, …) are
- * passed in as `env`, so tests can hand in stand-ins and the page hands in its own realm's classes.
+ * passed in as `env`, so tests can hand in stand-ins and the page hands in its own realm's classes. The
+ * credential objects themselves come from page/credential.js; this file decodes the host reply into the
+ * record they are served from.
  * It does not validate WebAuthn semantics (challenge length, rp.id rules …): the host is the WebAuthn
  * client and answers TypeError/SecurityError itself.
  */
@@ -86,6 +88,11 @@
     return value !== null && typeof value === 'object' && !Array.isArray(value);
   }
 
+  /** An object built from JSON (a WebIDL dictionary's worth), not an array or ArrayBuffer. */
+  function isDictionary(value) {
+    return isPlainObject(value) && !isArrayBuffer(value);
+  }
+
   function isBinaryMarker(value) {
     return isPlainObject(value) && typeof value.__binary__ === 'string' && Object.keys(value).length === 1;
   }
@@ -149,130 +156,156 @@
 
   function requireBuffer(marker, what) {
     if (!isBinaryMarker(marker)) throw new TypeError(`host reply lacks ${what}`);
-    return fromBase64url(marker.__binary__);
+    return fromBase64url(marker.__binary__).buffer;
   }
 
   function optionalBuffer(marker, what) {
     return marker === undefined || marker === null ? null : requireBuffer(marker, what);
   }
 
-  function asArrayBuffer(bytes) {
-    return bytes === null ? null : bytes.slice().buffer;
-  }
-
-  function defineOwn(target, props) {
-    for (const key of Object.keys(props)) {
-      Object.defineProperty(target, key, { value: props[key], enumerable: false, writable: false, configurable: true });
+  /** The bytes of a buffer the page was given; a buffer the page detached reads as empty, never throws. */
+  function bufferBase64url(buffer) {
+    try {
+      return toBase64url(new Uint8Array(buffer));
+    } catch (_) {
+      return '';
     }
-    return target;
-  }
-
-  function protoOf(ctor) {
-    return ctor && ctor.prototype ? ctor.prototype : Object.prototype;
   }
 
   /**
-   * A host `result.credential` → an object that passes `instanceof PublicKeyCredential` and
-   * `instanceof AuthenticatorAttestationResponse/AuthenticatorAssertionResponse`. The native prototype
-   * getters would throw "Illegal invocation" on such an object, so every attribute and method is an OWN
-   * property that shadows them. Attributes are the same ArrayBuffer on each read ([SameObject]).
+   * A plain object with its keys in code-unit order, recursively. Browsers build getClientExtensionResults()
+   * and toJSON() results from WebIDL dictionaries, whose members come out in lexicographic order
+   * (Chromium 156 and Firefox 153 both do: `{"authenticatorAttachment":…,"clientExtensionResults":…,"id":…}`).
+   * ArrayBuffers and arrays are leaves and kept as they are.
    */
-  function buildCredential(frame, env) {
+  function sortedKeys(value) {
+    if (!isDictionary(value)) return value;
+    const out = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
+    return out;
+  }
+
+  /** A fresh copy of an extension-output tree: new objects and arrays, the same ArrayBuffers (as Chromium,
+   *  whose getClientExtensionResults() answers a new object each call around the same prf.results.first). */
+  function copyTree(value, leaf) {
+    if (Array.isArray(value)) return value.map((item) => copyTree(item, leaf));
+    if (isDictionary(value)) {
+      const out = {};
+      for (const key of Object.keys(value)) out[key] = copyTree(value[key], leaf);
+      return out;
+    }
+    return leaf(value);
+  }
+
+  function jsonLeaf(value) {
+    return isArrayBuffer(value) ? bufferBase64url(value) : value;
+  }
+
+  function assertionResponse(r) {
+    return {
+      clientDataJSON: requireBuffer(r.clientDataJSON, 'clientDataJSON'),
+      authenticatorData: requireBuffer(r.authenticatorData, 'authenticatorData'),
+      signature: requireBuffer(r.signature, 'signature'),
+      userHandle: optionalBuffer(r.userHandle, 'userHandle'),
+    };
+  }
+
+  function attestationResponse(r) {
+    if (!Number.isInteger(r.publicKeyAlgorithm)) throw new TypeError('host reply lacks publicKeyAlgorithm');
+    const authenticatorData = requireBuffer(r.authenticatorData, 'authenticatorData');
+    return {
+      clientDataJSON: requireBuffer(r.clientDataJSON, 'clientDataJSON'),
+      attestationObject: requireBuffer(r.attestationObject, 'attestationObject'),
+      authenticatorData,
+      transports: Array.isArray(r.transports) ? r.transports.filter((t) => typeof t === 'string') : [],
+      publicKey: optionalBuffer(r.publicKey, 'publicKey'),
+      publicKeyAlgorithm: r.publicKeyAlgorithm,
+    };
+  }
+
+  /** The response part of toJSON(), from the very buffers the page reads (so it says what they say now). */
+  function responseJSON(response) {
+    const json = {};
+    for (const key of Object.keys(response)) {
+      const value = response[key];
+      // L3: publicKey and userHandle are absent, not null, when there are none.
+      if (value !== null) json[key] = isArrayBuffer(value) ? bufferBase64url(value) : value;
+    }
+    if (Array.isArray(json.transports)) json.transports = json.transports.slice();
+    return json;
+  }
+
+  /**
+   * A host `result.credential` → the credential record page/credential.js serves a page's credential from:
+   * every binary value an ArrayBuffer made once (the attributes are [SameObject]), `clientExtensionResults()`
+   * and `toJSON()` answering a fresh object each call. Throws TypeError on a malformed reply, so it fails
+   * here rather than in page code.
+   */
+  function decodeCredential(frame) {
     if (!isPlainObject(frame) || frame.type !== 'public-key' || typeof frame.id !== 'string') {
       throw new TypeError('host reply is not a public-key credential');
     }
     const r = frame.response;
     if (!isPlainObject(r)) throw new TypeError('host reply lacks response');
-    const isRegistration = r.attestationObject !== undefined;
+    const registration = r.attestationObject !== undefined;
+    const response = registration ? attestationResponse(r) : assertionResponse(r);
     const rawId = requireBuffer(frame.rawId, 'rawId');
-    const clientDataJSON = requireBuffer(r.clientDataJSON, 'clientDataJSON');
-    const authenticatorData = requireBuffer(r.authenticatorData, 'authenticatorData');
-    const attachment = typeof frame.authenticatorAttachment === 'string' ? frame.authenticatorAttachment : null;
-    const extensionTree = isPlainObject(frame.clientExtensionResults) ? frame.clientExtensionResults : {};
-    decodeValue(extensionTree, 'buffer'); // validate once, so a bad reply fails here and not in page code
-
-    const buffers = {
-      rawId: asArrayBuffer(rawId),
-      clientDataJSON: asArrayBuffer(clientDataJSON),
-      authenticatorData: asArrayBuffer(authenticatorData),
-    };
-    let response;
-    let responseJSON;
-    if (isRegistration) {
-      const attestationObject = requireBuffer(r.attestationObject, 'attestationObject');
-      const publicKey = optionalBuffer(r.publicKey, 'publicKey');
-      const algorithm = Number.isInteger(r.publicKeyAlgorithm) ? r.publicKeyAlgorithm : null;
-      if (algorithm === null) throw new TypeError('host reply lacks publicKeyAlgorithm');
-      const transports = Array.isArray(r.transports) ? r.transports.filter((t) => typeof t === 'string') : [];
-      const attestationBuffer = asArrayBuffer(attestationObject);
-      const publicKeyBuffer = asArrayBuffer(publicKey);
-      response = defineOwn(Object.create(protoOf(env.AuthenticatorAttestationResponse)), {
-        clientDataJSON: buffers.clientDataJSON,
-        attestationObject: attestationBuffer,
-        getTransports() { return transports.slice(); },
-        getAuthenticatorData() { return buffers.authenticatorData; },
-        getPublicKey() { return publicKeyBuffer; },
-        getPublicKeyAlgorithm() { return algorithm; },
-      });
-      responseJSON = () => {
-        const json = {
-          clientDataJSON: toBase64url(clientDataJSON),
-          authenticatorData: toBase64url(authenticatorData),
-          transports: transports.slice(),
-        };
-        // L3: publicKey is absent when the client does not understand the algorithm.
-        if (publicKey !== null) json.publicKey = toBase64url(publicKey);
-        json.publicKeyAlgorithm = algorithm;
-        json.attestationObject = toBase64url(attestationObject);
-        return json;
-      };
-    } else {
-      const signature = requireBuffer(r.signature, 'signature');
-      const userHandle = optionalBuffer(r.userHandle, 'userHandle');
-      response = defineOwn(Object.create(protoOf(env.AuthenticatorAssertionResponse)), {
-        clientDataJSON: buffers.clientDataJSON,
-        authenticatorData: buffers.authenticatorData,
-        signature: asArrayBuffer(signature),
-        userHandle: asArrayBuffer(userHandle),
-      });
-      responseJSON = () => {
-        const json = {
-          clientDataJSON: toBase64url(clientDataJSON),
-          authenticatorData: toBase64url(authenticatorData),
-          signature: toBase64url(signature),
-        };
-        if (userHandle !== null) json.userHandle = toBase64url(userHandle);
-        return json;
-      };
-    }
-
-    const id = frame.id;
-    return defineOwn(Object.create(protoOf(env.PublicKeyCredential)), {
-      id,
-      type: 'public-key',
-      rawId: buffers.rawId,
-      response,
-      authenticatorAttachment: attachment,
-      // A fresh object each call, so page code mutating one result cannot affect the next.
-      getClientExtensionResults() { return decodeValue(extensionTree, 'buffer'); },
+    const authenticatorAttachment = typeof frame.authenticatorAttachment === 'string' ? frame.authenticatorAttachment : null;
+    const extensionOutputs = sortedKeys(decodeValue(isPlainObject(frame.clientExtensionResults) ? frame.clientExtensionResults : {}, 'buffer'));
+    return Object.freeze({
+      registration,
+      id: frame.id,
+      rawId,
+      authenticatorAttachment,
+      response: Object.freeze(response),
+      clientExtensionResults: () => copyTree(extensionOutputs, (leaf) => leaf),
       toJSON() {
-        const json = { id, rawId: toBase64url(rawId), response: responseJSON() };
-        if (attachment !== null) json.authenticatorAttachment = attachment;
-        json.clientExtensionResults = decodeValue(extensionTree, 'base64url');
+        const json = {};
+        if (authenticatorAttachment !== null) json.authenticatorAttachment = authenticatorAttachment;
+        json.clientExtensionResults = copyTree(extensionOutputs, jsonLeaf);
+        json.id = frame.id;
+        json.rawId = bufferBase64url(rawId);
+        json.response = sortedKeys(responseJSON(response));
         json.type = 'public-key';
         return json;
       },
     });
   }
 
+  // page/credential.js: the objects a page is given. The page loads it right after this file and hands it
+  // over here; node requires it (end of file).
+  let credentialShapes = null;
+
+  function useCredentialShapes(shapes) {
+    if (credentialShapes === null) credentialShapes = shapes;
+  }
+
+  /** The page-realm builder for env's classes (installed at most once per PublicKeyCredential.prototype). */
+  function pageShapes(env) {
+    const shapes = credentialShapes && credentialShapes.forWindow(env);
+    if (!shapes) throw new TypeError('no page classes to build a credential with');
+    return shapes;
+  }
+
+  /**
+   * A host `result.credential` → a credential the page cannot tell from the browser's own: the browser's
+   * prototypes, no own properties, every member served through them (page/credential.js).
+   */
+  function buildCredential(frame, env) {
+    return pageShapes(env).build(decodeCredential(frame));
+  }
+
   // Names a browser raises from create()/get(); anything else from the host becomes NotAllowedError
-  // so a page never sees an exception kind no browser would give it.
+  // so a page never sees an exception kind no browser would give it. RangeError is one of them as a
+  // DOMException's name: Chromium 156 rejects more than 64 allowCredentials/excludeCredentials with a
+  // DOMException named "RangeError" (code 0, not instanceof RangeError), checked in the browser.
   const DOM_ERROR_NAMES = new Set([
     'NotAllowedError', 'InvalidStateError', 'SecurityError', 'NotSupportedError', 'AbortError',
     'ConstraintError', 'UnknownError', 'NotReadableError', 'EncodingError', 'DataError', 'OperationError',
+    'RangeError',
   ]);
 
-  /** A host `error` object → the exception to reject with: a real TypeError or DOMException. */
+  /** A host `error` object → the exception to reject with: a page-realm TypeError or DOMException. */
   function buildError(error, env) {
     const name = isPlainObject(error) && typeof error.name === 'string' ? error.name : 'NotAllowedError';
     const message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
@@ -311,7 +344,8 @@
     // Modal requests go to USB keys through the host: no hybrid (phone) transport.
     out.hybridTransport = false;
     out.passkeyPlatformAuthenticator = out.userVerifyingPlatformAuthenticator === true;
-    return out;
+    // Both browsers answer with the keys in code-unit order.
+    return sortedKeys(out);
   }
 
   /** Validates a relay→page message; returns it or null. */
@@ -336,11 +370,13 @@
 
   const codec = Object.freeze({
     CHANNEL, toBase64url, fromBase64url, isBufferSource, bufferSourceBytes, encodeValue, decodeValue,
-    buildRequest, buildCredential, buildError, mergeCapabilities, parseRelayMessage, newRequestId, isPlainObject,
+    buildRequest, decodeCredential, buildCredential, buildError, mergeCapabilities, parseRelayMessage,
+    newRequestId, isPlainObject, useCredentialShapes, pageShapes,
   });
 
   if (typeof module === 'object' && module && module.exports) {
     module.exports = codec;
+    useCredentialShapes(require('./credential.js'));
   } else {
     Object.defineProperty(root, Symbol.for('webauthn-bridge.codec'), { value: codec, configurable: true, enumerable: false });
   }

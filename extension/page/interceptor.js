@@ -196,18 +196,16 @@
     }
 
     const originalCapabilities = typeof PKC.getClientCapabilities === 'function' ? PKC.getClientCapabilities : null;
-    const statics = {
-      async getClientCapabilities() {
-        let browserCaps = {};
-        if (originalCapabilities) {
-          try { browserCaps = await originalCapabilities.call(PKC); } catch (_) { browserCaps = {}; }
-        }
-        return codec.mergeCapabilities(browserCaps, await askCapabilities());
-      },
-    };
-    Object.defineProperty(PKC, 'getClientCapabilities', {
-      value: statics.getClientCapabilities, writable: true, enumerable: true, configurable: true,
-    });
+    async function clientCapabilities() {
+      let browserCaps = {};
+      if (originalCapabilities) {
+        try { browserCaps = await originalCapabilities.call(PKC); } catch (_) { browserCaps = {}; }
+      }
+      return codec.mergeCapabilities(browserCaps, await askCapabilities());
+    }
+    // Dressed as the browser's own static (descriptor, name, length, source; a plain function, since an async
+    // one would have AsyncFunction.prototype): page/credential.js replaceStatic.
+    codec.pageShapes(env).replaceStatic(PKC, 'getClientCapabilities', () => clientCapabilities());
     return true;
   }
 
