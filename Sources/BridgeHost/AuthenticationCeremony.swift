@@ -30,24 +30,29 @@ struct AuthenticationCeremony {
         let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
         let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
+        // A list the key cannot take in one request is probed in silent batches, and the ceremony names the one
+        // credential found. When none is, it still goes through the steps it would have (PIN, then a touch) and
+        // fails only after them: until the user acts, nothing shows whether the key holds one of the ids.
+        var unheld: CredentialBatches?
         if appid == nil, let batches = preflight.batchesIfNeeded(allowList) {
-            // A long list goes in batches the key accepts; the ceremony then names the one credential it holds.
-            guard let held = preflight.heldCredential(in: batches) else {
-                try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
-                throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
-            }
-            request.allowList = [held]
+            if let held = preflight.heldCredential(in: batches) { request.allowList = [held] } else { unheld = batches }
         }
         let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
         if usedAppID, let appid { request.rpID = appid }
-        request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
+        if unheld == nil { request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline) }
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
         let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion)
         var written: JSONValue?
-        let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
+        let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) -> [Assertion] in
             var r = request
             r.builtInUV = builtInUV
+            if let unheld {
+                // Nothing to ask the key for; a PIN is still checked by it, and may show a credential that hides
+                // from an unverified caller (credProtect uvRequired).
+                guard let pin, let found = try preflight.heldCredential(in: unheld, verifiedWith: pin) else { return [] }
+                r.allowList = [found]
+            }
             do throws(FIDOError) {
                 let found = try device.getAssertions(r, pin: pin)
                 // A write needs the PIN the assertion just used, so it happens here (one allowed credential).
@@ -63,8 +68,10 @@ struct AuthenticationCeremony {
         }
         if assertions.isEmpty {
             // Never tell the page "no credential" before the user touched the key (it would reveal
-            // which credentials the key holds); a key may answer at once, so collect a touch first.
-            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
+            // which credentials the key holds); a key may answer at once, so collect a touch first, announced as
+            // the wait on a key that holds one would have been.
+            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline,
+                                        statuses: UserVerificationRunner.waits(for: method))
             throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         }
         let chosen = try choose(among: assertions, deadline: deadline)

@@ -1,10 +1,11 @@
 import FIDO
 import WebAuthn
 
-/// Long allow/exclude lists, handled as Chromium does: a key accepts only a few credential ids per request
-/// (maxCredentialCountInList, and its maxMsgSize), and libfido2 sends whatever it is given. So the list is
-/// sent in batches the key accepts, as silent assertions (up=false: no touch, no signature counter), to learn
-/// which credential the key holds; the real ceremony then names only that one.
+/// Long allow/exclude lists (at most 64 distinct ids: `CredentialDescriptorList`), handled as Chromium does: a key
+/// accepts only a few credential ids per request (maxCredentialCountInList, and its maxMsgSize), and libfido2
+/// sends whatever it is given. So the list is sent in batches the key accepts, as silent assertions (up=false: no
+/// touch, no signature counter), to learn which credential the key holds; the real ceremony then names only that
+/// one. What the probes find is never shown before the user acts (docs/errors.md, "Credential lists").
 struct CredentialListPreflight {
     let device: Device
     let controller: CeremonyController
@@ -16,24 +17,40 @@ struct CredentialListPreflight {
     /// Per entry: the CBOR map {"id": bytes, "type": "public-key"} around the id.
     static let entryOverheadBytes = 24
 
-    /// The batches `list` must be sent in to this key, or nil when it fits one request.
+    /// The batches `list` must be sent in to this key, or nil when it goes whole in one request. An id longer
+    /// than the key's maximum cannot be its own and is never sent; a list of only such ids has no batches, and the
+    /// key then holds none of it.
     func batchesIfNeeded(_ list: [[UInt8]]) -> CredentialBatches? {
-        guard list.count > 1 else { return nil }
+        guard !list.isEmpty else { return nil }
         let batches = CredentialBatches(list, info: device.info)
-        return batches.count > 1 ? batches : nil
+        return batches.count == 1 && !batches.leftOutIDs ? nil : batches
     }
 
-    /// The first credential of `batches` the key holds, or nil when it holds none.
+    /// The first credential of `batches` the key holds, or nil when it holds none. The key's refusals are
+    /// taken as "none there": nothing of this is shown to the user or the page.
     func heldCredential(in batches: CredentialBatches) -> [UInt8]? {
+        (try? controller.using(device) { () throws(FIDOError) in try probe(batches, pin: nil) }) ?? nil
+    }
+
+    /// As `heldCredential(in:)`, but each silent assertion carries the PIN the user just typed, so the key checks
+    /// it (a wrong one fails with FIDO_ERR_PIN_INVALID, to be asked again as in any ceremony) and shows the
+    /// credentials it hides from an unverified caller (credProtect uvRequired). Runs inside the ceremony's own
+    /// `controller.using(device)`.
+    func heldCredential(in batches: CredentialBatches, verifiedWith pin: PINCode) throws(FIDOError) -> [UInt8]? {
+        try probe(batches, pin: pin)
+    }
+
+    /// Silent assertions (up=false: no touch, no signature counter) batch by batch, until one names a credential.
+    /// Without a PIN a failed batch counts as holding nothing; with one, only FIDO_ERR_NO_CREDENTIALS does.
+    private func probe(_ batches: CredentialBatches, pin: PINCode?) throws(FIDOError) -> [UInt8]? {
         let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, userPresence: false)
         for index in 0..<batches.count {
             if controller.isCancelled { return nil }
-            let batch = batches[index]
-            if let found = try? controller.using(device, { () throws(FIDOError) in
-                   try device.getAssertions(probe, allowing: batch, pin: nil)
-               }),
-               let id = found.first?.credentialID, !id.isEmpty {
-                return id
+            do throws(FIDOError) {
+                let found = try device.getAssertions(probe, allowing: batches[index], pin: pin)
+                if let id = found.first?.credentialID, !id.isEmpty { return id }
+            } catch {
+                if pin != nil, error.code != FIDOError.noCredentials { throw error }
             }
         }
         return nil
@@ -46,11 +63,14 @@ struct CredentialListPreflight {
 struct CredentialBatches {
     let ids: [[UInt8]]
     let ranges: [Range<Int>]
+    /// Whether ids too long for the key were left out of `ids`.
+    let leftOutIDs: Bool
 
     init(_ list: [[UInt8]], info: AuthenticatorInfo) {
         let maxLength = info.maxCredentialIDLength > 0 ? info.maxCredentialIDLength : Int.max
         // Filtering builds a new list (an allocation and a retain per id), so it is only done when one is too long.
-        ids = list.contains { $0.count > maxLength } ? list.filter { $0.count <= maxLength } : list
+        leftOutIDs = list.contains { $0.count > maxLength }
+        ids = leftOutIDs ? list.filter { $0.count <= maxLength } : list
         let maxCount = info.maxCredentialCountInList > 0 ? info.maxCredentialCountInList : Int.max
         let budget = max(1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - CredentialListPreflight.fixedRequestBytes)
         var ranges: [Range<Int>] = [], start = 0, size = 0

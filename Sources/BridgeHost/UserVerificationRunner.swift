@@ -27,9 +27,7 @@ struct UserVerificationRunner {
         var retryMessage: String?
         while true {
             let pin: PINCode? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
-            var waits = [(status: "touch", detail: "Touch your security key.")]
-            if method == .builtIn { waits.insert(("uv", "Verify yourself on your security key."), at: 0) }
-            let notice = DeferredStatus(waits, for: controller.id, on: replies)
+            let notice = DeferredStatus(Self.waits(for: method), for: controller.id, on: replies)
             defer { notice.withdraw() }
             device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
             let started = ContinuousClock.now
@@ -60,6 +58,12 @@ struct UserVerificationRunner {
                 }
             }
         }
+    }
+
+    /// The statuses that announce the wait on the key once `method` is under way: built-in UV, then the touch.
+    static func waits(for method: UserVerificationMethod) -> [(status: String, detail: String)] {
+        let touch = (status: "touch", detail: "Touch your security key.")
+        return method == .builtIn ? [("uv", "Verify yourself on your security key."), touch] : [touch]
     }
 
     private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> PINCode {

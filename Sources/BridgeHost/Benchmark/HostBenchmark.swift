@@ -16,7 +16,7 @@ public struct HostBenchmark {
     public struct Options: Sendable {
         public var launches = 50
         public var ceremonies = 1000
-        public var listSizes = [1, 100, 1000]
+        public var listSizes = [1, 16, 64]
         public init() {}
     }
 
