@@ -1,73 +1,52 @@
-"""The in-page notice and account chooser, in Chromium, as a user meets them: "Touch your security key." while the
-key waits for a touch, gone once the ceremony ends, and a chooser listing every discoverable account whose button,
-clicked with the mouse, signs in that account.
+"""The security-key window against a hostile page, in Chromium and Firefox: what the user must see or choose during
+a ceremony ("Touch your security key.", the account chooser) is in an extension window of its own, and nothing of
+it reaches the page.
 
-They live in a closed shadow root, which page scripts cannot reach; DevTools can (DOM.getDocument with pierce),
-and the click is a real mouse event at the button's position. Firefox is left out: WebDriver BiDi does not see
-into closed shadow roots.
+The page here is hostile: before each ceremony it watches its whole DOM (MutationObserver) and every message event
+on its window and document, and tries to load the window's page itself. The test then checks that the page saw
+nothing and could load nothing, that the window is another window than the tab's, names the site and the tab,
+ignores script clicks (element.click(), dispatched MouseEvents) and signs in the account a real click chose, and
+that closing it is Cancel. Real input comes from outside, as a person's would: CDP Input.dispatchMouseEvent in
+Chromium, WebDriver BiDi input.performActions in Firefox (harness/prompt_window.py).
 """
 import json
-import time
 
 import pytest
 
+from harness.prompt_window import PromptWindow, windows_opened_during
 from harness.session import BrowserSession
 
-NOTICE = "WEBAUTHN-BRIDGE-NOTICE"
+BROWSERS = ("chromium", "firefox")
+# Long enough that the window is seen, and closed, well before the key would answer on a loaded machine.
+PRESENCE_DELAY_MS = 8000
+
+# The hostile page: records every DOM change and every message event it can observe.
+SPY_JS = """(() => {
+  const spy = window.__spy = { mutations: [], messages: [] };
+  new MutationObserver((records) => { for (const r of records) spy.mutations.push(`${r.type} ${r.target.nodeName}`); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  for (const target of [window, document]) {
+    for (const capture of [true, false]) target.addEventListener('message', (e) => spy.messages.push(JSON.stringify(e.data)), capture);
+  }
+  return true;
+})()"""
 
 
-@pytest.fixture(scope="module")
-def chromium(host, rp_server):
-    # The key waits 1.5 s for its "touch": long enough to see the notice.
-    session = BrowserSession("chromium", host, rp_server.origin, token_args=("--presence", "delay:1500"))
+@pytest.fixture(scope="module", params=BROWSERS)
+def waiting(request, host, rp_server):
+    """A key that waits for its touch: the host announces the wait, the window shows it."""
+    session = BrowserSession(request.param, host, rp_server.origin, token_args=("--presence", f"delay:{PRESENCE_DELAY_MS}"))
     yield session
     session.close()
 
 
-@pytest.fixture(scope="module")
-def chromium_uv(host, rp_server):
-    # A key with built-in UV: CTAP 2.1 lets a key return account names only after user verification; without
-    # it the chooser can only say "Unnamed account" (Chromium says "Unknown account").
-    session = BrowserSession("chromium", host, rp_server.origin, token_args=("--uv",))
+@pytest.fixture(scope="module", params=BROWSERS)
+def chooser(request, host, rp_server):
+    # A key with built-in UV that answers at once: CTAP 2.1 lets a key return account names only after user
+    # verification; without it the chooser can only say "Unnamed account" (Chromium says "Unknown account").
+    session = BrowserSession(request.param, host, rp_server.origin, token_args=("--uv",))
     yield session
     session.close()
-
-
-def notice_nodes(session) -> list[dict]:
-    """Every node inside the notice's shadow root (empty when there is no notice)."""
-    document = session.browser.call("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
-    found: list[dict] = []
-
-    def walk(node, inside):
-        if inside:
-            found.append(node)
-        for shadow in node.get("shadowRoots", []):
-            walk(shadow, inside or node.get("nodeName") == NOTICE)
-        for child in node.get("children", []):
-            walk(child, inside)
-
-    walk(document, False)
-    return found
-
-
-def text_of(node) -> str:
-    if node.get("nodeType") == 3:
-        return node.get("nodeValue", "")
-    return "".join(text_of(child) for child in node.get("children", []))
-
-
-def notice_text(session) -> str:
-    return " ".join(text_of(n) for n in notice_nodes(session) if n.get("nodeName") == "P")
-
-
-def wait_until(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not seen in {timeout} s: {what}")
 
 
 def start(session, function: str, **args) -> None:
@@ -75,50 +54,84 @@ def start(session, function: str, **args) -> None:
     session.call(f"(window.__e2eResult = undefined, rp.{function}({json.dumps(args)}).then((r) => {{ window.__e2eResult = r; }}), true)")
 
 
-def result(session, timeout: float = 20) -> dict:
+def result(session, timeout: float = 30) -> dict:
     assert session.browser.wait_for("window.__e2eResult !== undefined", timeout=timeout), "the ceremony did not settle"
     return session.call("window.__e2eResult")
 
 
-def click(session, node: dict) -> None:
-    quad = session.browser.call("DOM.getBoxModel", {"nodeId": node["nodeId"]})["model"]["content"]
-    x, y = sum(quad[0::2]) / 4, sum(quad[1::2]) / 4
-    for kind in ("mousePressed", "mouseReleased"):
-        session.browser.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+def assert_page_saw_nothing(session, *words: str) -> None:
+    spy = session.call("window.__spy")
+    assert spy["mutations"] == [], f"the page's DOM changed during the ceremony: {spy['mutations']}"
+    assert spy["messages"] == [], f"the page received message events: {spy['messages']}"
+    page = session.call("document.documentElement.outerHTML")
+    for word in words:
+        assert word not in page, f"{word!r} is in the page's DOM"
 
 
-def test_touch_notice_shows_while_the_key_waits_and_goes_after(chromium):
-    start(chromium, "register", username=chromium.new_user("notice"))
-    text = wait_until(lambda: notice_text(chromium), 10, "the notice")
-    assert "Touch your security key." in text, text
-    assert chromium.site_origin.split("//")[1] in text, "the notice names the site"
-    registered = result(chromium)
+def test_touch_instruction_is_in_a_window_of_its_own_that_names_site_and_tab_and_the_page_sees_none_of_it(waiting):
+    session = waiting
+    assert session.call(SPY_JS) is True
+    start(session, "register", username=session.new_user("touch"))
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.getElementById('text').textContent === 'Touch your security key.'")
+    text = window.text()
+    tab_title = session.call("document.title")
+    assert "localhost" in text.splitlines()[0], f"the headline names the rp.id: {text!r}"
+    assert f"Asked by {session.site_origin}" in text, text
+    assert tab_title in text, f"the tab is named: {text!r}"
+    assert window.window_id() != window.page_window_id(), "the window is not the tab's window (the page cannot overlay it)"
+    # The page can neither load nor frame the window's document: it is not web-accessible.
+    loaded = session.call(f"fetch({json.dumps(window.url)}).then(() => 'loaded', () => 'refused')")
+    assert loaded == "refused", loaded
+
+    registered = result(session)
     assert registered.get("ok") and registered["verdict"]["verified"], registered
-    wait_until(lambda: not notice_nodes(chromium), 5, "the notice gone after the ceremony")
+    PromptWindow.wait_gone(session.browser)
+    assert_page_saw_nothing(session, "Touch your security key")
 
 
-def test_account_chooser_lists_every_account_and_the_clicked_one_signs_in(chromium_uv):
-    chromium = chromium_uv
-    users = [chromium.new_user("chooser") for _ in range(2)]
+def test_closing_the_window_is_cancel_and_the_page_gets_not_allowed(waiting):
+    session = waiting
+    start(session, "register", username=session.new_user("closed"))
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.getElementById('text').textContent === 'Touch your security key.'")
+    window.close()
+    outcome = result(session)
+    assert outcome.get("ok") is False and outcome["name"] == "NotAllowedError", outcome
+    assert outcome["elapsedMs"] < PRESENCE_DELAY_MS, f"the page waited for the key instead: {outcome}"
+    assert "cancel requested" in session.host_log.read_text(), "the host was told to cancel"
+
+
+def test_chooser_takes_only_a_real_click_and_signs_that_account_in_unseen_by_the_page(chooser):
+    session = chooser
+    users = [session.new_user("chooser") for _ in range(2)]
+    # The key answers at once (no touch to wait for): no window at all for these.
     for user in users:
-        registered = chromium.rp("register", username=user, residentKey="required")
-        assert registered.get("ok") and registered["verdict"]["verified"], registered
+        answers = []
+        opened = windows_opened_during(session.browser, lambda: answers.append(
+            session.rp("register", username=user, residentKey="required")))
+        assert opened == [], f"a ceremony that needed nothing from the user opened {opened}"
+        assert answers[0].get("ok") and answers[0]["verdict"]["verified"], answers
+
+    assert session.call(SPY_JS) is True
     # No username: discoverable credentials, so the key offers both accounts; UV preferred, so it names them.
-    start(chromium, "signIn", userVerification="preferred")
+    start(session, "signIn", userVerification="preferred")
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.querySelectorAll('#accounts button').length === 2")
+    text = window.text()
+    assert "Choose an account to sign in with." in text and all(u in text for u in users), text
+    assert window.window_id() != window.page_window_id()
 
-    def buttons():
-        return [n for n in notice_nodes(chromium) if n.get("nodeName") == "BUTTON" and any(u in text_of(n) for u in users)]
+    # Script clicks (element.click(), a dispatched MouseEvent) are not a person's: ignored, before and after the
+    # chooser takes input. Had one counted, users[0] would be signed in, or users[1]'s button would be gone.
+    window.untrusted_click(users[0])
+    window.wait_for("document.documentElement.dataset.chooser === 'armed'")
+    window.untrusted_click(users[0])
+    window.click(users[1])
 
-    try:
-        wait_until(lambda: len(buttons()) == 2, 15, "a chooser with both accounts")
-    except AssertionError as error:
-        raise AssertionError(f"{error}; notice: {notice_text(chromium)!r}; buttons: "
-                             f"{[text_of(n) for n in notice_nodes(chromium) if n.get('nodeName') == 'BUTTON']}") from None
-    assert "Choose an account to sign in with." in notice_text(chromium)
-    # Node ids last until the next DOM.getDocument: look the buttons up again right before the click.
-    chosen = next(b for b in buttons() if users[1] in text_of(b))
-    click(chromium, chosen)
-    signed_in = result(chromium)
+    signed_in = result(session)
     assert signed_in.get("ok") and signed_in["verdict"]["verified"], signed_in
-    assert signed_in["verdict"]["username"] == users[1]
-    wait_until(lambda: not notice_nodes(chromium), 5, "the chooser gone after the ceremony")
+    assert signed_in["verdict"]["username"] == users[1], signed_in
+    PromptWindow.wait_gone(session.browser)
+    assert_page_saw_nothing(session, *users)
+

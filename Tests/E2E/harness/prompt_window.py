@@ -1,0 +1,196 @@
+"""The extension's security-key window (extension/prompt/), seen and used from outside the browser as a person
+would: found among the browser's windows, read, clicked with real (trusted) input, closed.
+
+Chromium: the window's page is a CDP target of type "page" at chrome-extension://<id>/prompt/prompt.html; the
+test attaches to it, reads it with Runtime.evaluate and clicks with Input.dispatchMouseEvent (trusted input).
+Firefox: WebDriver BiDi lists the window's page among the top-level browsing contexts (moz-extension://…); the
+test reads it with script.evaluate and clicks with input.performActions (trusted input). Both close it the way
+the window manager would: the window goes away (windows.onRemoved in the extension).
+"""
+import json
+import time
+
+PAGE_PATH = "/prompt/prompt.html"
+
+
+def _wrap(expression: str) -> str:
+    return f"(() => JSON.stringify({expression}))()"
+
+
+class PromptWindow:
+    """One open security-key window of a browser session."""
+
+    def __init__(self, browser, handle: str, url: str):
+        self.browser = browser
+        self.handle = handle   # CDP session id / BiDi context id
+        self.url = url
+
+    @staticmethod
+    def kind(browser):
+        return ChromiumPromptWindow if browser.name == "chromium" else FirefoxPromptWindow
+
+    @staticmethod
+    def find(browser) -> "PromptWindow | None":
+        return PromptWindow.kind(browser).find(browser)
+
+    @staticmethod
+    def is_open(browser) -> bool:
+        return PromptWindow.kind(browser).locate(browser) is not None
+
+    @classmethod
+    def wait(cls, browser, timeout: float = 10) -> "PromptWindow":
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            window = cls.find(browser)
+            if window:
+                return window
+            time.sleep(0.05)
+        raise AssertionError(f"no security-key window within {timeout} s")
+
+    @classmethod
+    def wait_gone(cls, browser, timeout: float = 10) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not cls.is_open(browser):
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the security-key window was still open after {timeout} s")
+
+    def wait_for(self, expression: str, timeout: float = 10):
+        """Polls an expression in the window's page until it is truthy; returns its value."""
+        deadline = time.monotonic() + timeout
+        value = None
+        while time.monotonic() < deadline:
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as error:   # the window's first document is about:blank, for a moment
+                value = error
+            if value and not isinstance(value, RuntimeError):
+                return value
+            time.sleep(0.05)
+        raise AssertionError(f"not true in the security-key window within {timeout} s: {expression} "
+                             f"(last: {value!r}; text: {self.text()!r})")
+
+    def text(self) -> str:
+        return self.evaluate("document.body.innerText")
+
+    def button_center(self, label: str) -> tuple[float, float]:
+        box = self.evaluate(
+            f"(() => {{ const b = [...document.querySelectorAll('button')].find((b) => b.innerText.includes({json.dumps(label)}));"
+            " if (!b) return null; const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        assert box, f"no button {label!r} in the security-key window: {self.text()!r}"
+        return box[0], box[1]
+
+    def click(self, label: str) -> None:
+        self.click_at(*self.button_center(label))
+
+    def untrusted_click(self, label: str) -> None:
+        """What a script could do: element.click() and a synthetic MouseEvent (isTrusted false)."""
+        self.evaluate(
+            f"(() => {{ const b = [...document.querySelectorAll('button')].find((b) => b.innerText.includes({json.dumps(label)}));"
+            " b.click(); b.dispatchEvent(new MouseEvent('click', { bubbles: true })); return true; })()")
+
+
+class ChromiumPromptWindow(PromptWindow):
+    @staticmethod
+    def locate(browser):
+        for target in browser.conn.call("Target.getTargets")["targetInfos"]:
+            if target["type"] == "page" and target["url"].startswith("chrome-extension://") and PAGE_PATH in target["url"]:
+                return target
+        return None
+
+    @staticmethod
+    def find(browser):
+        target = ChromiumPromptWindow.locate(browser)
+        if not target:
+            return None
+        session = browser.conn.call("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+        window = ChromiumPromptWindow(browser, session["sessionId"], target["url"])
+        window.target_id = target["targetId"]
+        return window
+
+    def evaluate(self, expression: str):
+        result = self.browser.conn.call("Runtime.evaluate", {"expression": _wrap(expression), "returnByValue": True},
+                                        session=self.handle)
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"security-key window threw: {result['exceptionDetails']}")
+        value = result["result"].get("value")
+        return None if value is None else json.loads(value)
+
+    def click_at(self, x: float, y: float) -> None:
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.browser.conn.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                                "clickCount": 1}, session=self.handle)
+
+    def window_id(self):
+        return self.browser.conn.call("Browser.getWindowForTarget", {"targetId": self.target_id})["windowId"]
+
+    def page_window_id(self):
+        return self.browser.conn.call("Browser.getWindowForTarget", {}, session=self.browser.session)["windowId"]
+
+    def close(self) -> None:
+        self.browser.conn.call("Target.closeTarget", {"targetId": self.target_id})
+
+
+class FirefoxPromptWindow(PromptWindow):
+    @staticmethod
+    def locate(browser):
+        for context in browser.conn.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]:
+            if context["url"].startswith("moz-extension://") and PAGE_PATH in context["url"]:
+                return context
+        return None
+
+    @staticmethod
+    def find(browser):
+        context = FirefoxPromptWindow.locate(browser)
+        if not context:
+            return None
+        window = FirefoxPromptWindow(browser, context["context"], context["url"])
+        window.client_window = context.get("clientWindow")
+        return window
+
+    def evaluate(self, expression: str):
+        result = self.browser.conn.call("script.evaluate", {
+            "expression": _wrap(expression), "target": {"context": self.handle}, "awaitPromise": False,
+            "resultOwnership": "none"})
+        if result.get("type") == "exception":
+            raise RuntimeError(f"security-key window threw: {result.get('exceptionDetails')}")
+        value = result["result"].get("value")
+        return None if value is None else json.loads(value)
+
+    def click_at(self, x: float, y: float) -> None:
+        self.browser.conn.call("input.performActions", {"context": self.handle, "actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "x": round(x), "y": round(y), "origin": "viewport"},
+                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+
+    def window_id(self):
+        return self.client_window
+
+    def page_window_id(self):
+        tree = self.browser.conn.call("browsingContext.getTree", {"root": self.browser.context, "maxDepth": 0})
+        return tree["contexts"][0].get("clientWindow")
+
+    def close(self) -> None:
+        self.browser.conn.call("browsingContext.close", {"context": self.handle})
+
+
+def windows_opened_during(browser, action) -> list[str]:
+    """Runs action() and returns what the browser reported as new top-level pages meanwhile (CDP targetCreated /
+    BiDi contextCreated events): events, not polling, so a window open for an instant is counted too."""
+    conn = browser.conn
+    if browser.name == "chromium":
+        conn.call("Target.setDiscoverTargets", {"discover": True})   # reports every existing target once …
+        conn.call("Target.getTargets")                                # … before this answer
+        event = "Target.targetCreated"
+    else:
+        conn.call("session.subscribe", {"events": ["browsingContext.contextCreated"]})
+        event = "browsingContext.contextCreated"
+    conn.events = [e for e in conn.events if e.get("method") != event]
+    action()
+    conn.call("Target.getTargets" if browser.name == "chromium" else "browsingContext.getTree", {})  # flush events
+    created = [e["params"] for e in conn.events if e.get("method") == event]
+    conn.events = [e for e in conn.events if e.get("method") != event]
+    if browser.name == "chromium":
+        return [p["targetInfo"]["url"] for p in created if p["targetInfo"]["type"] == "page"]
+    return [p.get("url", "") for p in created if not p.get("parent")]
