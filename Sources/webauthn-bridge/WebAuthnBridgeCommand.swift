@@ -18,6 +18,8 @@ struct WebAuthnBridgeCommand: ParsableCommand {
     )
 
     static func main() {
+        // Before anything else: no PIN typed later may end up in a core file.
+        CoreDumps.disable()
         if let launch = LaunchContext.browserLaunch(arguments: CommandLine.arguments) {
             Glibc.exit(HostMode.run(launch))
         }
