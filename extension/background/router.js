@@ -24,6 +24,8 @@
   const TIMEOUT_DEFAULT_MS = 300000;
   const WATCHDOG_GRACE_MS = 30000;
   const TIMED_OUT = 'The operation either timed out or was not allowed.';
+  // What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
+  const USER_CANCELLED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
 
   /**
    * The requesting document's origin and, for a subframe, the top-level origin — from the browser's sender
@@ -248,7 +250,8 @@
       } else if (frame.type === 'error') {
         const error = isPlainObject(frame.error) ? frame.error : {};
         const name = String(error.name || 'NotAllowedError');
-        forget(frame.id, { name, detail: typeof error.detail === 'string' ? error.detail : '' });
+        // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window, never the page.
+        forget(frame.id, { name, detail: typeof frame.detail === 'string' ? frame.detail : '' });
         req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } });
       }
     }
@@ -387,7 +390,7 @@
       const req = requests.get(id);
       if (!req) return;
       cancel(id, req);
-      req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
+      req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: USER_CANCELLED } });
     }
 
     function tabClosed(tabId) {

@@ -24,6 +24,8 @@ function fakePort(sender) {
   return port;
 }
 const settle = () => new Promise((r) => setImmediate(r));
+// Chromium's text when the user cancels its dialog; the host's for every NotAllowedError (docs/errors.md).
+const CHROMIUM_NOT_ALLOWED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
 
 function setup({ deferWindows = false } = {}) {
   const natives = [];
@@ -166,7 +168,7 @@ test('closing the window while the request runs is Cancel: the host is told, the
   await settle();
   t.prompts.windowRemoved(100);
   assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
-  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
   assert.deepEqual(t.windows.removed, [], 'already gone');
   t.hostSays({ id, type: 'error', error: { name: 'AbortError', message: 'cancelled' } }); // the host's late answer
   assert.equal(port.sent.length, 1);
@@ -208,8 +210,8 @@ test('an error with a detail for the user keeps (or opens) the window to say why
   t.hostSays({ id, type: 'status', status: 'pin' });
   await settle();
   const page = t.windowPage();
-  t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.', detail: 'Your PIN is blocked.' } });
-  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED }, detail: 'Your PIN is blocked.' });
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
   assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', accounts: null, final: true });
   assert.deepEqual(t.windows.removed, []);
   page.onMessage.fire({ kind: 'close' });
@@ -218,7 +220,7 @@ test('an error with a detail for the user keeps (or opens) the window to say why
 
   const second = setup();
   const other = await started(second);
-  second.hostSays({ id: other.id, type: 'error', error: { name: 'NotAllowedError', message: '', detail: 'This key has no PIN set.' } });
+  second.hostSays({ id: other.id, type: 'error', error: { name: 'NotAllowedError', message: '' }, detail: 'This key has no PIN set.' });
   await settle();
   assert.equal(second.windows.created.length, 1, 'an error the user must read opens the window');
   assert.equal(second.windowPage().sent[0].final, true);
