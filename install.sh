@@ -89,7 +89,26 @@ prefix=$(realpath -m -- "$prefix")
 readonly install_dir="$prefix/libexec/$PRODUCT"
 readonly host_path="$install_dir/$PRODUCT"
 readonly record="$install_dir/installed-files"
-[[ $host_path != *[\"\\]* ]] || die "the install path must not contain quotes or backslashes: $host_path"
+
+# check_path WHAT PATH: PATH goes into manifests (JSON, RFC 8259) and into the record, one entry a line. It must be
+# UTF-8 (JSON text is), and hold no control character: a newline would split its record line, so that a crafted
+# path could add an entry that --uninstall then removes. (A tab is harmless but no better reason to allow it.)
+# Quotes and backslashes are fine: json_escape writes them.
+check_path() {
+  local LC_ALL=C what=$1 path=$2
+  [[ $path != *[[:cntrl:]]* ]] || die "$what must not contain control characters (tab, newline ...): $(printf '%q' "$path")"
+  printf '%s' "$path" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 \
+    || die "$what is not valid UTF-8, which a browser's JSON manifest needs: $(printf '%q' "$path")"
+}
+
+# json_escape TEXT: TEXT as it goes between the quotes of a JSON string. check_path has kept control characters
+# out, so the backslash and the quote are the only characters JSON needs escaped.
+json_escape() {
+  local s=${1//\\/\\\\}
+  printf '%s' "${s//\"/\\\"}"
+}
+
+check_path "the install path" "$host_path"
 
 # --- actions (every change goes through these, so --dry-run shows all of them) -------------------------------
 run() {
@@ -115,10 +134,20 @@ write_file() {
     return 0
   fi
   if ((dry_run)); then say "would write: $path"; return 0; fi
-  printf '%s\n' "$content" >"$path.tmp.$$"
-  chmod 0644 "$path.tmp.$$"
-  mv -f -- "$path.tmp.$$" "$path"
+  printf '%s\n' "$content" | replace_file "$path" 0644
   say "wrote: $path"
+}
+
+# replace_file PATH MODE: stdin becomes PATH, all at once. The text goes to a new file of a random name in PATH's
+# directory (mktemp: created exclusively, so nothing planted there is followed), which then is renamed over PATH
+# (a symlink or file at PATH is replaced, never written through).
+replace_file() {
+  local path=$1 mode=$2 tmp
+  tmp=$(mktemp -- "$(dirname -- "$path")/.$(basename -- "$path").XXXXXXXXXX") || die "cannot create a file next to $path"
+  if ! { cat >"$tmp" && chmod "$mode" -- "$tmp" && mv -fT -- "$tmp" "$path"; }; then
+    rm -f -- "$tmp"
+    die "cannot write $path"
+  fi
 }
 
 # --- uninstall ---------------------------------------------------------------------------------------------
@@ -144,6 +173,69 @@ if ((uninstall)); then
   say "webauthn-bridge uninstalled from $prefix. Remove the extension from each browser by hand."
   exit 0
 fi
+
+# --- browsers ----------------------------------------------------------------------------------------------
+config_home=${XDG_CONFIG_HOME:-$HOME/.config}
+
+# Fields of browser_info and of targets are joined by the unit separator, a control character check_path keeps out
+# of every path ("|" or a space may be in a directory's name).
+readonly FS=$'\x1f'
+
+# browser_info NAME → kind, user profile dir, user manifest dir, system manifest dir, display name (joined by FS)
+browser_info() {
+  case "$1" in
+    firefox) echo "firefox${FS}$HOME/.mozilla${FS}$HOME/.mozilla/native-messaging-hosts${FS}/usr/lib/mozilla/native-messaging-hosts${FS}Firefox" ;;
+    firefox-esr) echo "firefox${FS}$HOME/.mozilla${FS}$HOME/.mozilla/native-messaging-hosts${FS}/usr/lib/mozilla/native-messaging-hosts${FS}Firefox ESR" ;;
+    librewolf) echo "firefox${FS}$HOME/.librewolf${FS}$HOME/.librewolf/native-messaging-hosts${FS}/usr/lib/librewolf/native-messaging-hosts${FS}LibreWolf" ;;
+    chromium) echo "chromium${FS}$config_home/chromium${FS}$config_home/chromium/NativeMessagingHosts${FS}/etc/chromium/native-messaging-hosts${FS}Chromium" ;;
+    google-chrome|chrome) echo "chromium${FS}$config_home/google-chrome${FS}$config_home/google-chrome/NativeMessagingHosts${FS}/etc/opt/chrome/native-messaging-hosts${FS}Google Chrome" ;;
+    # Brave and Vivaldi read no system directory of their own, only Chrome's.
+    brave) echo "chromium${FS}$config_home/BraveSoftware/Brave-Browser${FS}$config_home/BraveSoftware/Brave-Browser/NativeMessagingHosts${FS}/etc/opt/chrome/native-messaging-hosts${FS}Brave" ;;
+    vivaldi) echo "chromium${FS}$config_home/vivaldi${FS}$config_home/vivaldi/NativeMessagingHosts${FS}/etc/opt/chrome/native-messaging-hosts${FS}Vivaldi" ;;
+    microsoft-edge|edge) echo "chromium${FS}$config_home/microsoft-edge${FS}$config_home/microsoft-edge/NativeMessagingHosts${FS}/etc/opt/edge/native-messaging-hosts${FS}Microsoft Edge" ;;
+    *) return 1 ;;
+  esac
+}
+readonly ALL_BROWSERS=(firefox firefox-esr librewolf chromium google-chrome brave vivaldi microsoft-edge)
+# The binary each browser installs, for --system detection (no per-user profile to look at there).
+browser_command() {
+  case "$1" in
+    firefox) echo firefox ;; firefox-esr) echo firefox-esr ;; librewolf) echo librewolf ;;
+    chromium) echo chromium ;; google-chrome|chrome) echo google-chrome ;; brave) echo brave-browser ;;
+    vivaldi) echo vivaldi ;; microsoft-edge|edge) echo microsoft-edge ;;
+  esac
+}
+
+targets=()   # kind, manifest dir, display name (joined by FS)
+if ((${#manifest_dirs[@]})); then
+  for i in "${!manifest_dirs[@]}"; do
+    dir=$(realpath -m -- "${manifest_dirs[$i]}")
+    check_path "the manifest directory" "$dir"
+    targets+=("${browser_kinds[$i]}${FS}$dir${FS}${browser_kinds[$i]} (custom directory)")
+  done
+fi
+# The profile and manifest directories below are made from these.
+if ((${#browsers[@]} || ${#manifest_dirs[@]} == 0)); then
+  check_path "HOME" "$HOME"
+  check_path "XDG_CONFIG_HOME" "$config_home"
+fi
+if ((${#browsers[@]})); then
+  for b in "${browsers[@]}"; do
+    info=$(browser_info "$b") || die "unknown browser '$b' (one of: ${ALL_BROWSERS[*]})"
+    IFS=${FS} read -r kind profile user_dir system_dir name <<<"$info"
+    if ((system)); then targets+=("$kind${FS}$system_dir${FS}$name"); else targets+=("$kind${FS}$user_dir${FS}$name"); fi
+  done
+elif ((${#manifest_dirs[@]} == 0)); then
+  for b in "${ALL_BROWSERS[@]}"; do
+    IFS=${FS} read -r kind profile user_dir system_dir name <<<"$(browser_info "$b")"
+    if ((system)); then
+      command -v "$(browser_command "$b")" >/dev/null && targets+=("$kind${FS}$system_dir${FS}$name")
+    else
+      [[ -d $profile ]] && targets+=("$kind${FS}$user_dir${FS}$name")
+    fi
+  done
+fi
+((${#targets[@]})) || say "note: no supported browser found; name one with --browser NAME (the manifest directory is then created)"
 
 # --- dependencies ------------------------------------------------------------------------------------------
 check_packages() {
@@ -188,69 +280,17 @@ else
   ((dry_run)) || say "installed: $host_path"
 fi
 
-# --- browsers ----------------------------------------------------------------------------------------------
-config_home=${XDG_CONFIG_HOME:-$HOME/.config}
-
-# browser_info NAME → "kind|user profile dir|user manifest dir|system manifest dir|display name"
-browser_info() {
-  case "$1" in
-    firefox) echo "firefox|$HOME/.mozilla|$HOME/.mozilla/native-messaging-hosts|/usr/lib/mozilla/native-messaging-hosts|Firefox" ;;
-    firefox-esr) echo "firefox|$HOME/.mozilla|$HOME/.mozilla/native-messaging-hosts|/usr/lib/mozilla/native-messaging-hosts|Firefox ESR" ;;
-    librewolf) echo "firefox|$HOME/.librewolf|$HOME/.librewolf/native-messaging-hosts|/usr/lib/librewolf/native-messaging-hosts|LibreWolf" ;;
-    chromium) echo "chromium|$config_home/chromium|$config_home/chromium/NativeMessagingHosts|/etc/chromium/native-messaging-hosts|Chromium" ;;
-    google-chrome|chrome) echo "chromium|$config_home/google-chrome|$config_home/google-chrome/NativeMessagingHosts|/etc/opt/chrome/native-messaging-hosts|Google Chrome" ;;
-    # Brave and Vivaldi read no system directory of their own, only Chrome's.
-    brave) echo "chromium|$config_home/BraveSoftware/Brave-Browser|$config_home/BraveSoftware/Brave-Browser/NativeMessagingHosts|/etc/opt/chrome/native-messaging-hosts|Brave" ;;
-    vivaldi) echo "chromium|$config_home/vivaldi|$config_home/vivaldi/NativeMessagingHosts|/etc/opt/chrome/native-messaging-hosts|Vivaldi" ;;
-    microsoft-edge|edge) echo "chromium|$config_home/microsoft-edge|$config_home/microsoft-edge/NativeMessagingHosts|/etc/opt/edge/native-messaging-hosts|Microsoft Edge" ;;
-    *) return 1 ;;
-  esac
-}
-readonly ALL_BROWSERS=(firefox firefox-esr librewolf chromium google-chrome brave vivaldi microsoft-edge)
-# The binary each browser installs, for --system detection (no per-user profile to look at there).
-browser_command() {
-  case "$1" in
-    firefox) echo firefox ;; firefox-esr) echo firefox-esr ;; librewolf) echo librewolf ;;
-    chromium) echo chromium ;; google-chrome|chrome) echo google-chrome ;; brave) echo brave-browser ;;
-    vivaldi) echo vivaldi ;; microsoft-edge|edge) echo microsoft-edge ;;
-  esac
-}
-
-targets=()   # "kind|manifest dir|display name"
-if ((${#manifest_dirs[@]})); then
-  for i in "${!manifest_dirs[@]}"; do
-    targets+=("${browser_kinds[$i]}|$(realpath -m -- "${manifest_dirs[$i]}")|${browser_kinds[$i]} (custom directory)")
-  done
-fi
-if ((${#browsers[@]})); then
-  for b in "${browsers[@]}"; do
-    info=$(browser_info "$b") || die "unknown browser '$b' (one of: ${ALL_BROWSERS[*]})"
-    IFS='|' read -r kind profile user_dir system_dir name <<<"$info"
-    if ((system)); then targets+=("$kind|$system_dir|$name"); else targets+=("$kind|$user_dir|$name"); fi
-  done
-elif ((${#manifest_dirs[@]} == 0)); then
-  for b in "${ALL_BROWSERS[@]}"; do
-    IFS='|' read -r kind profile user_dir system_dir name <<<"$(browser_info "$b")"
-    if ((system)); then
-      command -v "$(browser_command "$b")" >/dev/null && targets+=("$kind|$system_dir|$name")
-    else
-      [[ -d $profile ]] && targets+=("$kind|$user_dir|$name")
-    fi
-  done
-fi
-((${#targets[@]})) || say "note: no supported browser found; name one with --browser NAME (the manifest directory is then created)"
-
 # Write each manifest directory once (Firefox and Firefox ESR share one; Brave and Vivaldi share Chrome's system one).
 declare -A written=()
 names_by_kind_firefox=()
 names_by_kind_chromium=()
 for t in "${targets[@]}"; do
-  IFS='|' read -r kind dir name <<<"$t"
+  IFS=${FS} read -r kind dir name <<<"$t"
   if [[ $kind == firefox ]]; then names_by_kind_firefox+=("$name"); else names_by_kind_chromium+=("$name"); fi
   [[ -z ${written[$dir]:-} ]] || continue
   written[$dir]=1
   template=$(<"$REPO/manifests/$kind.json.in")
-  content=${template//@HOST_PATH@/"$host_path"}
+  content=${template//@HOST_PATH@/"$(json_escape "$host_path")"}
   if [[ $kind == chromium ]]; then
     if [[ -z $chromium_id ]]; then
       id_file="$REPO/extension/chromium-id.txt"
@@ -276,8 +316,7 @@ if ((dry_run)); then
   say "would record installed files in: $record"
 else
   created+=("file $host_path")
-  { [[ -f $record ]] && cat -- "$record"; printf '%s\n' "${created[@]}"; } | sort -u >"$record.tmp.$$"
-  mv -f -- "$record.tmp.$$" "$record"
+  { [[ -f $record ]] && cat -- "$record"; printf '%s\n' "${created[@]}"; } | LC_ALL=C sort -u | replace_file "$record" 0644
 fi
 
 # --- confined browsers: detected, not supported -------------------------------------------------------------

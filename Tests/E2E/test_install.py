@@ -175,3 +175,89 @@ def test_a_plain_install_builds_the_static_release_host_that_answers_as_chromium
     length = struct.unpack("=I", answered.stdout[:4])[0]
     reply = json.loads(answered.stdout[4:4 + length])
     assert reply["type"] == "result" and reply["info"]["libfido2"].startswith("1."), reply
+
+
+# --- paths a manifest must carry exactly, and files written without following what others planted ---------------
+
+def manifest_paths(home: Path, *dirs: Path) -> dict:
+    """Each manifest's `path`, read as the browsers read it (JSON)."""
+    found = [home / ".mozilla/native-messaging-hosts/webauthn_bridge.json",
+             home / ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts/webauthn_bridge.json",
+             *(d / "webauthn_bridge.json" for d in dirs)]
+    return {str(m): json.loads(m.read_text(encoding="utf-8"))["path"] for m in found}
+
+
+def test_quotes_backslashes_and_non_ascii_in_the_prefix_are_written_as_json_the_browser_reads(home, fake_host, tmp_path):
+    prefix = tmp_path / 'the "odd\\ one" & é' / "x\\"
+    custom = tmp_path / "custom \"manifests\" | here"
+    before = tree(home)
+    install(home, fake_host, "--prefix", str(prefix), "--manifest-dir", str(custom), "--browser-kind", "firefox",
+            "--browser", "firefox", "--browser", "brave")
+    host = prefix / "libexec/webauthn-bridge/webauthn-bridge"
+    assert host.is_file()
+    assert set(manifest_paths(home, custom).values()) == {str(host)}
+    run_install_sh("--uninstall", "--prefix", str(prefix), home=home)
+    assert tree(home) == before and not host.exists()
+
+
+@pytest.mark.parametrize("character", ["\t", "\n", "\x1b", "\x7f"], ids=["tab", "newline", "escape", "delete"])
+@pytest.mark.parametrize("where", ["--prefix", "--manifest-dir"])
+def test_a_control_character_in_a_path_is_refused_before_anything_is_written(home, fake_host, tmp_path, character, where):
+    # A newline would also split the record's line: "dir …\nfile /home/user/.bashrc" would have --uninstall remove it.
+    odd = tmp_path / f"a{character}file {home}/.profile"
+    before, outside = tree(home), sorted(p.name for p in tmp_path.iterdir())
+    extra = [where, str(odd)] + (["--browser-kind", "chromium"] if where == "--manifest-dir" else [])
+    result = install_unchecked(home, fake_host, *extra)
+    assert result.returncode != 0
+    assert "must not contain control characters" in result.stderr, result.stderr
+    assert tree(home) == before and sorted(p.name for p in tmp_path.iterdir()) == outside
+
+
+def test_a_prefix_that_is_not_utf8_is_refused(home, fake_host, tmp_path):
+    latin1 = os.fsdecode(bytes(tmp_path) + b"/caf\xe9")
+    result = install_unchecked(home, fake_host, "--prefix", latin1)
+    assert result.returncode != 0 and "not valid UTF-8" in result.stderr, result.stderr
+    assert not os.path.exists(latin1)
+
+
+def install_unchecked(home, fake_host, *extra) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
+    return subprocess.run(["bash", str(INSTALL_SH), "--host-binary", str(fake_host), "--chromium-id", CHROMIUM_ID,
+                           *extra], env=env, capture_output=True, text=True, errors="surrogateescape", timeout=120)
+
+
+def test_a_symlink_planted_at_every_predictable_temporary_name_is_not_followed(home, fake_host, tmp_path):
+    """install.sh once wrote PATH.tmp.$$ with `>`: a symlink planted under that name made it write through to the
+    symlink's target. Here install.sh runs under a PID known beforehand (exec keeps it), with a symlink at every
+    name derived from it and from the final names; the targets must be untouched."""
+    victim = tmp_path / "victim"
+    victim.write_text("not yours\n")
+    victim.chmod(0o600)
+    custom = tmp_path / "manifests"
+    custom.mkdir()
+    install_dir = home / ".local/libexec/webauthn-bridge"
+    install_dir.mkdir(parents=True)
+    targets = [home / ".mozilla/native-messaging-hosts/webauthn_bridge.json",
+               home / ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts/webauthn_bridge.json",
+               custom / "webauthn_bridge.json", install_dir / "installed-files"]
+    (home / ".config/BraveSoftware/Brave-Browser/NativeMessagingHosts").mkdir()
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
+    # bash waits for a line on stdin, then execs install.sh in the same process: $$ is proc.pid.
+    proc = subprocess.Popen(["bash", "-c", 'read -r _ && exec bash "$@"', "bash", str(INSTALL_SH), "--host-binary",
+                             str(fake_host), "--chromium-id", CHROMIUM_ID, "--manifest-dir", str(custom),
+                             "--browser-kind", "chromium", "--browser", "firefox", "--browser", "brave"],
+                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    planted = [Path(f"{t}.tmp.{proc.pid}") for t in targets] + [install_dir / "webauthn-bridge"]
+    for name in planted:
+        name.symlink_to(victim)
+    out, err = proc.communicate("go\n", timeout=120)
+    assert proc.returncode == 0, out + err
+    assert victim.read_text() == "not yours\n" and victim.stat().st_mode & 0o777 == 0o600
+    for manifest in targets[:3]:
+        assert not manifest.is_symlink() and json.loads(manifest.read_text())["path"] == str(install_dir / "webauthn-bridge")
+    assert not (install_dir / "webauthn-bridge").is_symlink()
+    assert "file " + str(targets[2]) in (install_dir / "installed-files").read_text()
+    # Nothing is left behind under a temporary name.
+    leftovers = [p for d in {t.parent for t in targets} for p in d.iterdir() if ".webauthn_bridge.json." in p.name
+                 or ".installed-files." in p.name]
+    assert leftovers == []
