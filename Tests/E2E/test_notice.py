@@ -19,6 +19,9 @@ from harness.session import BrowserSession
 BROWSERS = ("chromium", "firefox")
 # Long enough that the window is seen, and closed, well before the key would answer on a loaded machine.
 PRESENCE_DELAY_MS = 8000
+# Chromium's text for InvalidStateError (docs/errors.md): all the page learns of an excluded credential.
+CHROMIUM_EXCLUDED = ("The user attempted to register an authenticator that contains one of the credentials already "
+                     "registered with the relying party.")
 
 # The hostile page: records every DOM change and every message event it can observe.
 SPY_JS = """(() => {
@@ -134,4 +137,27 @@ def test_chooser_takes_only_a_real_click_and_signs_that_account_in_unseen_by_the
     assert signed_in["verdict"]["username"] == users[1], signed_in
     PromptWindow.wait_gone(session.browser)
     assert_page_saw_nothing(session, *users)
+
+
+def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chromiums_text(chooser):
+    session = chooser
+    user = session.new_user("excluded")
+    first = session.rp("register", username=user)
+    assert first.get("ok") and first["verdict"]["verified"], first
+    # The page's own mistake (an rp.id of another site) is the page's business: it opens no window.
+    answers = []
+    opened = windows_opened_during(session.browser, lambda: answers.append(
+        session.rp("register", username=session.new_user("bad-rp"), rpId="example.com")))
+    assert answers[0].get("name") == "SecurityError" and opened == [], (answers, opened)
+
+    assert session.call(SPY_JS) is True
+    again = session.rp("register", username=user, excludeRegistered=True)
+    assert again.get("name") == "InvalidStateError", again
+    assert again["message"] == CHROMIUM_EXCLUDED, f"the page gets Chromium's text, not the reason: {again}"
+    window = PromptWindow.wait(session.browser)
+    reason = window.wait_for("document.getElementById('detail').hidden === false && document.getElementById('detail').textContent")
+    assert "The security key request failed." in window.text()
+    window.click("Close")
+    PromptWindow.wait_gone(session.browser)
+    assert_page_saw_nothing(session, reason)
 

@@ -25,6 +25,10 @@
   // Only a notice already on screen is updated with this; it never opens a window by itself.
   const UPDATE_ONLY = new Set(['processing']);
   const TITLE_MAX = 80;
+  // Failures of the key or of the user's part, which the user must be told. The others (TypeError,
+  // SecurityError, NotSupportedError …) are about the page's own request: the page is told, and a window
+  // would let any page pop one up at will. With a window already open, any reason is shown.
+  const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
 
   function isPlainObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -144,14 +148,14 @@
 
     /**
      * The request is over. `error` is null for a result or a cancel, or {name, detail} for an error: with a
-     * detail for the user the window stays (opened if need be) to say why, until the user closes it. The page
-     * has its answer already; the detail never goes to it.
+     * detail for the user the window stays (opened if need be, for USER_FAILURES) to say why, until the user
+     * closes it. The page has its answer already; the detail never goes to it.
      */
     function ended(hostId, request, error) {
+      const open = byHostId.get(hostId);
       const detail = error && error.name !== 'AbortError' && typeof error.detail === 'string' ? error.detail : '';
-      if (!detail) {
-        const prompt = byHostId.get(hostId);
-        if (prompt) close(prompt);
+      if (!detail || (!open && !USER_FAILURES.has(error.name))) {
+        if (open) close(open);
         return;
       }
       status(hostId, request, { status: 'error', detail });

@@ -226,6 +226,24 @@ test('an error with a detail for the user keeps (or opens) the window to say why
   assert.equal(second.windowPage().sent[0].final, true);
 });
 
+test('a reason about the page\'s own request (TypeError, SecurityError …) opens no window; with one open, it is shown', async () => {
+  for (const name of ['TypeError', 'SecurityError', 'NotSupportedError', 'SyntaxError', 'AbortError']) {
+    const t = setup();
+    const { port, id } = await started(t);
+    t.hostSays({ id, type: 'error', error: { name, message: 'm' }, detail: 'The relying party ID is not a registrable suffix of the origin.' });
+    await settle();
+    assert.equal(t.windows.created.length, 0, name);
+    assert.equal(port.sent[0].error.name, name);
+  }
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  const page = t.windowPage();
+  t.hostSays({ id, type: 'error', error: { name: 'NotSupportedError', message: 'm' }, detail: 'No algorithm the key supports.' });
+  assert.deepEqual([page.sent.at(-1).status, page.sent.at(-1).detail, page.sent.at(-1).final], ['error', 'No algorithm the key supports.', true]);
+});
+
 test('errors without a detail, and the page aborting, close the window without a word', async () => {
   const t = setup();
   const { page, id } = await started(t);
