@@ -19,10 +19,13 @@ public struct CallerOrigin: Sendable, Equatable {
     public let hostKind: HostKind
     /// The top-level origin, serialized, when the browser gave one.
     public let topOrigin: String?
+    /// The extension found an ancestor of another origin although the top-level origin equals this one (A→B→A
+    /// nesting): WebAuthn L3 §5.1.3 step 2's "same-origin with its ancestors" is over every ancestor.
+    public let hasCrossOriginAncestor: Bool
 
     /// Parses and checks the trusted origin. `origin` must be a serialized origin ("https://host[:port]"): no path,
     /// query, fragment or credentials, since the browser's own serialization never has them.
-    public init(origin: String, topOrigin: String?) throws(WebAuthnError) {
+    public init(origin: String, topOrigin: String?, crossOrigin: Bool = false) throws(WebAuthnError) {
         let parsed = try OriginParts(parsing: origin, role: "origin")
         scheme = parsed.scheme
         host = parsed.host
@@ -33,16 +36,18 @@ public struct CallerOrigin: Sendable, Equatable {
         } else {
             self.topOrigin = nil
         }
+        hasCrossOriginAncestor = crossOrigin && topOrigin != nil
     }
 
     /// The ASCII serialization that goes into clientDataJSON's `origin`.
     public var serialized: String { OriginParts.serialize(scheme: scheme, host: host, port: port) }
 
-    /// True when the call comes from a frame whose origin differs from the top-level one (clientDataJSON's
-    /// `crossOrigin`; `topOrigin` is then recorded there too).
+    /// True when the call comes from a frame not same-origin with all its ancestors: its origin differs from the
+    /// top-level one, or an ancestor in between had another (clientDataJSON's `crossOrigin`; `topOrigin` is then
+    /// recorded there too).
     public var isCrossOrigin: Bool {
         guard let topOrigin else { return false }
-        return topOrigin != serialized
+        return hasCrossOriginAncestor || topOrigin != serialized
     }
 
     public var isIPAddress: Bool { hostKind != .domain }
