@@ -7,10 +7,10 @@
  */
 'use strict';
 
-// Chromium runs this file alone as a service worker; Firefox lists router.js and prompt-window.js before it in
-// background.scripts.
+// Chromium runs this file alone as a service worker; Firefox lists the same files before it in background.scripts.
 if (typeof importScripts === 'function' && typeof WebAuthnBridgeRouter === 'undefined') {
-  importScripts('background/router.js', 'background/prompt-window.js');
+  importScripts('common/frame-rules.js', 'background/admission.js', 'background/host-queue.js',
+    'background/router.js', 'background/prompt-window.js');
 }
 
 const api = globalThis.browser ?? globalThis.chrome;
@@ -46,6 +46,24 @@ function setIndicator({ state, reason, detail }) {
 async function loadSiteList() {
   const stored = await api.storage.local.get(SITES_KEY);
   return Array.isArray(stored[SITES_KEY]) ? stored[SITES_KEY] : [];
+}
+
+/**
+ * The focus rule's one fact: the tab is the active tab of the focused window. Not document.hasFocus(): a
+ * headless Firefox document never has focus, and a subframe never has it while its top frame does, yet
+ * Chromium's own rule ("the page does not have focus") is about the whole tab.
+ */
+async function isTabFocused(tabId) {
+  if (!Number.isInteger(tabId) || tabId < 0) return false;
+  const tab = await api.tabs.get(tabId);
+  if (!tab.active) return false;
+  const window = await api.windows.get(tab.windowId);
+  return window.focused === true;
+}
+
+/** The tab's frame tree, for the ancestors of a requesting frame (admission.js). */
+function frameTree(tabId) {
+  return api.webNavigation.getAllFrames({ tabId });
 }
 
 /** The tab's title and its window's bounds, to name the tab in the security-key window and place it above. */
@@ -84,6 +102,8 @@ const bridge = WebAuthnBridgeRouter.createBridge({
   now: () => Date.now(),
   log: (level, text) => { if (level !== 'debug') console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`); },
   prompt: prompts,
+  frameTree,
+  isTabFocused,
 });
 
 api.runtime.onConnect.addListener((port) => {
@@ -97,6 +117,11 @@ api.runtime.onConnect.addListener((port) => {
 api.windows.onRemoved.addListener((windowId) => prompts.windowRemoved(windowId));
 
 api.tabs.onRemoved.addListener((tabId) => bridge.tabClosed(tabId));
+
+// A request held for its tab goes as soon as the tab is active in the focused window.
+api.tabs.onActivated.addListener(() => bridge.focusChanged());
+api.tabs.onAttached.addListener(() => bridge.focusChanged());
+api.windows.onFocusChanged.addListener(() => bridge.focusChanged());
 
 // Cross-document navigations only: pushState/hash changes (SPAs mid-login) must not cancel a request.
 if (api.webNavigation) {

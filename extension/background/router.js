@@ -27,19 +27,19 @@
   // What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
   const USER_CANCELLED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
 
+  // admission.js owns how an origin is read from a sender record or a URL.
+  const { senderOrigin, urlOrigin } = loaded('./admission.js', 'WebAuthnBridgeAdmission');
+
   /**
    * The requesting document's origin and, for a subframe, the top-level origin — from the browser's sender
-   * record only. Chromium gives sender.origin; Firefox gives sender.url (and sender.tab.url for the top).
-   * Returns null for opaque origins (sandboxed frames, about:blank, data:), which the bridge does not serve.
+   * record only: sender.origin (both browsers under test; "null" for an opaque origin), else sender.url (older
+   * Firefox), and sender.tab.url for the top. Returns null for opaque origins (CSP-sandboxed documents,
+   * sandboxed frames, about:blank, data:), whose URL names an origin they do not have. What the security-key
+   * window and the per-site switch show; the host frame's caller comes from admission.js.
    */
   function originFromSender(sender) {
     if (!sender || typeof sender !== 'object') return null;
-    let origin = null;
-    if (typeof sender.origin === 'string' && sender.origin !== 'null') {
-      origin = sender.origin;
-    } else if (typeof sender.url === 'string') {
-      origin = urlOrigin(sender.url);
-    }
+    const origin = senderOrigin(sender, false);
     if (!origin) return null;
     const result = { origin };
     if (sender.frameId !== 0 && sender.tab && typeof sender.tab.url === 'string') {
@@ -47,15 +47,6 @@
       if (top && top !== origin) result.topOrigin = top;
     }
     return result;
-  }
-
-  function urlOrigin(url) {
-    try {
-      const origin = new URL(url).origin;
-      return origin && origin !== 'null' ? origin : null;
-    } catch (_) {
-      return null;
-    }
   }
 
   /**
@@ -124,6 +115,12 @@
     return `r${seq}-t${tabId}-f${frameId}-p${pageId}`;
   }
 
+  /** A helper module: through require() under node, from the background's global in the browsers (loaded
+   *  before this file by background.scripts / importScripts). */
+  function loaded(path, globalName) {
+    return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
+  }
+
   function isPlainObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
   }
@@ -146,10 +143,26 @@
    *   log(level, text)         → never passed secrets
    *   prompt                   → the security-key window (background/prompt-window.js): status(id, request,
    *                              frame) and ended(id, request, error); status frames go there, never to a page
+   *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
+   *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
    */
   function createBridge(deps) {
     const log = deps.log || (() => {});
     const prompt = deps.prompt || { status() {}, ended() {} };
+    const rules = loaded('../common/frame-rules.js', 'WebAuthnBridgeFrameRules');
+    const admission = loaded('./admission.js', 'WebAuthnBridgeAdmission');
+    const queue = loaded('./host-queue.js', 'WebAuthnBridgeHostQueue').createHostQueue({
+      isTabFocused: (tabId) => deps.isTabFocused(tabId),
+      send: dispatch,
+      preempt: (id, entry) => {
+        const req = requests.get(id);
+        if (req) cancel(id, req);
+        log('debug', `${id} (tab ${entry.tabId}) waits again: a focused tab asked`);
+      },
+      expired: (entry) => entry.ctx.send({ kind: 'error', rid: entry.rid, error: { name: 'NotAllowedError', message: TIMED_OUT } }),
+      setTimeout: deps.setTimeout,
+      clearTimeout: deps.clearTimeout,
+    });
     let native = null;           // the one native port
     let heard = false;           // got any frame on `native`
     let failures = 0;            // consecutive short-lived connections (drives the backoff)
@@ -215,6 +228,12 @@
         if (verdict.fallback) req.ctx.send({ kind: 'fallback', rid: req.rid, reason: verdict.reason });
         else req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge host stopped unexpectedly.' } });
       }
+      // Requests still waiting for their tab never reached the host, but they would reach this same host.
+      for (const entry of queue.drop(() => true)) {
+        if (verdict.fallback) entry.ctx.send({ kind: 'fallback', rid: entry.rid, reason: verdict.reason });
+        else entry.ctx.send({ kind: 'error', rid: entry.rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge host stopped unexpectedly.' } });
+      }
+      queue.free(null);
       reconnectTimer = deps.setTimeout(() => { reconnectTimer = null; connect(); }, backoffDelay(failures - 1));
     }
 
@@ -235,8 +254,13 @@
         log('warn', `host error without id: ${frame.error && frame.error.name}`);
         return;
       }
+      const final = frame.type === 'result' || frame.type === 'error';
       const req = requests.get(frame.id);
-      if (!req) return; // cancelled or unknown: its late frames are dropped
+      if (!req) {
+        // Cancelled or unknown: its late frames are dropped, but its last one says the host is free again.
+        if (final) queue.free(frame.id);
+        return;
+      }
       if (frame.type === 'status') {
         // The user's business, not the page's: shown in the security-key window only.
         prompt.status(frame.id, promptRequest(req), {
@@ -254,6 +278,7 @@
         forget(frame.id, { name, detail: typeof frame.detail === 'string' ? frame.detail : '' });
         req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } });
       }
+      if (final) queue.free(frame.id);
     }
 
     /** What the security-key window may show about a request: all from the bridge's records. */
@@ -273,6 +298,7 @@
     function cancel(id, req) {
       forget(id);
       sendNative({ id, type: 'cancel' });
+      queue.cancelling(id);
       log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
     }
 
@@ -287,43 +313,71 @@
       return siteMatches(siteList, origin);
     }
 
+    /**
+     * A page's request, admitted (admission.js: opaque origin, permissions policy, user activation, ancestors)
+     * and, for create, focused (Chromium refuses create from a page without focus), then queued: it reaches
+     * the host when the host is free and its tab is focused (host-queue.js).
+     */
     async function request(ctx, message) {
-      const { rid } = message;
-      if (!ctx.trusted) {
-        ctx.send({ kind: 'fallback', rid, reason: 'opaque-origin' });
+      const { rid, type } = message;
+      const frames = ctx.frameId === 0 ? null : await Promise.resolve(deps.frameTree(ctx.tabId)).catch(() => null);
+      const caller = admission.admit(type, ctx.sender, message.frame, frames, rules);
+      if (caller.refuse || caller.fallback) {
+        log('warn', `refused ${type} from tab ${ctx.tabId} frame ${ctx.frameId}: ${caller.fallback || caller.refuse.message}`);
+        if (caller.refuse) ctx.send({ kind: 'error', rid, error: caller.refuse });
+        else ctx.send({ kind: 'fallback', rid, reason: caller.fallback });
         return;
       }
-      if (await sitesFor(ctx.trusted.origin)) {
+      if (type === 'create' && !(await Promise.resolve(deps.isTabFocused(ctx.tabId)).catch(() => false))) {
+        log('warn', `refused create from tab ${ctx.tabId}: the tab does not have focus`);
+        ctx.send({ kind: 'error', rid, error: rules.REFUSALS.focus });
+        return;
+      }
+      if (await sitesFor(caller.origin)) {
         ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
         return;
       }
-      // The page may have aborted while the site list loaded.
+      // The page may have aborted while the browser answered.
       if (!ctx.alive || ctx.cancelled.delete(rid)) return;
-      for (const req of requests.values()) {
-        if (req.tabId === ctx.tabId) {
-          ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'A request is already pending.' } });
-          return;
-        }
+      if (queue.hasTab(ctx.tabId) || [...requests.values()].some((req) => req.tabId === ctx.tabId)) {
+        ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'A request is already pending.' } });
+        return;
       }
       if (!connect()) {
         ctx.send({ kind: 'fallback', rid, reason: hostState.reason || 'host-failed' });
         return;
       }
+      queue.add({ ctx, rid, type, tabId: ctx.tabId, frameId: ctx.frameId, options: message.options, caller });
+    }
+
+    /** host-queue.js's turn for `entry`: the host frame goes out; returns its id, or null if it could not. */
+    function dispatch(entry) {
+      const { ctx, rid, type, caller } = entry;
+      if (!ctx.alive) return null;
+      if (!connect()) {
+        ctx.send({ kind: 'fallback', rid, reason: hostState.reason || 'host-failed' });
+        return null;
+      }
       const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq);
-      const frame = { id, type: message.type, origin: ctx.trusted.origin };
-      if (ctx.trusted.topOrigin) frame.topOrigin = ctx.trusted.topOrigin;
-      frame.options = message.options;
-      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(message.type, message.options) };
+      const frame = { id, type, origin: caller.origin };
+      if (caller.crossOrigin) {
+        frame.topOrigin = caller.topOrigin;
+        frame.crossOrigin = true;
+      }
+      frame.options = entry.options;
+      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options) };
       requests.set(id, req);
       req.watchdog = deps.setTimeout(() => {
         if (requests.get(id) !== req) return;
         cancel(id, req);
         ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
-      }, watchdogDelay(message.options));
+      }, watchdogDelay(entry.options));
       if (!sendNative(frame)) {
         forget(id);
         ctx.send({ kind: 'fallback', rid, reason: 'host-failed' });
+        return null;
       }
+      return id;
     }
 
     function findRequest(ctx, rid) {
@@ -342,7 +396,7 @@
         case 'cancel': {
           const [id, req] = findRequest(ctx, message.rid);
           if (id) cancel(id, req);
-          else if (ctx.cancelled.size < 16) ctx.cancelled.add(message.rid);
+          else if (queue.drop((e) => e.ctx === ctx && e.rid === message.rid).length === 0 && ctx.cancelled.size < 16) ctx.cancelled.add(message.rid);
           break;
         }
         case 'capabilities': {
@@ -362,6 +416,7 @@
         tabId: sender.tab && Number.isInteger(sender.tab.id) ? sender.tab.id : -1,
         frameId: Number.isInteger(sender.frameId) ? sender.frameId : 0,
         pageId: ++pageSeq,
+        sender,
         trusted: originFromSender(sender),
         connectedAt: deps.now(),
         alive: true,
@@ -374,6 +429,7 @@
       port.onMessage.addListener((message) => pageMessage(ctx, message));
       port.onDisconnect.addListener(() => {
         ctx.alive = false;
+        queue.drop((e) => e.ctx === ctx);
         for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
       });
       return ctx;
@@ -394,7 +450,13 @@
     }
 
     function tabClosed(tabId) {
+      queue.drop((e) => e.tabId === tabId);
       for (const [id, req] of requests) if (req.tabId === tabId) cancel(id, req);
+    }
+
+    /** A tab was activated or a window gained or lost focus: a held request may go now. */
+    function focusChanged() {
+      queue.pump();
     }
 
     /**
@@ -402,6 +464,7 @@
      * connected before it are from the page being left; frame 0 takes all its subframes with it.
      */
     function frameNavigated(tabId, frameId, timeStamp) {
+      queue.drop((e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp);
       for (const [id, req] of requests) {
         if (req.tabId !== tabId || (frameId !== 0 && req.frameId !== frameId)) continue;
         if (req.ctx.connectedAt <= timeStamp) cancel(id, req);
@@ -414,10 +477,13 @@
 
     /** What the options page shows: connection state and the host's whole `info` answer (versions, keys, log). */
     function status() {
-      return { ...hostState, info: hostInfo ? { ...hostInfo } : null, pending: requests.size };
+      return { ...hostState, info: hostInfo ? { ...hostInfo } : null, pending: requests.size + queue.waitingCount() };
     }
 
-    return { start: connect, attachFrame, select, userCancelled, tabClosed, frameNavigated, sitesChanged, status, pendingCount: () => requests.size };
+    return {
+      start: connect, attachFrame, select, userCancelled, tabClosed, frameNavigated, focusChanged, sitesChanged, status,
+      pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),
+    };
   }
 
   const api = Object.freeze({

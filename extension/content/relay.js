@@ -38,10 +38,59 @@
     }
   }
 
-  function createRelay({ win, runtime }) {
+  /**
+   * The facts frame-rules.js decides on, read through this isolated world's own wrappers (Firefox: Xray
+   * wrappers), which page script can neither replace nor observe. `policyOf` is the document's permissions
+   * policy object captured at start-up (Chromium: document.featurePolicy; Firefox has none).
+   */
+  function documentFacts(win, policyOf) {
+    const origin = win.origin;
+    const opaque = origin === 'null';
+    const ancestors = win.location.ancestorOrigins;
+    const activation = win.navigator.userActivation;
+    return {
+      opaque,
+      secure: win.isSecureContext === true,
+      sameOriginWithAncestors: sameOriginWithAncestors(win, origin),
+      topOpaque: ancestors ? ancestors.length > 0 && ancestors[ancestors.length - 1] === 'null' : null,
+      policy: policyOf ? { get: policyAllows(policyOf, 'publickey-credentials-get'), create: policyAllows(policyOf, 'publickey-credentials-create') } : null,
+      activation: activation ? activation.isActive === true : null,
+    };
+  }
+
+  /** WebAuthn L3: same origin as every ancestor, walked through the parents. Reading a cross-origin
+   *  window's origin throws; an opaque origin is same-origin with nothing but itself. */
+  function sameOriginWithAncestors(win, origin) {
+    let w = win;
+    while (w.parent && w.parent !== w) {
+      w = w.parent;
+      let theirs;
+      try {
+        theirs = w.origin;
+      } catch (_) {
+        return false;
+      }
+      if (origin === 'null' || theirs !== origin) return false;
+    }
+    return true;
+  }
+
+  /** A feature the browser does not know (an old policy list) is no reason to refuse. */
+  function policyAllows(policy, feature) {
+    try {
+      return !policy.features().includes(feature) || policy.allowsFeature(feature) === true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  function createRelay({ win, runtime, rules }) {
     let port = null;
     const open = new Set(); // rids of modal requests in flight from this document
-    const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
+    // window.origin, not location.origin: a sandboxed document's location still names its URL's origin, and a
+    // message targeted there is silently dropped by its own (opaque) window.
+    const selfOrigin = win.origin && win.origin !== 'null' ? win.origin : '*';
+    const policy = (win.document && (win.document.permissionsPolicy || win.document.featurePolicy)) || null;
 
     function toPage(message) {
       win.postMessage({ channel: CHANNEL, dir: 'to-page', ...message }, selfOrigin);
@@ -107,8 +156,20 @@
           toPage({ kind: 'error', rid, error: { name: 'TypeError', message: 'Options are not serializable.' } });
           return;
         }
+        // The frame rules, applied before anything leaves the document: the page's own world may have been
+        // talked past (or skipped: this message format is public), this world cannot be.
+        const frame = documentFacts(win, policy);
+        const verdict = rules.frameVerdict(message.type, frame);
+        if (verdict && verdict.refuse) {
+          toPage({ kind: 'error', rid, error: verdict.refuse });
+          return;
+        }
+        if (verdict && verdict.fallback) {
+          toPage({ kind: 'fallback', rid, reason: verdict.fallback });
+          return;
+        }
         open.add(rid);
-        if (!toBackground({ kind: 'request', rid, type: message.type, options })) {
+        if (!toBackground({ kind: 'request', rid, type: message.type, options, frame })) {
           open.delete(rid);
           toPage({ kind: 'fallback', rid, reason: 'extension-unavailable' });
         }
@@ -126,13 +187,13 @@
   }
 
   if (typeof module === 'object' && module && module.exports) {
-    module.exports = { createRelay, parsePageMessage, CHANNEL };
+    module.exports = { createRelay, parsePageMessage, documentFacts, CHANNEL };
     return;
   }
   const ext = root.browser ?? root.chrome;
-  if (ext && ext.runtime) {
+  if (ext && ext.runtime && root.WebAuthnBridgeFrameRules) {
     // `window`, not globalThis: in Firefox the content-script global is a sandbox, and event.source is the
     // (Xray-wrapped) window itself.
-    createRelay({ win: window, runtime: ext.runtime });
+    createRelay({ win: window, runtime: ext.runtime, rules: root.WebAuthnBridgeFrameRules });
   }
 })(globalThis);

@@ -10,7 +10,9 @@
  * Page-side flag for tests: navigator.credentials.create.__webauthnBridge === true (also on get).
  *
  * It trusts nothing it receives: relay replies are shape-checked, and the origin is added by the background
- * from the browser's sender record, never from here.
+ * from the browser's sender record, never from here. It decides nothing either: whether this document may run
+ * a ceremony at all (opaque origin, permissions policy, user activation, ancestors, focus) is decided by the
+ * relay's isolated world and the background (common/frame-rules.js), which this world's script cannot reach.
  */
 (function (root) {
   'use strict';
@@ -41,17 +43,9 @@
     const postMessage = win.postMessage;
     const addEventListener = win.addEventListener;
     const cryptoObj = win.crypto;
-    // The frame's own scripts must not be able to talk their way past policy or activation checks, so the
-    // methods are captured now rather than looked up on page-writable prototypes at call time.
-    const policy = win.document && (win.document.permissionsPolicy || win.document.featurePolicy);
-    const policyAllowsFeature = policy && typeof policy.allowsFeature === 'function' ? policy.allowsFeature : null;
-    const policyFeatures = policy && typeof policy.features === 'function' ? policy.features : null;
-    const arrayIncludes = Array.prototype.includes;
-    const activation = win.navigator.userActivation;
-    const activationProto = activation ? Object.getPrototypeOf(activation) : null;
-    const isActiveDescriptor = activationProto ? Object.getOwnPropertyDescriptor(activationProto, 'isActive') : undefined;
-    const isActiveGetter = isActiveDescriptor && isActiveDescriptor.get ? isActiveDescriptor.get : null;
-    const selfOrigin = win.location && win.location.origin && win.location.origin !== 'null' ? win.location.origin : '*';
+    // window.origin, not location.origin: a sandboxed document's location names its URL's origin, and a message
+    // targeted there would be dropped by its own opaque window, leaving the promise unsettled.
+    const selfOrigin = win.origin && win.origin !== 'null' ? win.origin : '*';
 
     function post(message) {
       postMessage.call(win, { channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin);
@@ -70,47 +64,11 @@
       return signal.reason !== undefined ? signal.reason : new env.DOMException('The operation was aborted.', 'AbortError');
     }
 
-    /**
-     * Whether this frame's permissions policy allows the request. A cross-origin iframe without
-     * allow="publickey-credentials-get/create" must get the browser's own NotAllowedError, so such calls go to
-     * the original. Chromium exposes the policy (document.featurePolicy); Firefox does not, so there a
-     * cross-origin frame is left to the browser, which enforces the policy itself.
-     */
-    function policyAllows(type) {
-      const feature = type === 'create' ? 'publickey-credentials-create' : 'publickey-credentials-get';
-      try {
-        if (policyAllowsFeature && policyFeatures) {
-          return !arrayIncludes.call(policyFeatures.call(policy), feature) || policyAllowsFeature.call(policy, feature) === true;
-        }
-      } catch (_) { /* fall through to the conservative answer */ }
-      return !crossOriginFrame();
-    }
-
-    /**
-     * WebAuthn L3 §5.1.3: create() in a frame not same-origin with its ancestors needs transient user
-     * activation. Without it the original raises the browser's own NotAllowedError.
-     */
-    function activationAllows(type) {
-      if (type !== 'create' || !crossOriginFrame()) return true;
-      if (!activation) return true;
-      return (isActiveGetter ? isActiveGetter.call(activation) : activation.isActive) === true;
-    }
-
-    function crossOriginFrame() {
-      if (win.top === win) return false;
-      try {
-        return win.top.location.origin !== win.location.origin;
-      } catch (_) {
-        return true; // reading a cross-origin top's location throws
-      }
-    }
-
     function start(type, original, thisArg, options) {
       // Anything that is not a modal publicKey request is the browser's business (password/federated
       // credentials, conditional UI, and wrong `this`, whose TypeError the original raises for us).
       if (thisArg !== creds || options === null || typeof options !== 'object' ||
-          options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional' ||
-          !policyAllows(type) || !activationAllows(type)) {
+          options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional') {
         return original.call(thisArg, options);
       }
       const signal = options.signal;

@@ -8,7 +8,7 @@ const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
 const { install } = require('../page/interceptor.js');
 
-function fakeWindow({ capabilities, policy, top, activation } = {}) {
+function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com' } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
     get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
@@ -28,6 +28,7 @@ function fakeWindow({ capabilities, policy, top, activation } = {}) {
     navigator: { credentials: new CredentialsContainer(), userActivation: activation },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
     DOMException, TypeError, AbortSignal, Promise, crypto: webcrypto, setTimeout, clearTimeout,
+    origin,
     location: { origin: 'https://example.com' },
     document: policy ? { featurePolicy: policy } : {},
     posted: [], nativeCalls: [],
@@ -210,57 +211,29 @@ test('getClientCapabilities is defined where the browser lacks it, and is the br
   assert.deepEqual(await promise, {});
 });
 
-test('a frame whose permissions policy forbids the feature is left to the browser (it raises NotAllowedError)', async () => {
-  const allowed = new Set(['publickey-credentials-get']);
-  const policy = { features: () => ['publickey-credentials-get', 'publickey-credentials-create'], allowsFeature: (f) => allowed.has(f) };
-  const win = fakeWindow({ policy });
-  assert.equal(await win.navigator.credentials.create({ publicKey: {} }), 'native-create');
-  assert.equal(win.posted.length, 0);
-  win.navigator.credentials.get(getOptions());
-  assert.equal(win.posted.length, 1, 'get is allowed and bridged');
-});
-
-test('a policy that does not know the WebAuthn features does not block the bridge', () => {
-  const win = fakeWindow({ policy: { features: () => ['camera'], allowsFeature: () => false } });
-  win.navigator.credentials.create({ publicKey: {} });
-  assert.equal(win.posted.length, 1);
-});
-
-test('without a policy API, a cross-origin frame is left to the browser; a same-origin frame is bridged', async () => {
-  const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
-  const cross = fakeWindow({ top: crossTop });
-  assert.equal(await cross.navigator.credentials.get(getOptions()), 'native-get');
-  assert.equal(cross.posted.length, 0);
-  const same = fakeWindow({ top: { location: { origin: 'https://example.com' } } });
-  same.navigator.credentials.get(getOptions());
-  assert.equal(same.posted.length, 1);
-});
-
 test('a signal that is not an AbortSignal is a TypeError, as WebIDL conversion gives', async () => {
   const win = fakeWindow();
   await assert.rejects(win.navigator.credentials.get({ ...getOptions(), signal: { aborted: false } }), TypeError);
   assert.equal(win.posted.length, 0);
 });
 
-test('create in a cross-origin frame needs transient user activation; without it the browser answers', async () => {
-  const policy = { features: () => ['publickey-credentials-create'], allowsFeature: () => true };
+test('the page world decides no frame rule: a frame that forged its policy, activation and focus still only posts', async () => {
+  // What a hostile frame does to the page world (document.featurePolicy, navigator.userActivation,
+  // document.hasFocus, Function.prototype.call …) changes nothing here: the request goes to the relay, whose
+  // isolated world decides (relay.test.mjs), and the background again (router.test.mjs).
+  const policy = { features: () => ['publickey-credentials-get'], allowsFeature: () => false };
   const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
-  const idle = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
-  assert.equal(await idle.navigator.credentials.create({ publicKey: {} }), 'native-create');
-  assert.equal(idle.posted.length, 0);
-  const clicked = fakeWindow({ policy, top: crossTop, activation: { isActive: true } });
-  clicked.navigator.credentials.create({ publicKey: {} });
-  assert.equal(clicked.posted.length, 1);
-  const topLevel = fakeWindow({ activation: { isActive: false } });
-  topLevel.navigator.credentials.create({ publicKey: {} });
-  assert.equal(topLevel.posted.length, 1, 'a top-level create needs no activation');
+  const win = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
+  const promise = win.navigator.credentials.create({ publicKey: {} });
+  assert.equal(win.nativeCalls.length, 0, 'not handed to the browser by the page world either');
+  assert.equal(win.posted.length, 1);
+  const { rid } = win.posted[0].data;
+  win.reply(rid, { kind: 'error', error: { name: 'NotAllowedError', message: "The 'publickey-credentials-create' feature is not enabled in this document." } });
+  await assert.rejects(promise, (e) => e.name === 'NotAllowedError');
 });
 
-test('policy and activation checks use methods captured at install, not what the frame patches later', async () => {
-  const policy = { features: () => ['publickey-credentials-get'], allowsFeature: () => false };
-  const win = fakeWindow({ policy });
-  policy.allowsFeature = () => true;
-  policy.features = () => [];
-  assert.equal(await win.navigator.credentials.get(getOptions()), 'native-get');
-  assert.equal(win.posted.length, 0);
+test('a sandboxed document posts to its own window with target "*": its URL\'s origin is not its origin', () => {
+  const win = fakeWindow({ origin: 'null' });
+  win.navigator.credentials.get(getOptions());
+  assert.equal(win.posted[0].target, '*');
 });

@@ -56,6 +56,8 @@ function setup({ deferWindows = false } = {}) {
     clearTimeout: () => {},
     now: () => 1000,
     prompt: prompts,
+    frameTree: async () => null,
+    isTabFocused: async () => true,
   });
   bridge.start();
   const native = natives[0];
@@ -76,7 +78,9 @@ function setup({ deferWindows = false } = {}) {
 
 async function started(t, type = 'get', options = { challenge: { __binary__: 'AQ' }, rpId: 'example.com' }) {
   const f = t.frame();
-  f.page({ kind: 'request', rid: 'A', type, options });
+  // What the relay reports for a top-level document of a focused tab (content/relay.js documentFacts).
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true };
+  f.page({ kind: 'request', rid: 'A', type, options, frame });
   await settle();
   return { ...f, id: t.native.sent.at(-1).id };
 }

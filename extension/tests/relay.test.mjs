@@ -7,20 +7,48 @@ const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
 const relayModule = require('../content/relay.js');
 const { createRelay } = relayModule;
+const rules = require('../common/frame-rules.js');
 
 function event() {
   const listeners = [];
   return { addListener: (fn) => listeners.push(fn), fire: (...a) => listeners.forEach((fn) => fn(...a)) };
 }
 
-function setup() {
-  const ports = [];
+/**
+ * A window as the isolated world sees it. origin: window.origin ("null" when sandboxed, while location keeps
+ * the URL's origin); parent: the parent window (itself at the top); policy: document.featurePolicy (Chromium)
+ * or none (Firefox); active: navigator.userActivation.isActive.
+ */
+function fakeWindow({ origin = 'https://example.com', urlOrigin = origin, parent = null, policy = { get: true, create: true }, active = false, ancestorOrigins = [] } = {}) {
   const win = {
-    location: { origin: 'https://example.com' },
+    origin,
+    isSecureContext: true,
+    location: { origin: urlOrigin, ancestorOrigins },
+    navigator: { userActivation: { isActive: active } },
+    document: policy ? { featurePolicy: fakePolicy(policy) } : {},
     toPage: [],
     postMessage(data, target) { win.toPage.push({ data: structuredClone(data), target }); },
     addEventListener() {},
   };
+  win.parent = parent || win;
+  return win;
+}
+function fakePolicy(allowed) {
+  return {
+    features: () => ['camera', 'publickey-credentials-get', 'publickey-credentials-create'],
+    allowsFeature: (f) => (f === 'publickey-credentials-get' ? allowed.get : f === 'publickey-credentials-create' ? allowed.create : true),
+  };
+}
+/** Another origin's window, as a parent: reading its origin throws, as cross-origin access does. */
+function crossOriginWindow(parent = null) {
+  const w = { get origin() { throw new DOMException('Blocked a frame', 'SecurityError'); } };
+  w.parent = parent || w;
+  return w;
+}
+
+function setup(windowOptions) {
+  const ports = [];
+  const win = fakeWindow(windowOptions);
   const runtime = {
     connect({ name }) {
       const port = { name, sent: [], onMessage: event(), onDisconnect: event() };
@@ -29,7 +57,7 @@ function setup() {
       return port;
     },
   };
-  const relay = createRelay({ win, runtime });
+  const relay = createRelay({ win, runtime, rules });
   const fromPage = (message, source = win) => {
     let stopped = false;
     relay.onWindowMessage({ source, data: { channel: codec.CHANNEL, dir: 'to-relay', ...message }, stopImmediatePropagation() { stopped = true; } });
@@ -48,7 +76,10 @@ test('no port until the first request; then one port per document', () => {
   t.fromPage({ ...request, rid: 'B' });
   assert.equal(t.ports.length, 1);
   assert.equal(t.ports[0].name, 'webauthn-bridge');
-  assert.deepEqual(t.ports[0].sent[0], { kind: 'request', rid: 'A', type: 'get', options: { challenge: { __binary__: 'AQ' } } });
+  assert.deepEqual(t.ports[0].sent[0], {
+    kind: 'request', rid: 'A', type: 'get', options: { challenge: { __binary__: 'AQ' } },
+    frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false },
+  });
 });
 
 test('messages from other windows, without the tag, or in the wrong direction are ignored', () => {
@@ -117,4 +148,63 @@ test('page messages are shape-checked; select is never accepted from the page', 
   assert.equal(parse({ channel: C, dir: 'to-page', kind: 'cancel', rid: 'a' }), null);
   assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: '' }), null);
   assert.equal(parse(null), null);
+});
+
+// ---- the frame rules, applied in the isolated world (the page can post this format directly) ----
+
+const OPAQUE = { name: 'NotAllowedError', message: "The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects." };
+
+test('a CSP-sandboxed document is refused at once, and the answer reaches its opaque window', () => {
+  const t = setup({ origin: 'null', urlOrigin: 'https://victim.example' });
+  t.fromPage(request);
+  assert.equal(t.ports.length, 0, 'nothing goes to the background');
+  assert.deepEqual(t.win.toPage, [{ data: { channel: codec.CHANNEL, dir: 'to-page', kind: 'error', rid: 'A', error: OPAQUE }, target: '*' }],
+    "targeted at '*': a message targeted at the URL's origin is dropped by an opaque window, and get() never settled");
+});
+
+test('a sandboxed iframe is refused by its permissions policy first, as Chromium orders it', () => {
+  const parent = fakeWindow();
+  const t = setup({ origin: 'null', urlOrigin: 'https://example.com', parent, policy: { get: false, create: false }, ancestorOrigins: ['https://example.com'] });
+  t.fromPage(request);
+  assert.deepEqual(t.win.toPage[0].data.error, rules.REFUSALS.policy('get'));
+  assert.equal(t.ports.length, 0);
+});
+
+test('a cross-origin frame without allow= is refused whatever its page world did; Firefox hands it to Firefox', () => {
+  const chromium = setup({ origin: 'https://evil.example', parent: crossOriginWindow(), policy: { get: false, create: false }, active: true });
+  chromium.fromPage(request);
+  chromium.fromPage({ ...request, rid: 'B', type: 'create' });
+  assert.deepEqual(chromium.win.toPage.map((m) => m.data.error), [rules.REFUSALS.policy('get'), rules.REFUSALS.policy('create')]);
+  assert.equal(chromium.ports.length, 0);
+  const firefox = setup({ origin: 'https://evil.example', parent: crossOriginWindow(), policy: null, active: true });
+  firefox.fromPage(request);
+  assert.deepEqual(firefox.win.toPage[0].data, { channel: codec.CHANNEL, dir: 'to-page', kind: 'fallback', rid: 'A', reason: 'cross-origin-frame' });
+  assert.equal(firefox.ports.length, 0);
+});
+
+test('create in an allowed cross-origin frame needs transient activation, read in this world', () => {
+  const idle = setup({ origin: 'https://idp.example', parent: crossOriginWindow() });
+  idle.fromPage({ ...request, type: 'create' });
+  assert.equal(idle.win.toPage[0].data.error.message, 'A user activation is required to create a credential in a cross-origin iframe.');
+  const clicked = setup({ origin: 'https://idp.example', parent: crossOriginWindow(), active: true });
+  clicked.fromPage({ ...request, type: 'create' });
+  assert.equal(clicked.ports[0].sent[0].frame.sameOriginWithAncestors, false);
+  assert.equal(clicked.ports[0].sent[0].frame.activation, true);
+});
+
+test('same-origin with all ancestors is walked through every parent: A→B→A is cross-origin', () => {
+  const top = fakeWindow({ origin: 'https://a.example' });
+  const middle = crossOriginWindow(top);
+  const inner = fakeWindow({ origin: 'https://a.example', parent: middle });
+  assert.equal(relayModule.documentFacts(inner, null).sameOriginWithAncestors, false);
+  const sameChain = fakeWindow({ origin: 'https://a.example', parent: fakeWindow({ origin: 'https://a.example', parent: top }) });
+  assert.equal(relayModule.documentFacts(sameChain, null).sameOriginWithAncestors, true);
+  const opaqueChild = fakeWindow({ origin: 'null', parent: fakeWindow({ origin: 'null' }) });
+  assert.equal(relayModule.documentFacts(opaqueChild, null).sameOriginWithAncestors, false, 'opaque is same-origin with nothing');
+});
+
+test('a frame under an opaque top-level document is refused', () => {
+  const t = setup({ origin: 'https://victim.example', parent: crossOriginWindow(), ancestorOrigins: ['null'] });
+  t.fromPage(request);
+  assert.deepEqual(t.win.toPage[0].data.error, OPAQUE);
 });

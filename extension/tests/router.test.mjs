@@ -5,6 +5,9 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const router = require('../background/router.js');
+const { REFUSALS } = require('../common/frame-rules.js');
+const OPAQUE = { name: 'NotAllowedError', message: "The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects." };
+const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
 
 test('origin from a Chromium sender record (sender.origin)', () => {
   assert.deepEqual(router.originFromSender({ origin: 'https://example.com', url: 'https://example.com/login?x=1', frameId: 0, tab: { id: 1, url: 'https://example.com/login' } }), { origin: 'https://example.com' });
@@ -23,6 +26,8 @@ test('a cross-origin frame gets topOrigin from the tab url; a same-origin frame 
 
 test('opaque or missing origins are not served', () => {
   assert.equal(router.originFromSender({ origin: 'null', url: 'about:srcdoc', frameId: 2 }), null);
+  // A CSP-sandboxed document (or sandboxed iframe) keeps its URL: the URL's origin is not its origin.
+  assert.equal(router.originFromSender({ origin: 'null', url: 'https://victim.example/upload/1.html', frameId: 0, tab: { id: 1, url: 'https://victim.example/upload/1.html' } }), null);
   assert.equal(router.originFromSender({ url: 'data:text/html,hi', frameId: 0 }), null);
   assert.equal(router.originFromSender({}), null);
   assert.equal(router.originFromSender(null), null);
@@ -80,6 +85,8 @@ function setup({ sites = [], now = 1000 } = {}) {
   const timers = [];
   const indicator = [];
   const clock = { now };
+  const unfocused = new Set();   // tab ids that are not the active tab of the focused window
+  const trees = new Map();       // tab id → webNavigation.getAllFrames() answer
   const bridge = router.createBridge({
     connectNative: () => { const p = fakePort(); natives.push(p); return p; },
     disconnectError: (p) => p.error,
@@ -88,6 +95,8 @@ function setup({ sites = [], now = 1000 } = {}) {
     setTimeout: (fn, ms) => { timers.push({ fn, ms, live: true }); return timers.length - 1; },
     clearTimeout: (i) => { if (timers[i]) timers[i].live = false; },
     now: () => clock.now,
+    frameTree: async (tabId) => trees.get(tabId) ?? null,
+    isTabFocused: async (tabId) => !unfocused.has(tabId),
   });
   const native = () => natives[natives.length - 1];
   const hostSays = (frame) => native().onMessage.fire(frame);
@@ -98,12 +107,15 @@ function setup({ sites = [], now = 1000 } = {}) {
     const page = (m) => port.onMessage.fire(m);
     return { port, page };
   }
-  return { bridge, natives, native, timers, indicator, clock, hostSays, hostGone, frame };
+  return { bridge, natives, native, timers, indicator, clock, hostSays, hostGone, frame, unfocused, trees };
 }
 const reconnectTimer = (t) => t.timers.filter((x) => x.ms <= 60000).at(-1);
 const settle = () => new Promise((r) => setImmediate(r));
 const topSender = (tabId = 1) => ({ id: 'ext', origin: 'https://example.com', url: 'https://example.com/login', frameId: 0, tab: { id: tabId, url: 'https://example.com/login' } });
-const getRequest = (rid = 'p1') => ({ kind: 'request', rid, type: 'get', options: { challenge: { __binary__: 'AQID' } } });
+// What content/relay.js reports for a top-level document in Chromium (policy known) and in Firefox (policy null).
+const TOP_FACTS = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+const getRequest = (rid = 'p1', frame = TOP_FACTS) => ({ kind: 'request', rid, type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
+const createRequest = (rid = 'c1', frame = TOP_FACTS) => ({ kind: 'request', rid, type: 'create', options: { challenge: { __binary__: 'AQID' } }, frame });
 
 test('start-up opens one native port and asks the host for info', () => {
   const t = setup();
@@ -133,15 +145,17 @@ test('a request carries the trusted origin from the sender, never anything the p
   assert.deepEqual(sent, { id: 'r1-t1-f0-p1', type: 'get', origin: 'https://example.com', options: { challenge: { __binary__: 'AQID' } } });
 });
 
-test('a cross-origin frame request carries topOrigin', async () => {
+test('a cross-origin frame request carries topOrigin and crossOrigin', async () => {
   const t = setup();
   t.bridge.start();
+  t.trees.set(2, [{ frameId: 0, parentFrameId: -1, url: 'https://shop.example/' }, { frameId: 4, parentFrameId: 0, url: 'https://idp.example/f' }]);
   const { page } = t.frame({ url: 'https://idp.example/f', frameId: 4, tab: { id: 2, url: 'https://shop.example/' } });
-  page(getRequest());
+  page(getRequest('p1', { ...TOP_FACTS, sameOriginWithAncestors: false }));
   await settle();
   const sent = t.native().sent[1];
   assert.equal(sent.origin, 'https://idp.example');
   assert.equal(sent.topOrigin, 'https://shop.example');
+  assert.equal(sent.crossOrigin, true);
   assert.equal(sent.id, 'r1-t2-f4-p1');
 });
 
@@ -151,14 +165,17 @@ test('results are routed back to the requesting frame only, under the page rid; 
   const a = t.frame(topSender(1));
   const b = t.frame(topSender(2));
   a.page(getRequest('A'));
+  await settle();
   b.page(getRequest('B'));
   await settle();
   const idA = t.native().sent[1].id;
+  assert.equal(t.native().sent.length, 2, 'one ceremony at a time: B waits for the host');
+  t.hostSays({ id: idA, type: 'status', status: 'touch', detail: 'Touch it' });
+  t.hostSays({ id: idA, type: 'result', credential: { type: 'public-key', id: 'x' } });
+  await settle();
   const idB = t.native().sent[2].id;
   assert.notEqual(idA, idB);
-  t.hostSays({ id: idA, type: 'status', status: 'touch', detail: 'Touch it' });
   t.hostSays({ id: idB, type: 'status', status: 'select-account', accounts: [{ name: 'a', displayName: 'A', id: { __binary__: 'AQ' } }] });
-  t.hostSays({ id: idA, type: 'result', credential: { type: 'public-key', id: 'x' } });
   assert.deepEqual(a.port.sent, [{ kind: 'result', rid: 'A', credential: { type: 'public-key', id: 'x' } }]);
   assert.deepEqual(b.port.sent, [], 'the chooser goes to the security-key window (prompt-window.test.mjs)');
   t.hostSays({ id: idA, type: 'result', credential: {} }); // a second settle for the same id is dropped
@@ -221,11 +238,15 @@ test('closing the tab cancels its requests and no others', async () => {
   const t = setup();
   t.bridge.start();
   t.frame(topSender(1)).page(getRequest('A'));
+  await settle();
   t.frame(topSender(2)).page(getRequest('B'));
   await settle();
   const idA = t.native().sent[1].id;
   t.bridge.tabClosed(1);
-  assert.deepEqual(t.native().sent.slice(3), [{ id: idA, type: 'cancel' }]);
+  assert.deepEqual(t.native().sent.slice(2), [{ id: idA, type: 'cancel' }]);
+  t.hostSays({ id: idA, type: 'error', error: { name: 'NotAllowedError', message: 'cancelled' } });
+  await settle();
+  assert.equal(t.native().sent.at(-1).id, 'r2-t2-f0-p2', "B goes once the host has answered A's cancel");
   assert.equal(t.bridge.pendingCount(), 1);
 });
 
@@ -239,6 +260,7 @@ test('a committed navigation cancels requests of the document it replaced, not o
   assert.deepEqual(t.native().sent.at(-1), { id: oldId, type: 'cancel' });
   t.clock.now = 3000;
   t.frame(topSender(1)).page(getRequest('new'));
+  t.hostSays({ id: oldId, type: 'error', error: { name: 'NotAllowedError', message: 'cancelled' } });
   await settle();
   t.bridge.frameNavigated(1, 0, 2000); // a late event for the old navigation
   assert.equal(t.bridge.pendingCount(), 1);
@@ -305,13 +327,14 @@ test('sites on the per-site switch go to the browser without reaching the host',
   assert.equal(t.native().sent.length, 2);
 });
 
-test('an opaque-origin frame is handed to the browser', async () => {
+test('an opaque-origin frame is refused with Chromium\'s error, without reaching the host', async () => {
   const t = setup();
   t.bridge.start();
-  const { port, page } = t.frame({ origin: 'null', url: 'about:srcdoc', frameId: 9, tab: { id: 1, url: 'https://example.com/' } });
+  const { port, page } = t.frame({ origin: 'null', url: 'about:srcdoc', frameId: 0, tab: { id: 1, url: 'https://example.com/' } });
   page(getRequest('A'));
   await settle();
-  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'A', reason: 'opaque-origin' }]);
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: OPAQUE }]);
+  assert.equal(t.native().sent.length, 1);
 });
 
 test('capabilities: host capabilities when connected, null when the host is unavailable', async () => {
@@ -392,4 +415,195 @@ test('a host that crashes right after start-up is retried with growing delays; a
   t.clock.now = 120000;
   t.hostGone('Native host has exited.');
   assert.equal(reconnectTimer(t).ms, 1000);
+});
+
+// ---- who may reach the host (admission.js, frame-rules.js, host-queue.js through the bridge) ----
+
+const victim = (extra = {}) => ({ id: 'ext', url: 'https://victim.example/upload/1.html', frameId: 0, tab: { id: 1, url: 'https://victim.example/upload/1.html' }, ...extra });
+const hostRequests = (t) => t.native().sent.filter((f) => f.type === 'get' || f.type === 'create');
+
+test('a CSP-sandboxed document is refused with Chromium\'s error whatever its URL says, in both browsers', async () => {
+  const t = setup();
+  t.bridge.start();
+  const chromium = t.frame(victim({ origin: 'null' }));
+  chromium.page(getRequest('A'));
+  // Firefox before sender.origin: only the relay's isolated world can tell that the origin is opaque.
+  const firefox = t.frame(victim());
+  firefox.page(getRequest('B', { ...TOP_FACTS, opaque: true, policy: null }));
+  // A relay that says nothing is not believed either.
+  const silent = t.frame(victim({ tab: { id: 3, url: 'https://victim.example/' } }));
+  silent.page({ ...getRequest('C'), frame: undefined });
+  await settle();
+  assert.deepEqual(chromium.port.sent, [{ kind: 'error', rid: 'A', error: OPAQUE }]);
+  assert.deepEqual(firefox.port.sent, [{ kind: 'error', rid: 'B', error: OPAQUE }]);
+  assert.equal(silent.port.sent[0].error.name, 'NotAllowedError');
+  assert.deepEqual(hostRequests(t), []);
+});
+
+test('a frame whose permissions policy forbids the feature is refused in the background too', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.trees.set(1, [{ frameId: 0, parentFrameId: -1, url: 'https://shop.example/' }, { frameId: 4, parentFrameId: 0, url: 'https://evil.example/f' }]);
+  const { port, page } = t.frame({ origin: 'https://evil.example', url: 'https://evil.example/f', frameId: 4, tab: { id: 1, url: 'https://shop.example/' } });
+  page(getRequest('A', { ...TOP_FACTS, sameOriginWithAncestors: false, policy: { get: false, create: false } }));
+  page(createRequest('B', { ...TOP_FACTS, sameOriginWithAncestors: false, policy: { get: true, create: true }, activation: false }));
+  await settle();
+  assert.deepEqual(port.sent, [
+    { kind: 'error', rid: 'A', error: REFUSALS.policy('get') },
+    { kind: 'error', rid: 'B', error: { name: 'NotAllowedError', message: 'A user activation is required to create a credential in a cross-origin iframe.' } },
+  ]);
+  assert.equal(REFUSALS.policy('get').message, "The 'publickey-credentials-get' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.");
+  assert.deepEqual(hostRequests(t), []);
+});
+
+test('the frame tree overrules a relay that calls a cross-origin frame same-origin; Firefox\'s frames go to Firefox', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.trees.set(1, [{ frameId: 0, parentFrameId: -1, url: 'https://shop.example/' }, { frameId: 4, parentFrameId: 0, url: 'https://evil.example/f' }]);
+  const { port, page } = t.frame({ origin: 'https://evil.example', url: 'https://evil.example/f', frameId: 4, tab: { id: 1, url: 'https://shop.example/' } });
+  page(getRequest('A', { ...TOP_FACTS, policy: null })); // claims same-origin, no policy API (Firefox)
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'A', reason: 'cross-origin-frame' }]);
+  assert.deepEqual(hostRequests(t), []);
+});
+
+test('A→B→A: the inner frame is cross-origin with topOrigin A (WebAuthn L3: all ancestors, not only the top)', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.trees.set(1, [
+    { frameId: 0, parentFrameId: -1, url: 'https://a.example/' },
+    { frameId: 5, parentFrameId: 0, url: 'https://b.example/embed' },
+    { frameId: 6, parentFrameId: 5, url: 'https://a.example/login' },
+  ]);
+  const { page } = t.frame({ origin: 'https://a.example', url: 'https://a.example/login', frameId: 6, tab: { id: 1, url: 'https://a.example/' } });
+  page(getRequest('A', { ...TOP_FACTS, sameOriginWithAncestors: true })); // even if the relay got it wrong
+  await settle();
+  const [sent] = hostRequests(t);
+  assert.equal(sent.origin, 'https://a.example');
+  assert.equal(sent.topOrigin, 'https://a.example');
+  assert.equal(sent.crossOrigin, true);
+});
+
+test('a frame under an opaque top-level document is refused rather than given its own origin as topOrigin', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.trees.set(1, [{ frameId: 0, parentFrameId: -1, url: 'https://victim.example/upload/1.html' }, { frameId: 2, parentFrameId: 0, url: 'https://victim.example/login' }]);
+  const { port, page } = t.frame({ origin: 'https://victim.example', url: 'https://victim.example/login', frameId: 2, tab: { id: 1, url: 'https://victim.example/upload/1.html' } });
+  page(getRequest('A', { ...TOP_FACTS, sameOriginWithAncestors: false, topOpaque: true }));
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: OPAQUE }]);
+});
+
+test('create from a tab without focus is refused as Chromium does; nothing reaches the host', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.unfocused.add(1);
+  const { port, page } = t.frame(topSender(1));
+  page(createRequest('A'));
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: FOCUS }]);
+  assert.deepEqual(hostRequests(t), []);
+});
+
+test('get from a background tab waits, with nothing sent to the host, until its tab is focused', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.unfocused.add(1);
+  const { port, page } = t.frame(topSender(1));
+  page(getRequest('A'));
+  await settle();
+  t.bridge.focusChanged(); // another tab activated: still not this one
+  await settle();
+  assert.deepEqual(hostRequests(t), []);
+  assert.deepEqual(port.sent, []);
+  assert.equal(t.bridge.waitingCount(), 1);
+  t.unfocused.delete(1);
+  t.bridge.focusChanged();
+  await settle();
+  assert.equal(hostRequests(t).length, 1);
+  assert.equal(t.bridge.waitingCount(), 0);
+});
+
+test('a background tab looping get() never reaches the host, and never blocks the focused tab', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.unfocused.add(2);
+  const background = t.frame(topSender(2));
+  for (let i = 0; i < 5; i++) {
+    background.page(getRequest(`L${i}`));
+    await settle();
+    background.page({ kind: 'cancel', rid: `L${i}` }); // the loop aborts and asks again
+  }
+  background.page(getRequest('L5'));
+  const focused = t.frame(topSender(1));
+  focused.page(getRequest('F'));
+  await settle();
+  const sent = hostRequests(t);
+  assert.equal(sent.length, 1);
+  assert.match(sent[0].id, /-t1-/);
+});
+
+test('a request of a tab that lost focus is cancelled and held again when the focused tab asks', async () => {
+  const t = setup();
+  t.bridge.start();
+  const first = t.frame(topSender(2));
+  first.page(getRequest('A'));
+  await settle();
+  const idA = hostRequests(t)[0].id;
+  t.unfocused.add(2);   // the user went to tab 1, where the site asks too
+  const second = t.frame(topSender(1));
+  second.page(getRequest('B'));
+  await settle();
+  assert.deepEqual(t.native().sent.at(-1), { id: idA, type: 'cancel' });
+  assert.equal(hostRequests(t).length, 1, 'B waits until the host has let go of A');
+  t.hostSays({ id: idA, type: 'error', error: { name: 'NotAllowedError', message: 'cancelled' } });
+  await settle();
+  assert.match(hostRequests(t)[1].id, /-t1-/);
+  assert.deepEqual(first.port.sent, [], 'A is not failed: it waits for its tab');
+  t.hostSays({ id: hostRequests(t)[1].id, type: 'result', credential: { id: 'b' } });
+  t.unfocused.delete(2);
+  t.bridge.focusChanged();
+  await settle();
+  const again = hostRequests(t)[2];
+  assert.match(again.id, /-t2-/);
+  assert.notEqual(again.id, idA, 'sent anew, under a new host id');
+});
+
+test('a request held past its timeout fails as Chromium\'s would; the page aborting or the tab closing drops it', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.unfocused.add(1).add(2).add(3);
+  const a = t.frame(topSender(1));
+  a.page({ ...getRequest('A'), options: { challenge: { __binary__: 'AQ' }, timeout: 20000 } });
+  await settle();
+  t.timers.find((x) => x.ms === 20000 && x.live).fn();
+  assert.deepEqual(a.port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  const b = t.frame(topSender(2));
+  b.page(getRequest('B'));
+  const c = t.frame(topSender(3));
+  c.page(getRequest('C'));
+  await settle();
+  b.page({ kind: 'cancel', rid: 'B' });
+  t.bridge.tabClosed(3);
+  assert.equal(t.bridge.waitingCount(), 0);
+  t.unfocused.clear();
+  t.bridge.focusChanged();
+  await settle();
+  assert.deepEqual(hostRequests(t), []);
+});
+
+test('a cancel the host never answers frees the host after a grace period', async () => {
+  const t = setup();
+  t.bridge.start();
+  const a = t.frame(topSender(1));
+  a.page(getRequest('A'));
+  await settle();
+  a.page({ kind: 'cancel', rid: 'A' });
+  const b = t.frame(topSender(2));
+  b.page(getRequest('B'));
+  await settle();
+  assert.equal(hostRequests(t).length, 1);
+  t.timers.find((x) => x.ms === 10000 && x.live).fn();
+  await settle();
+  assert.equal(hostRequests(t).length, 2);
 });
