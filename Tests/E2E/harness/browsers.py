@@ -12,6 +12,7 @@ import signal
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .protocol import Connection, ProtocolError
@@ -80,6 +81,28 @@ class Browser:
             time.sleep(interval)
         return False
 
+    # Tabs. The browser starts with one tab, which open/evaluate/wait_for drive; in_tab() points them at another
+    # for a while. A tab opened in the background is not the active tab of its window (tabs.query says
+    # active: false), and the page sees document.visibilityState "hidden" and hasFocus() false, in both browsers.
+    def new_tab(self, background: bool = True):
+        raise NotImplementedError
+
+    def activate(self, tab=None) -> None:
+        """Makes `tab` (default: the one being driven) the active tab of its window."""
+        raise NotImplementedError
+
+    def close_tab(self, tab) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def in_tab(self, tab):
+        previous = self.tab
+        self.tab = tab
+        try:
+            yield
+        finally:
+            self.tab = previous
+
     def close(self):
         if self.conn:
             self.conn.close()
@@ -102,7 +125,6 @@ class Chromium(Browser):
     def __init__(self, workdir: Path, env: dict, extension: Path | None, user_data_dir: Path):
         super().__init__(workdir, env)
         self.user_data_dir = user_data_dir
-        self.session = None
         extension_flags = ([f"--load-extension={extension}", f"--disable-extensions-except={extension}"]
                            if extension else [])
         with open(self.log_path, "ab") as log:
@@ -118,8 +140,22 @@ class Chromium(Browser):
             time.sleep(0.05)
         port, path = port_file.read_text().splitlines()[:2]
         self.conn = Connection(f"ws://127.0.0.1:{port}{path}")
-        target = self.conn.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.conn.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.tab = self.new_tab(background=False)
+
+    @property
+    def session(self) -> str:
+        return self.tab[1]
+
+    def new_tab(self, background: bool = True):
+        """A (targetId, sessionId) pair; Target.createTarget with background: true leaves it inactive."""
+        target = self.conn.call("Target.createTarget", {"url": "about:blank", "background": background})["targetId"]
+        return target, self.conn.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    def activate(self, tab=None) -> None:
+        self.conn.call("Target.activateTarget", {"targetId": (tab or self.tab)[0]})
+
+    def close_tab(self, tab) -> None:
+        self.conn.call("Target.closeTarget", {"targetId": tab[0]})
 
     def call(self, method: str, params: dict | None = None, timeout: float = 30):
         """A CDP command on the page's session (WebAuthn.*, Page.*, ...)."""
@@ -168,7 +204,21 @@ class Firefox(Browser):
         self.conn.call("session.new", {"capabilities": {}}, timeout=60)
         self.extension_id = self.conn.call(
             "webExtension.install", {"extensionData": {"type": "path", "path": str(extension)}})["extension"]
-        self.context = self.conn.call("browsingContext.getTree", {})["contexts"][0]["context"]
+        self.tab = self.conn.call("browsingContext.getTree", {})["contexts"][0]["context"]
+
+    @property
+    def context(self) -> str:
+        return self.tab
+
+    def new_tab(self, background: bool = True):
+        """A browsing context id; BiDi's background: true leaves the tab inactive."""
+        return self.conn.call("browsingContext.create", {"type": "tab", "background": background})["context"]
+
+    def activate(self, tab=None) -> None:
+        self.conn.call("browsingContext.activate", {"context": tab or self.tab})
+
+    def close_tab(self, tab) -> None:
+        self.conn.call("browsingContext.close", {"context": tab})
 
     def _bidi_url(self, timeout: float) -> str:
         """Copies Firefox's output to the log (a thread keeps draining it) and returns the BiDi address."""

@@ -1,7 +1,9 @@
 """A relying party on http://localhost:PORT that checks every credential with py_webauthn, an RP library
 independent of the bridge.
 
-It serves Tests/E2E/site/ and four JSON endpoints (POST):
+It serves Tests/E2E/site/ (any page with `?csp=sandbox` comes with `Content-Security-Policy: sandbox allow-scripts`,
+as user uploads, HTML previews and CI artifacts are served: an opaque origin at a real URL) and four JSON
+endpoints (POST):
   /register/options {username, residentKey?, excludeRegistered?, rpId?}  → creation options (WebAuthn JSON)
   /register/verify  {credential}                                         → {verified, credentialId, ...}
   /login/options    {username?, rpId?, userVerification?}  (no username → discoverable) → request options
@@ -18,6 +20,7 @@ import secrets
 import threading
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
 import webauthn
 from webauthn.helpers import options_to_json
@@ -142,6 +145,8 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
+        if self.command == "GET" and parse_qs(urlsplit(self.path).query).get("csp") == ["sandbox"]:
+            self.send_header("Content-Security-Policy", "sandbox allow-scripts")
         super().end_headers()
 
     def do_POST(self):

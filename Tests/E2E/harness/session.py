@@ -8,14 +8,23 @@ DevTools' virtual authenticator; its times are recorded under "chromium-own".
 import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .browsers import Chromium, Firefox
 from .install import create_token, install_host
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
 from .timings import record
+
+
+# The host's lines for a ceremony (RequestLoop): "<type> origin=…" when it starts one, "refused <type>" when it is
+# busy, "<type> ok|failed …" when one ends.
+REACHED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+)\] (?:(?P<type>create|get) origin=|refused (?P<refused>create|get))")
+ENDED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+)\] (?P<type>create|get) (?P<outcome>ok|failed) ")
 
 
 class BrowserSession:
@@ -65,6 +74,7 @@ class BrowserSession:
         else:
             self.browser = Firefox(self.workdir, self.env, extension_dir(), self.workdir / "firefox-profile",
                                    firefox_prefs)
+        self.front_tab = self.browser.tab   # the tab every test drives unless it opens another
         self.open("/index.html")
 
     def open(self, path: str) -> None:
@@ -84,6 +94,21 @@ class BrowserSession:
             raise AssertionError(f"{self.kind}: the extension's override is not active on {url} "
                                  f"({OVERRIDE_ACTIVE_JS} is false)\n{self.diagnostics()}")
 
+    @contextmanager
+    def background_tab(self, path: str):
+        """A second tab, opened in the background on a page of the site: call()/rp() drive it inside the block.
+        Afterwards it is closed and the first tab is made active again (the next test expects it in front)."""
+        tab = self.browser.new_tab(background=True)
+        try:
+            with self.browser.in_tab(tab):
+                if self.own_webauthn:
+                    self.browser.add_virtual_authenticator()   # Chromium's are per tab
+                self.open(path)
+                yield tab
+        finally:
+            self.browser.close_tab(tab)
+            self.browser.activate(self.front_tab)
+
     def call(self, js: str, timeout: float = 60):
         return self.browser.evaluate(js, timeout=timeout)
 
@@ -100,6 +125,28 @@ class BrowserSession:
             record(self.timing_label, function, result["elapsedMs"], cold=not self.timed_once)
             self.timed_once = True
         return result
+
+    def _log_matches(self, pattern: re.Pattern) -> list[dict]:
+        if not self.host_log.exists():
+            return []
+        lines = self.host_log.read_text(errors="replace").splitlines()
+        return [{**m.groupdict(), "line": line} for line in lines if (m := pattern.search(line))]
+
+    def ceremonies(self) -> list[dict]:
+        """Every ceremony request that reached the host, in order, from its log: [{id, type, line}]."""
+        return [{"id": e["id"], "type": e["type"] or e["refused"], "line": e["line"]} for e in self._log_matches(REACHED_LINE)]
+
+    def wait_for_ended(self, predicate, timeout: float = 15) -> dict:
+        """The first ended ceremony ({id, type, outcome}) matching predicate, polling the log until the host has
+        written it: the page gets its answer a moment before the host logs the end."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for entry in self._log_matches(ENDED_LINE):
+                if predicate(entry):
+                    return entry
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no such ceremony end in the host log in {timeout} s:\n{self.diagnostics()}")
+            time.sleep(0.05)
 
     def diagnostics(self) -> str:
         host_log = self.host_log.read_text(errors="replace")[-3000:] if self.host_log.exists() else "(no host log)"
