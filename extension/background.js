@@ -51,14 +51,19 @@ async function loadSiteList() {
 /**
  * The focus rule's one fact: the tab is the active tab of the focused window. Not document.hasFocus(): a
  * headless Firefox document never has focus, and a subframe never has it while its top frame does, yet
- * Chromium's own rule ("the page does not have focus") is about the whole tab.
+ * Chromium's own rule ("the page does not have focus") is about the whole tab. Our own security-key window
+ * taking the focus does not take it from the tab's window, if that was the last normal window focused.
  */
 async function isTabFocused(tabId) {
   if (!Number.isInteger(tabId) || tabId < 0) return false;
   const tab = await api.tabs.get(tabId);
   if (!tab.active) return false;
   const window = await api.windows.get(tab.windowId);
-  return window.focused === true;
+  if (window.focused === true) return true;
+  const focused = await api.windows.getLastFocused();
+  if (!focused.focused || !prompts.isPromptWindow(focused.id)) return false;
+  const lastNormal = await api.windows.getLastFocused({ windowTypes: ['normal'] });
+  return lastNormal.id === tab.windowId;
 }
 
 /** The tab's frame tree, for the ancestors of a requesting frame (admission.js). */
