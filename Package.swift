@@ -3,7 +3,7 @@ import PackageDescription
 
 // Module graph (arrows point one way only):
 //   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken, Threading}
-//   FIDO → {CFIDO2, Threading};  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
+//   FIDO → {CFIDO2, Threading, Secrets};  Prompts → Secrets;  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld with the functions a browser-launched host runs placed next to each other
 // (scripts/link-order.txt, made by scripts/link_order.py): the kernel maps code in 64 KiB runs around each page
 // touched, so scattered start-up code would cost several MB of resident memory. Relative relocations are packed
@@ -36,11 +36,12 @@ let package = Package(
         .target(name: "NativeMessaging"),
         .target(name: "Threading"),
         .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading"]),
-        .target(name: "Prompts"),
+        .target(name: "Secrets"),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading", "Secrets"]),
+        .target(name: "Prompts", dependencies: ["Secrets"]),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
         .target(name: "BridgeHost", dependencies: [
-            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "CBOR", "Cryptography", "Threading",
+            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "CBOR", "Cryptography", "Threading",
         ]),
         .executableTarget(name: "webauthn-bridge", dependencies: [
             "BridgeHost", "SoftToken", "FIDO", "WebAuthn",
@@ -52,7 +53,7 @@ let package = Package(
         .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "Cryptography"]),
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
-        .testTarget(name: "PromptsTests", dependencies: ["Prompts"]),
+        .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Secrets"]),
         .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),

@@ -1,4 +1,5 @@
 import FIDO
+import Secrets
 import WebAuthn
 
 /// Long allow/exclude lists (at most 64 distinct ids: `CredentialDescriptorList`), handled as Chromium does: a key
@@ -36,13 +37,13 @@ struct CredentialListPreflight {
     /// it (a wrong one fails with FIDO_ERR_PIN_INVALID, to be asked again as in any ceremony) and shows the
     /// credentials it hides from an unverified caller (credProtect uvRequired). Runs inside the ceremony's own
     /// `controller.using(device)`.
-    func heldCredential(in batches: CredentialBatches, verifiedWith pin: PINCode) throws(FIDOError) -> [UInt8]? {
+    func heldCredential(in batches: CredentialBatches, verifiedWith pin: SecretBytes) throws(FIDOError) -> [UInt8]? {
         try probe(batches, pin: pin)
     }
 
     /// Silent assertions (up=false: no touch, no signature counter) batch by batch, until one names a credential.
     /// Without a PIN a failed batch counts as holding nothing; with one, only FIDO_ERR_NO_CREDENTIALS does.
-    private func probe(_ batches: CredentialBatches, pin: PINCode?) throws(FIDOError) -> [UInt8]? {
+    private func probe(_ batches: CredentialBatches, pin: SecretBytes?) throws(FIDOError) -> [UInt8]? {
         let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, userPresence: false)
         for index in 0..<batches.count {
             if controller.isCancelled { return nil }

@@ -1,6 +1,7 @@
 import FIDO
 import Prompts
 import WebAuthn
+import Secrets
 
 extension UserVerificationRunner {
     /// Decides how this ceremony verifies the user. When the site requires UV and the key could use a PIN
@@ -34,13 +35,13 @@ extension UserVerificationRunner {
         replies.status(controller.id, "pin", detail: "This site requires a PIN. Choose a PIN for your security key in the dialog.")
         log.info("the key has no PIN and the site requires one; asking the user to set a PIN (minimum \(minimum))", request: controller.id)
         let request = NewPINRequest(rpID: rpID, origin: origin, minimumLength: minimum)
-        let secret: SecretBytes
+        // The prompt's own buffer is what libfido2 is handed: no copy of the PIN is ever made.
+        let pin: SecretBytes
         do {
-            secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readNewPIN(request) }
+            pin = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readNewPIN(request) }
         } catch {
             throw promptFailure(error)
         }
-        let pin = secret.withUnsafeBytes { PINCode(utf8: $0) }
         do throws(FIDOError) {
             try device.setPIN(pin)
         } catch {

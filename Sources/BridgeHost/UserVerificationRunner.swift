@@ -7,6 +7,7 @@ import Foundation
 import Synchronization
 import Prompts
 import WebAuthn
+import Secrets
 
 /// Carries out the user-verification plan for one key operation: built-in UV first, the PIN when the
 /// plan (or a blocked built-in UV) calls for it, re-asking after a wrong PIN with the attempts left.
@@ -22,11 +23,11 @@ struct UserVerificationRunner {
 
     /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
     func run<T>(on device: Device, method: UserVerificationMethod, deadline: Date,
-                _ operation: (_ pin: PINCode?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
+                _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
         var method = method
         var retryMessage: String?
         while true {
-            let pin: PINCode? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
+            let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
             let notice = DeferredStatus(Self.waits(for: method), for: controller.id, on: replies)
             defer { notice.withdraw() }
             device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
@@ -66,7 +67,7 @@ struct UserVerificationRunner {
         return method == .builtIn ? [("uv", "Verify yourself on your security key."), touch] : [touch]
     }
 
-    private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> PINCode {
+    private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> SecretBytes {
         if retryMessage == nil, let pin = pendingPIN.take() { return pin }
         guard let prompt else {
             log.error("this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)", request: controller.id)
@@ -77,9 +78,10 @@ struct UserVerificationRunner {
         let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
         let started = ContinuousClock.now
         do {
+            // The prompt's own buffer is what libfido2 is handed: no copy of the PIN is ever made.
             let secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readPIN(request) }
             log.info("phase pin-entry: in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
-            return secret.withUnsafeBytes { PINCode(utf8: $0) }
+            return secret
         } catch {
             throw promptFailure(error)
         }
@@ -96,7 +98,7 @@ struct UserVerificationRunner {
 
 /// Holds at most one PIN between set-up and first use.
 final class PendingPIN: @unchecked Sendable {
-    private let pin = Mutex<PINCode?>(nil)
-    func set(_ value: PINCode) { pin.withLock { $0 = value } }
-    func take() -> PINCode? { pin.withLock { pin in defer { pin = nil }; return pin } }
+    private let pin = Mutex<SecretBytes?>(nil)
+    func set(_ value: SecretBytes) { pin.withLock { $0 = value } }
+    func take() -> SecretBytes? { pin.withLock { pin in defer { pin = nil }; return pin } }
 }

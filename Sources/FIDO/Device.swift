@@ -1,5 +1,6 @@
 import CFIDO2
 import Synchronization
+import Secrets
 
 /// An open FIDO key. All calls except `cancel()` must come from the libfido2 thread (`FIDOThread`);
 /// `cancel()` may come from any thread, which is how a page's abort reaches a key waiting for touch.
@@ -74,7 +75,7 @@ public final class Device: @unchecked Sendable {
     }
 
     /// Sets the first PIN on a key that has none.
-    public func setPIN(_ pin: PINCode) throws(FIDOError) {
+    public func setPIN(_ pin: SecretBytes) throws(FIDOError) {
         try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_set_pin(handle, p, nil), "fido_dev_set_pin") }
     }
 }

@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+import Secrets
 
 /// authenticatorGetAssertion parameters, decided by the WebAuthn client layer above.
 public struct AssertionRequest: Sendable {
@@ -44,14 +45,14 @@ public struct Assertion: Sendable {
 }
 
 extension Device {
-    public func getAssertions(_ request: AssertionRequest, pin: PINCode?) throws(FIDOError) -> [Assertion] {
+    public func getAssertions(_ request: AssertionRequest, pin: SecretBytes?) throws(FIDOError) -> [Assertion] {
         try getAssertions(request, allowing: request.allowList[...], pin: pin)
     }
 
     /// As `getAssertions(_:pin:)`, naming `allowList` instead of the request's own list: a batch of a long list
     /// goes as a slice of it, so no array of its ids (an allocation and a retain per id) is built per request.
     public func getAssertions(_ request: AssertionRequest, allowing allowList: ArraySlice<[UInt8]>,
-                              pin: PINCode?) throws(FIDOError) -> [Assertion] {
+                              pin: SecretBytes?) throws(FIDOError) -> [Assertion] {
         guard let assert = fido_assert_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_assert_new") }
         var owned: OpaquePointer? = assert
         defer { fido_assert_free(&owned) }

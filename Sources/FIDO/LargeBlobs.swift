@@ -1,5 +1,6 @@
 import CFIDO2
 import Glibc
+import Secrets
 
 /// The key's largeBlobs array (CTAP 2.1 §6.10), one entry per credential, sealed with the credential's
 /// 32-byte largeBlobKey. libfido2 does the array parsing, AES-GCM and compression.
@@ -24,7 +25,7 @@ extension Device {
 
     /// Stores `blob` for `key`, replacing any earlier one. Writing needs a pinUvAuthToken with the
     /// largeBlobWrite permission: libfido2 1.12 gets one from `pin`, or from built-in UV when `pin` is nil.
-    public func setLargeBlob(key: [UInt8], blob: [UInt8], pin: PINCode?) throws(FIDOError) {
+    public func setLargeBlob(key: [UInt8], blob: [UInt8], pin: SecretBytes?) throws(FIDOError) {
         func set(_ p: UnsafePointer<CChar>?) -> Int32 {
             key.withUnsafeBufferPointer { k in
                 blob.withUnsafeBufferPointer { b in fido_dev_largeblob_set(handle, k.baseAddress, k.count, b.baseAddress, b.count, p) }
@@ -51,7 +52,7 @@ extension Device {
 
     /// Replaces the whole largeBlobs array (CBOR); libfido2 appends the hash and gets the write token as in
     /// `setLargeBlob`.
-    public func setLargeBlobArray(_ cbor: [UInt8], pin: PINCode?) throws(FIDOError) {
+    public func setLargeBlobArray(_ cbor: [UInt8], pin: SecretBytes?) throws(FIDOError) {
         func set(_ p: UnsafePointer<CChar>?) -> Int32 {
             cbor.withUnsafeBufferPointer { fido_dev_largeblob_set_array(handle, $0.baseAddress, $0.count, p) }
         }

@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+import Secrets
 
 /// authenticatorMakeCredential parameters, already decided by the WebAuthn client layer above.
 public struct CredentialRequest: Sendable {
@@ -62,7 +63,7 @@ public struct MadeCredential: Sendable {
 extension Device {
     /// Runs authenticatorMakeCredential; blocks until the user touches the key, the key refuses,
     /// the timeout set with `setTimeout` passes, or `cancel()` is called.
-    public func makeCredential(_ request: CredentialRequest, pin: PINCode?) throws(FIDOError) -> MadeCredential {
+    public func makeCredential(_ request: CredentialRequest, pin: SecretBytes?) throws(FIDOError) -> MadeCredential {
         guard let cred = fido_cred_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_cred_new") }
         var owned: OpaquePointer? = cred
         defer { fido_cred_free(&owned) }

@@ -1,4 +1,5 @@
 import Glibc
+import Secrets
 
 /// The client side of the Assuan line protocol, as GnuPG speaks it to pinentry.
 ///

@@ -1,3 +1,4 @@
+import Secrets
 /// PIN length rules as CTAP 2.1 states them (§6.5.1): a PIN is UTF-8, at least `minPINLength` Unicode code
 /// points (4 unless the key says more), at most 63 bytes. Checked before the key sees the PIN: a PIN the
 /// key would refuse anyway must not cost one of its retries.

@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import Secrets
 
 /// Asks through a pinentry program (GnuPG's dialog: gnome3, qt, gtk2, curses, tty), speaking Assuan to it
 /// the way gpg-agent does. The host has no terminal of its own (the browser owns its stdio), so this is how

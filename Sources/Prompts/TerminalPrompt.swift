@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import Secrets
 
 /// Asks on a terminal (`/dev/tty`): the fallback when no pinentry program exists but the browser was started
 /// from a shell, so the user can see and answer a prompt there.

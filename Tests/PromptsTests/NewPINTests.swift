@@ -1,5 +1,6 @@
 import Testing
 @testable import Prompts
+import Secrets
 
 /// PIN set-up through pinentry (scripted peer) and the length rules behind it.
 struct NewPINTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import Prompts
+@testable import Secrets
 
 struct SecretBytesTests {
     @Test func storageIsZeroedBeforeItIsFreed() {

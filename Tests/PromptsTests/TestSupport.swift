@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import Prompts
+import Secrets
 
 /// A value shared between a test and its threads.
 final class Locked<Value>: @unchecked Sendable {

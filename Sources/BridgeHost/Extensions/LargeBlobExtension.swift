@@ -1,5 +1,6 @@
 import FIDO
 import WebAuthn
+import Secrets
 
 /// `largeBlob` (WebAuthn L3 §10.1.5) over CTAP's largeBlobKey extension and the key's largeBlobs array.
 ///
@@ -15,7 +16,7 @@ enum LargeBlobExtension {
     /// Reads or writes the blob of the asserted credential; the `largeBlob` client output.
     /// A failed write is `written: false` (§10.1.5), not an error.
     static func perform(_ operation: AuthenticationExtensionInputs.LargeBlobOperation, key: [UInt8]?,
-                        on device: Device, pin: PINCode?, log: HostLog, request: String) throws(FIDOError) -> JSONValue {
+                        on device: Device, pin: SecretBytes?, log: HostLog, request: String) throws(FIDOError) -> JSONValue {
         switch operation {
         case .read:
             guard let key, key.count == 32 else { return .object([]) }
@@ -54,7 +55,7 @@ enum LargeBlobExtension {
         LargeBlobEntry.storedBlob(in: try device.largeBlobArray(), key: key)
     }
 
-    private static func writeSealedHere(_ blob: [UInt8], key: [UInt8], on device: Device, pin: PINCode?) throws(FIDOError) {
+    private static func writeSealedHere(_ blob: [UInt8], key: [UInt8], on device: Device, pin: SecretBytes?) throws(FIDOError) {
         let current = try device.largeBlobArray()
         let updated: [UInt8]
         do { updated = try LargeBlobEntry.array(current, storing: blob, key: key) } catch {

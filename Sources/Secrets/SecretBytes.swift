@@ -3,7 +3,10 @@ import Glibc
 /// A secret (a PIN) in one heap buffer that is zeroed when the last reference goes away.
 ///
 /// Swift arrays and strings copy themselves freely and never zero freed storage, so a PIN is kept here
-/// instead, from the moment it is decoded until libfido2 has used it. It never prints itself:
+/// instead, from the moment it is decoded until libfido2 has used it: the prompt returns it, and libfido2 is
+/// handed this very buffer as its `const char *` (its own copies it zeroes itself). The one secret type of
+/// the host, in a module of its own so that the prompt (Prompts) and the key (FIDO) share it without
+/// knowing about each other. It never prints itself:
 /// `description`, `debugDescription` and reflection all say "<redacted>", so a stray `"\(pin)"` in a log line
 /// leaks nothing. The storage carries a trailing NUL so it can be handed to C as a string without a copy.
 public final class SecretBytes: @unchecked Sendable {
@@ -27,7 +30,7 @@ public final class SecretBytes: @unchecked Sendable {
     }
 
     /// Copies from a raw buffer (used by the decoders, which never hold the PIN in an array).
-    init(copying source: UnsafeRawBufferPointer) {
+    public init(copying source: UnsafeRawBufferPointer) {
         count = source.count
         storage = .allocate(byteCount: source.count + 1, alignment: 1)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
@@ -35,13 +38,13 @@ public final class SecretBytes: @unchecked Sendable {
     }
 
     /// The secret's bytes (without the trailing NUL), valid only inside `body`.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }
 
     /// The secret as a NUL-terminated C string (libfido2 takes the PIN as `const char *`), valid only inside
     /// `body`. A secret containing a NUL byte would be cut short there; PIN readers never return one.
-    public func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    public func withCString<R, E: Error>(_ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
         try body(storage.baseAddress!.assumingMemoryBound(to: CChar.self))
     }
 
@@ -75,34 +78,34 @@ extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, Cu
 
 /// A growable byte buffer for secrets in transit (a PIN being decoded or typed): when it grows, the old
 /// storage is zeroed before it is freed, and `clear`/`deinit` zero it too, unlike `[UInt8]`.
-final class ZeroingBuffer {
+package final class ZeroingBuffer {
     private var storage: UnsafeMutableRawBufferPointer
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init(capacity: Int = 128) {
+    package init(capacity: Int = 128) {
         storage = .allocate(byteCount: max(capacity, 16), alignment: 1)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
     }
 
-    func append(_ byte: UInt8) {
+    package func append(_ byte: UInt8) {
         if count == storage.count { grow() }
         storage[count] = byte
         count += 1
     }
 
     /// Drops the last `n` bytes (terminal erase), zeroing them.
-    func removeLast(_ n: Int) {
+    package func removeLast(_ n: Int) {
         let n = min(n, count)
         explicit_bzero(storage.baseAddress! + (count - n), n)
         count -= n
     }
 
-    func clear() { removeLast(count) }
+    package func clear() { removeLast(count) }
 
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[0..<count]) }
+    package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[0..<count]) }
 
     /// Moves the contents into a `SecretBytes` and clears this buffer.
-    func takeSecret() -> SecretBytes {
+    package func takeSecret() -> SecretBytes {
         let secret = SecretBytes(copying: bytes)
         clear()
         return secret
