@@ -87,6 +87,7 @@ function randomToken() {
 const prompts = WebAuthnBridgePrompt.createPrompts({
   createWindow: (options) => api.windows.create(options),
   removeWindow: (windowId) => api.windows.remove(windowId),
+  focusWindow: (windowId) => api.windows.update(windowId, { focused: true }),
   windowOf,
   pageUrl: (path) => api.runtime.getURL(path),
   randomToken,

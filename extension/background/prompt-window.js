@@ -29,6 +29,8 @@
   // SecurityError, NotSupportedError …) are about the page's own request: the page is told, and a window
   // would let any page pop one up at will. With a window already open, any reason is shown.
   const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
+  // What the user must act on in the window itself: it comes to the front again if it went behind the tab.
+  const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
 
   function isPlainObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -54,6 +56,7 @@
    * deps:
    *   createWindow(options)      → Promise<{id}>   (windows.create)
    *   removeWindow(windowId)     → Promise          (windows.remove)
+   *   focusWindow(windowId)      → Promise          (windows.update(id, {focused: true}))
    *   windowOf(tabId)            → Promise<{tabTitle, window: {left, top, width} | null}>
    *   pageUrl(path)              → the extension URL of `path` (runtime.getURL)
    *   randomToken()              → an unguessable string naming one window
@@ -139,6 +142,8 @@
         byHostId.set(hostId, prompt);
         byToken.set(prompt.token, prompt);
         open(prompt);
+      } else if (prompt.windowId !== null && NEEDS_THE_WINDOW.has(frame.status) && prompt.status !== frame.status) {
+        deps.focusWindow(prompt.windowId).catch(() => { /* closed meanwhile: windowRemoved handles it */ });
       }
       prompt.status = String(frame.status || '');
       prompt.detail = typeof frame.detail === 'string' ? frame.detail : '';
@@ -152,10 +157,10 @@
      * closes it. The page has its answer already; the detail never goes to it.
      */
     function ended(hostId, request, error) {
-      const open = byHostId.get(hostId);
+      const shown = byHostId.get(hostId);
       const detail = error && error.name !== 'AbortError' && typeof error.detail === 'string' ? error.detail : '';
-      if (!detail || (!open && !USER_FAILURES.has(error.name))) {
-        if (open) close(open);
+      if (!detail || (!shown && !USER_FAILURES.has(error.name))) {
+        if (shown) close(shown);
         return;
       }
       status(hostId, request, { status: 'error', detail });

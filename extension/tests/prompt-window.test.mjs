@@ -29,7 +29,7 @@ const CHROMIUM_NOT_ALLOWED = 'The operation either timed out or was not allowed.
 
 function setup({ deferWindows = false } = {}) {
   const natives = [];
-  const windows = { created: [], removed: [], pending: [] };
+  const windows = { created: [], removed: [], focused: [], pending: [] };
   let nextWindowId = 100;
   let tokens = 0;
   let bridge;
@@ -41,6 +41,7 @@ function setup({ deferWindows = false } = {}) {
       return new Promise((resolve) => windows.pending.push(() => resolve(made)));
     },
     removeWindow: (id) => { windows.removed.push(id); return Promise.resolve(); },
+    focusWindow: (id) => { windows.focused.push(id); return Promise.resolve(); },
     windowOf: async (tabId) => ({ tabTitle: `Tab ${tabId}`, window: { left: 0, top: 0, width: 1000, height: 800 } }),
     pageUrl: (path) => EXTENSION + path,
     randomToken: () => `token${++tokens}`,
@@ -104,6 +105,19 @@ test('the first status the user must see opens one focused popup window of our o
   assert.equal(t.prompts.isPromptWindow(100), true);
   assert.equal(t.prompts.isPromptWindow(1), false);
   assert.deepEqual(port.sent, [], 'the page learns nothing about the ceremony');
+});
+
+test('the window comes to the front again when the user must act in it (chooser, error), not for every status', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'pin' });
+  await settle();
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  t.hostSays({ id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  t.hostSays({ id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  assert.deepEqual(t.windows.focused, [100]);
+  t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: '' }, detail: 'The security key has no credential for this site.' });
+  assert.deepEqual(t.windows.focused, [100, 100]);
 });
 
 test('"processing" alone opens nothing: it only updates a window already shown', async () => {
