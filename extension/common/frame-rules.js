@@ -73,8 +73,8 @@
       if (type === 'create' && facts.activation !== true) return { refuse: REFUSALS.activation };
     }
     if (facts.opaque) return { refuse: REFUSALS.opaque };
-    // A frame under an opaque top-level document: Chromium would write topOrigin "null", which no relying
-    // party can check and the host cannot express; the frame's own origin must not stand in for it.
+    // A frame under an opaque top-level document (a CSP-sandboxed upload framing the real login page):
+    // Chromium's own refuses it with the opaque-origin error, and the top's URL must not stand in as topOrigin.
     if (!facts.sameOriginWithAncestors && facts.topOpaque === true) return { refuse: REFUSALS.opaque };
     return null;
   }
