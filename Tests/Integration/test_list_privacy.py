@@ -1,6 +1,7 @@
-"""Until the user acts, nothing a page can see tells whether the key holds one of the allowCredentials ids
-(issue 12, item 4): the status frames come in the same order, and the PIN dialog opens the same way, for a list
-naming a credential the key holds and for one naming none, short or long (silently probed in batches).
+"""Until the user acts, nothing a page can see tells whether the key holds one of the allowCredentials (or
+excludeCredentials) ids (issue 12, item 4): the status frames come in the same order, and the PIN dialog opens the
+same way, for a list naming a credential the key holds and for one naming none, short or long (silently probed in
+batches).
 
 Each request is watched up to its first "touch" status and then cancelled: the simulated user never touches
 within the test (presence delay), so what is compared is what came before the user's touch — and for a PIN, what
@@ -10,7 +11,7 @@ import os
 
 import pytest
 
-from bridge import Host, create_token
+from bridge import Host, binary, create_token
 from conftest import PINENTRY
 from rp import ORIGIN, creation_options, request_options, verify_registration
 
@@ -60,15 +61,21 @@ def pinentry_env(tmp):
     return {"WEBAUTHN_BRIDGE_PINENTRY": PINENTRY, "FAKE_PINENTRY_SCRIPT": str(script), "FAKE_PINENTRY_LOG": str(log)}, answer
 
 
-def events_before_the_touch(launch, tmp_path, key, allow: list[bytes]) -> list[str]:
-    """The request's status frames up to its first "touch", with "pinentry:GETPIN" where the PIN dialog asked."""
+def events_before_the_touch(launch, tmp_path, key, kind: str, ids: list[bytes]) -> list[str]:
+    """The status frames of a `kind` ("get" naming `ids` in allowCredentials, "create" in excludeCredentials) up to
+    its first "touch", with "pinentry:GETPIN" where the PIN dialog asked."""
     method, token, _ = key
     user_verification, _, pin = METHODS[method]
     env, answer = pinentry_env(tmp_path)
     answer(*([f"pin {pin}"] if pin else []))
     host = launch(token, env=env)
-    options, _ = request_options(allow=allow, userVerification=user_verification)
-    host.send({"id": "g", "type": "get", "origin": ORIGIN, "options": options})
+    if kind == "get":
+        options, _ = request_options(allow=ids, userVerification=user_verification)
+    else:
+        options, _ = creation_options(
+            excludeCredentials=[{"type": "public-key", "id": binary(i)} for i in ids],
+            authenticatorSelection={"userVerification": user_verification, "residentKey": "discouraged"})
+    host.send({"id": "g", "type": kind, "origin": ORIGIN, "options": options})
     events = []
     while True:
         frame = host.recv(timeout=30)
@@ -96,9 +103,10 @@ EXPECTED = {"touch-only": ["touch"], "built-in-uv": ["uv", "touch"], "pin": ["pi
 
 
 @pytest.mark.parametrize("length", [1, 64])
-def test_held_and_unheld_ids_look_the_same_until_the_user_acts(launch, tmp_path, key, length):
+@pytest.mark.parametrize("kind", ["get", "create"])
+def test_held_and_unheld_ids_look_the_same_until_the_user_acts(launch, tmp_path, key, kind, length):
     method, _, credential_id = key
     held_list = strangers(length // 2) + [credential_id] + strangers(length - 1 - length // 2)
-    held = events_before_the_touch(launch, tmp_path / "held", key, held_list)
-    unheld = events_before_the_touch(launch, tmp_path / "unheld", key, strangers(length))
+    held = events_before_the_touch(launch, tmp_path / "held", key, kind, held_list)
+    unheld = events_before_the_touch(launch, tmp_path / "unheld", key, kind, strangers(length))
     assert held == unheld == EXPECTED[method]
