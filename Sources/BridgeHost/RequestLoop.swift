@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
+import Glibc
 import Synchronization
 import NativeMessaging
 import Prompts
@@ -39,6 +40,11 @@ public final class RequestLoop: @unchecked Sendable {
     public func run(input: Int32) -> Int32 {
         var reader = FrameReader(fileDescriptor: input, maxFrameSize: maxInboundFrame)
         let log = environment.log
+        TerminationSignals.watch { [self] signal in
+            log.warn("stopping on \(TerminationSignals.name(signal))")
+            endRunning()
+            _exit(128 + signal)
+        }
         while true {
             do {
                 switch try reader.next() {
@@ -205,14 +211,19 @@ public final class RequestLoop: @unchecked Sendable {
         running.withLock { $0 }?.cancel()
     }
 
-    /// Cancels the running ceremony and waits (briefly) until the libfido2 thread is idle. A ceremony writes
-    /// its outcome line after its answer, so a browser that closes the stream right after reading the answer
-    /// would otherwise cut that line off.
+    /// Cancels the running ceremony, waits until the libfido2 thread is idle, and stops any helper process
+    /// still running, so that no pinentry outlives the host. A ceremony writes its outcome line after its
+    /// answer, so a browser that closes the stream right after reading the answer would otherwise cut that line
+    /// off; a cancelled pinentry is interrupted, given time to put its terminal back, and killed if it will not go
+    /// (`ChildProcess.terminate`, at most about 7 s), which is what the wait allows for.
     private func endRunning() {
         cancelRunning()
         let idle = DispatchSemaphore(value: 0)
         fidoThread.submit { idle.signal() }
-        _ = idle.wait(timeout: .now() + .seconds(2))
+        if idle.wait(timeout: .now() + .seconds(8)) == .timedOut {
+            environment.log.warn("the running request did not end in time; stopping what it started")
+        }
+        LiveChildren.stopAll()
     }
 
     static func timing(_ controller: CeremonyController, since start: ContinuousClock.Instant) -> JSONValue {

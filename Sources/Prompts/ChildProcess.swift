@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// A helper program (pinentry; for `doctor` and `bench`, the host itself) started with `posix_spawn`, its stdin and stdout connected to us by pipes.
 ///
@@ -59,6 +60,7 @@ public final class ChildProcess {
         pid = child
         input = toChild.write
         output = fromChild.read
+        LiveChildren.add(child)
     }
 
     /// The child inherits nothing but stdin/stdout/stderr, even descriptors other threads opened without
@@ -80,31 +82,20 @@ public final class ChildProcess {
     @discardableResult
     public func reapIfExited() -> Bool {
         if exitStatus != nil { return true }
-        var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
-        if result == pid || (result < 0 && errno == ECHILD) {
-            exitStatus = status
-            return true
-        }
-        return false
+        guard let status = ProcessHandle(pid: pid).reap() else { return false }
+        reaped(status)
+        return true
     }
 
     /// Waits up to `seconds` for the child to exit on its own; true when it has been reaped.
     public func waitForExit(seconds: Double) -> Bool {
-        let deadline = monotonicSeconds() + seconds
-        while !reapIfExited() {
-            if monotonicSeconds() >= deadline { return false }
-            usleep(5_000)
-        }
+        if exitStatus != nil { return true }
+        guard let status = ProcessHandle(pid: pid).waitForExit(seconds: seconds) else { return false }
+        reaped(status)
         return true
     }
 
-    /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
-    /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go. The first
-    /// grace is generous because a pinentry on a loaded machine may need more than half a second.
-    ///
-    /// The interrupt is repeated during its grace: pinentry-tty's handler only breaks a blocking read, so an
-    /// interrupt landing between printing "PIN:" and starting the read is lost and the next one is needed.
+    /// Ends the child and reaps it (`ProcessHandle.stop`).
     ///
     /// Returns false when the child had exited already, true when it had to be signalled: then it may have left
     /// a terminal it changed as it was (killed, or interrupted while putting it back).
@@ -112,16 +103,13 @@ public final class ChildProcess {
     public func terminate() -> Bool {
         closeInput()
         if reapIfExited() { return false }
-        let deadline = monotonicSeconds() + 1.5
-        repeat {
-            kill(pid, SIGINT)
-            if waitForExit(seconds: 0.1) { return true }
-        } while monotonicSeconds() < deadline
-        for (signal, grace) in [(SIGTERM, 0.5), (SIGKILL, 5.0)] {
-            kill(pid, signal)
-            if waitForExit(seconds: grace) { break }
-        }
+        if let status = ProcessHandle(pid: pid).stop() { reaped(status) }
         return true
+    }
+
+    private func reaped(_ status: Int32) {
+        exitStatus = status
+        LiveChildren.remove(pid)
     }
 
     deinit {
@@ -141,6 +129,68 @@ public final class ChildProcess {
             }
         }
         return nil
+    }
+}
+
+/// A started child process known by its PID: waits for it, or stops it.
+struct ProcessHandle {
+    let pid: pid_t
+
+    /// The raw `waitpid` status if the child has exited (and is now reaped), nil while it runs.
+    func reap() -> Int32? {
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, WNOHANG)
+        return result == pid || (result < 0 && errno == ECHILD) ? status : nil
+    }
+
+    func waitForExit(seconds: Double) -> Int32? {
+        let deadline = monotonicSeconds() + seconds
+        while true {
+            if let status = reap() { return status }
+            if monotonicSeconds() >= deadline { return nil }
+            usleep(5_000)
+        }
+    }
+
+    /// Ends the child and reaps it. SIGINT first: pinentry treats it as "cancel" and terminal pinentries then
+    /// restore the terminal's echo (SIGTERM/SIGKILL would leave it off); escalate if it does not go. The first
+    /// grace is generous because a pinentry on a loaded machine may need more than half a second.
+    ///
+    /// The interrupt is repeated during its grace: pinentry-tty's handler only breaks a blocking read, so an
+    /// interrupt landing between printing "PIN:" and starting the read is lost and the next one is needed.
+    func stop() -> Int32? {
+        let deadline = monotonicSeconds() + 1.5
+        repeat {
+            kill(pid, SIGINT)
+            if let status = waitForExit(seconds: 0.1) { return status }
+        } while monotonicSeconds() < deadline
+        for (signal, grace) in [(SIGTERM, 0.5), (SIGKILL, 5.0)] {
+            kill(pid, signal)
+            if let status = waitForExit(seconds: grace) { return status }
+        }
+        return nil
+    }
+}
+
+/// Every helper process started and not yet reaped, so that a host stopping at once (a termination signal, a
+/// browser gone while a request still ran) stops them too: a pinentry must never outlive the host that asked.
+public enum LiveChildren {
+    private static let pids = Mutex<Set<pid_t>>([])
+
+    static func add(_ pid: pid_t) { pids.withLock { _ = $0.insert(pid) } }
+    static func remove(_ pid: pid_t) { pids.withLock { _ = $0.remove(pid) } }
+
+    /// The processes started and not reaped yet.
+    public static var running: [pid_t] { pids.withLock { Array($0) } }
+
+    /// Stops (`ProcessHandle.stop`) and reaps every one still running. For the host's last moments: whoever
+    /// started a child normally ends it itself.
+    public static func stopAll() {
+        for pid in running {
+            let child = ProcessHandle(pid: pid)
+            if child.reap() == nil { _ = child.stop() }
+            remove(pid)
+        }
     }
 }
 
