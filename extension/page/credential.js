@@ -122,18 +122,20 @@
     return masker;
   }
 
-  /** A method named `key` of `length` that runs body(this, args): not constructible, no prototype, like a
-   *  native method. */
-  function methodLike(key, length, body) {
-    const fn = { [key](...args) { return body(this, args); } }[key];
-    if (fn.length !== length) defineProperty(fn, 'length', { value: length });
-    return fn;
+  // The replacements' `name` and `length` are left alone (never read or redefined): SpiderMonkey creates them
+  // lazily, for script and native functions alike, in the order a page first reads them, and V8 lists a
+  // redefined one after the other; untouched, both engines list them as for the native function.
+
+  /** A method named `key` that runs body(this, args): not constructible, no prototype, like a native method. */
+  function methodLike(key, body) {
+    return { [key](...args) { return body(this, args); } }[key];
   }
 
   /** A getter named "get <key>" that runs body(this). */
   function getterLike(key, body) {
     return getOwnPropertyDescriptor({ get [key]() { return body(this); } }, key).get;
   }
+
 
   /**
    * Replaces proto[key] by `dispatch` made into the same kind of member as the browser's: its descriptor's
@@ -150,7 +152,9 @@
       masker.mask(get, nativeGetter);
       defineProperty(proto, key, { get, set: native ? native.set : undefined, enumerable: native ? native.enumerable : true, configurable: true });
     } else {
-      const value = methodLike(key, nativeMethod ? nativeMethod.length : 0, (self, args) => dispatch(self, args, nativeMethod));
+      const value = methodLike(key, (self, args) => dispatch(self, args, nativeMethod));
+      const length = nativeMethod ? nativeMethod.length : 0;
+      if (length !== 0) defineProperty(value, 'length', { value: length }); // no WebAuthn member needs this
       masker.mask(value, nativeMethod);
       defineProperty(proto, key, { value, writable: native ? native.writable : true, enumerable: native ? native.enumerable : true, configurable: true });
     }

@@ -189,6 +189,8 @@ test('registration toJSON: the L3 RegistrationResponseJSON with the members in W
   assert.deepEqual(Object.keys(json.clientExtensionResults), ['credProps', 'prf']);
   assert.equal(JSON.stringify(cred), JSON.stringify(json), 'JSON.stringify goes through toJSON');
   assert.notEqual(cred.toJSON(), cred.toJSON(), 'a new object each call');
+  new Uint8Array(cred.rawId)[0] = 0;
+  assert.equal(cred.toJSON().rawId, b64('00ffee'), 'as Chromium 156: toJSON encodes the buffer the page holds');
 });
 
 test('toJSON leaves out publicKey, userHandle and authenticatorAttachment when there are none', () => {

@@ -1,0 +1,155 @@
+"""Issue 13: the credentials and rejections the bridge gives a page are indistinguishable in shape from the
+browser's own. One probe (site/parity.js) walks an object, its response and their prototypes: where each member
+lives, every descriptor, function names, lengths and sources, Object.keys, for…in, JSON, toString tags,
+instanceof, [SameObject] identities, fresh results, strict-mode assignment to every member, Object.freeze.
+
+Chromium: the same browser, same tab, makes one credential through its own WebAuthn (DevTools virtual
+authenticator, on http://parity.localhost:PORT, an origin no content script of the extension matches) and one
+through the bridge (http://localhost:PORT, SoftToken); the two descriptions must be equal, for create and get,
+with and without extensions.
+Firefox: no authenticator answers headless, so the bridge's credential is compared with what Firefox's own
+classes declare: the same probe on Object.create(<prototype>) in a page the extension is not injected into,
+taking nothing from any member call. Its statics and a rejection are compared with Firefox's own too.
+"""
+import json
+
+import pytest
+
+from harness.paths import OVERRIDE_ACTIVE_JS
+
+NATIVE_HOST = "parity.localhost"  # *.localhost: a secure context in both browsers, matched by no content script
+PAGE = "/parity.html"
+
+
+def differences(native, bridge, path="$"):
+    """Where two descriptions differ, as readable paths (a whole-dict assert diff is unreadable here)."""
+    if type(native) is not type(bridge):
+        return [f"{path}: browser {native!r} / bridge {bridge!r}"]
+    if isinstance(native, dict):
+        out = [f"{path}.{k}: only {'browser' if k in native else 'bridge'} has it"
+               for k in sorted(set(native) ^ set(bridge))]
+        for k in native:
+            if k in bridge:
+                out += differences(native[k], bridge[k], f"{path}.{k}")
+        return out
+    if isinstance(native, list):
+        if len(native) != len(bridge):
+            return [f"{path}: browser {len(native)} items {native!r:.300} / bridge {len(bridge)} items {bridge!r:.300}"]
+        return [d for i, (a, b) in enumerate(zip(native, bridge)) for d in differences(a, b, f"{path}[{i}]")]
+    return [] if native == bridge else [f"{path}: browser {native!r} / bridge {bridge!r}"]
+
+
+def assert_same(native, bridge, what):
+    found = differences(native, bridge)
+    assert not found, f"{what}: the bridge's differs from the browser's own in {len(found)} places:\n" + "\n".join(found[:40])
+
+
+@pytest.fixture(scope="module")
+def pages(browser):
+    """Opens the bridge's page or the browser's own (never injected) and runs parity.<fn>(args) there."""
+    native_origin = browser.site_origin.replace("//localhost:", f"//{NATIVE_HOST}:")
+    if browser.kind == "chromium":
+        cdp = browser.browser
+        cdp.call("WebAuthn.enable", {"enableUI": False})
+        cdp.call("WebAuthn.addVirtualAuthenticator", {"options": {
+            "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
+            "isUserVerified": True, "automaticPresenceSimulation": True, "hasPrf": True}})
+
+    class Pages:
+        def open(self, side: str):
+            if side == "bridge":
+                browser.open(PAGE)  # checks the override is active
+            else:
+                browser.browser.open(native_origin + PAGE)
+                assert browser.call(f"!({OVERRIDE_ACTIVE_JS}) && isSecureContext") is True, \
+                    f"{native_origin} must be a secure context the extension is not injected into"
+
+        def run(self, function: str, **args):
+            return browser.call(f"parity.{function}({json.dumps(args)})")
+
+    return Pages()
+
+
+def ceremonies(pages, side: str, extensions: bool) -> dict:
+    pages.open(side)
+    created = pages.run("create", extensions=extensions)
+    asserted = pages.run("get", extensions=extensions)
+    return {"create": created, "get": asserted}
+
+
+def rows_that_matter(description: dict) -> None:
+    """The issue's own rows, stated outright, so a failure names them (the full comparison follows)."""
+    toJSON = dict(description["credentialMutations"]["assignments"])["toJSON"]
+    assert toJSON["threw"] is None and toJSON["own"] and toJSON["restored"], f"strict-mode credential.toJSON = …: {toJSON}"
+    rawId = dict(description["credentialMutations"]["assignments"])["rawId"]
+    assert rawId["threw"] == "TypeError", f"assigning an attribute must throw TypeError: {rawId}"
+    assert description["credential"]["own"] == [] and description["response"]["own"] == [], "no own properties"
+    assert description["credential"]["keys"] == [], "Object.keys"
+    assert description["credentialMutations"]["frozenAfter"] is True
+
+
+@pytest.mark.parametrize("extensions", [False, True], ids=["plain", "extensions"])
+def test_credentials_match_the_browsers_own(browser, pages, extensions):
+    bridge = ceremonies(pages, "bridge", extensions)
+    for kind in ("create", "get"):
+        rows_that_matter(bridge[kind])
+    if browser.kind == "chromium":
+        native = ceremonies(pages, "native", extensions)
+        for kind in ("create", "get"):
+            assert_same(native[kind], bridge[kind], f"{kind}() {'with' if extensions else 'without'} extensions")
+        return
+    pages.open("native")
+    declared = pages.run("declaredShape")
+    for kind, response in (("create", "attestation"), ("get", "assertion")):
+        assert_same(declared["credential"], bridge[kind]["credential"], f"{kind}(): the credential")
+        assert_same(declared[response], bridge[kind]["response"], f"{kind}(): the response")
+        assert_same(declared["credentialMutations"], bridge[kind]["credentialMutations"], f"{kind}(): assigning and freezing the credential")
+        assert_same(declared[f"{response}Mutations"], bridge[kind]["responseMutations"], f"{kind}(): assigning and freezing the response")
+
+
+def test_statics_answer_as_the_browsers_own(browser, pages):
+    pages.open("native")
+    native = pages.run("statics")
+    pages.open("bridge")
+    bridge = pages.run("statics")
+    native_caps = native.pop("getClientCapabilities")
+    bridge_caps = bridge.pop("getClientCapabilities")
+    assert_same(native, bridge, "PublicKeyCredential/Credential statics and Function.prototype.toString")
+
+    # getClientCapabilities: the browser's promise and record shape; the bridge's answer for what it serves.
+    assert bridge_caps["promise"] is True and native_caps["promise"] is True, bridge_caps
+    caps, browser_caps = bridge_caps["value"], native_caps["value"]
+    assert list(caps) == sorted(caps), f"keys in code-unit order, as the browser's: {list(caps)}"
+    assert list(browser_caps) == sorted(browser_caps), browser_caps
+    assert all(isinstance(v, bool) for v in caps.values()), caps
+    assert set(browser_caps) <= set(caps), f"a key of the browser's answer is missing: {set(browser_caps) - set(caps)}"
+    for key in ("conditionalGet", "conditionalCreate", "userVerifyingPlatformAuthenticator"):
+        if key in browser_caps:
+            assert caps[key] == browser_caps[key], f"{key} is the browser's to answer: {caps[key]} / {browser_caps[key]}"
+    assert caps["hybridTransport"] is False
+
+
+def test_rejections_match_the_browsers_own(browser, pages):
+    if browser.kind == "chromium":
+        for scenario in ("excluded", "tooMany"):
+            found = {}
+            for side in ("native", "bridge"):
+                pages.open(side)
+                if scenario == "excluded":
+                    pages.run("create", extensions=False)
+                found[side] = pages.run("rejection", scenario=scenario)
+            assert_same(found["native"], found["bridge"], f"the {scenario} rejection")
+        assert found["bridge"]["name"] == "RangeError" and found["bridge"]["code"] == 0, found["bridge"]
+        return
+    # Firefox's own WebAuthn refuses every headless call (NotAllowedError): its shape, bar name and code, is
+    # the DOMException shape the bridge's InvalidStateError must have.
+    pages.open("native")
+    native = pages.run("rejection", scenario="tooMany")
+    assert native.get("name") == "NotAllowedError", native
+    pages.open("bridge")
+    pages.run("create", extensions=False)
+    bridge = pages.run("rejection", scenario="excluded")
+    assert bridge.get("name") == "InvalidStateError" and bridge["code"] == 11, bridge
+    for description in (native, bridge):
+        del description["name"], description["code"]
+    assert_same(native, bridge, "a rejection")
