@@ -10,6 +10,9 @@ that closing it is Cancel. Real input comes from outside, as a person's would: C
 Chromium, WebDriver BiDi input.performActions in Firefox (harness/prompt_window.py).
 """
 import json
+import os
+import time
+from pathlib import Path
 
 import pytest
 
@@ -50,6 +53,34 @@ def chooser(request, host, rp_server):
     session = BrowserSession(request.param, host, rp_server.origin, token_args=("--uv",))
     yield session
     session.close()
+
+
+PIN = "246810"
+HELD_PINENTRY = Path(__file__).with_name("harness") / "held_pinentry.py"
+
+
+@pytest.fixture(scope="module", params=BROWSERS)
+def pinned(request, host, rp_server, tmp_path_factory):
+    """A key with a PIN, and a pinentry that keeps its dialog open until the test answers it."""
+    release = tmp_path_factory.mktemp(f"pinentry-{request.param}") / "release"
+    session = BrowserSession(request.param, host, rp_server.origin, token_args=("--pin", PIN),
+                             extra_env={"WEBAUTHN_BRIDGE_PINENTRY": str(HELD_PINENTRY),
+                                        "HELD_PINENTRY_RELEASE": str(release)})
+    yield session, release
+    session.close()
+
+
+def answer_pinentry(release: Path, pin: str) -> None:
+    partial = release.with_suffix(".partial")
+    partial.write_text(pin)
+    os.replace(partial, release)   # the pinentry never reads half a PIN
+
+
+def wait_until_exists(path: Path, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"not seen in {timeout} s: {what}"
+        time.sleep(0.05)
 
 
 def start(session, function: str, **args) -> None:
@@ -162,4 +193,28 @@ def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chro
     window.click("Close")
     PromptWindow.wait_gone(session.browser)
     assert_page_saw_nothing(session, reason)
+
+
+def test_pin_instruction_is_in_the_window_while_the_pin_dialog_is_open_and_the_page_sees_none_of_it(pinned):
+    session, release = pinned
+    user = session.new_user("pin")
+    registered = session.rp("register", username=user)   # UV discouraged: no PIN asked (makeCredUvNotRqd)
+    assert registered.get("ok") and registered["verdict"]["verified"], registered
+    PromptWindow.wait_gone(session.browser)  # see the chooser test
+
+    assert session.call(SPY_JS) is True
+    start(session, "signIn", username=user, userVerification="required")
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.getElementById('text').textContent === 'Enter your PIN in the dialog.'")
+    wait_until_exists(release.with_suffix(".asked"), 15, "the PIN dialog asking")
+    assert session.call("window.__e2eResult === undefined"), "the ceremony waits for the PIN"
+    assert PromptWindow.is_open(session.browser), "the window stays while the dialog asks"
+    assert_page_saw_nothing(session, "PIN")
+
+    answer_pinentry(release, PIN)
+    signed_in = result(session)
+    assert signed_in.get("ok") and signed_in["verdict"]["verified"], signed_in
+    assert signed_in["verdict"]["username"] == user
+    PromptWindow.wait_gone(session.browser)
+    assert_page_saw_nothing(session, "PIN")
 

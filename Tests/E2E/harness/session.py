@@ -29,7 +29,8 @@ ENDED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+)\] (?P<type>create|get) (
 
 class BrowserSession:
     def __init__(self, kind: str, host_binary: Path, site_origin: str, *, install: bool = True,
-                 token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False):
+                 token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False,
+                 extra_env: dict | None = None):
         assert not own_webauthn or (kind == "chromium" and not install), "only Chromium has a virtual authenticator"
         self.kind = kind
         self.own_webauthn = own_webauthn
@@ -52,6 +53,7 @@ class BrowserSession:
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "WEBAUTHN_BRIDGE_SOFT_TOKEN": str(self.token), "WEBAUTHN_BRIDGE_LOG_FILE": str(self.host_log),
             "WEBAUTHN_BRIDGE_LOG_LEVEL": "debug",
+            **(extra_env or {}),   # e.g. WEBAUTHN_BRIDGE_PINENTRY: the host sees what the browser was given
         }
         try:
             self._start(host_binary, install, token_args, firefox_prefs)
