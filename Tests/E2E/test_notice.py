@@ -1,6 +1,6 @@
 """The security-key window against a hostile page, in Chromium and Firefox: what the user must see or choose during
-a ceremony ("Touch your security key.", the account chooser) is in an extension window of its own, and nothing of
-it reaches the page.
+a ceremony ("Touch your security key.", "Enter your PIN in the dialog.", the account chooser, why it failed) is in
+an extension window of its own, and nothing of it reaches the page.
 
 The page here is hostile: before each ceremony it watches its whole DOM (MutationObserver) and every message event
 on its window and document, and tries to load the window's page itself. The test then checks that the page saw
