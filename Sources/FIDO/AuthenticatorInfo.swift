@@ -33,13 +33,14 @@ public struct AuthenticatorInfo: Sendable, Equatable {
         if let ptr = fido_cbor_info_protocols_ptr(info) {
             pinProtocols = UnsafeBufferPointer(start: ptr, count: fido_cbor_info_protocols_len(info)).map(Int.init)
         }
-        maxMessageSize = Int(fido_cbor_info_maxmsgsiz(info))
-        maxCredentialBlobLength = Int(fido_cbor_info_maxcredbloblen(info))
-        minPINLength = Int(fido_cbor_info_minpinlen(info))
-        maxLargeBlobArray = Int(fido_cbor_info_maxlargeblob(info))
-        firmwareVersion = Int(fido_cbor_info_fwversion(info))
-        maxCredentialCountInList = Int(fido_cbor_info_maxcredcntlst(info))
-        maxCredentialIDLength = Int(fido_cbor_info_maxcredidlen(info))
+        // The key chooses these (uint64 in getInfo's CBOR): Int(_:) would trap on one above Int.max.
+        maxMessageSize = Int(clamping: fido_cbor_info_maxmsgsiz(info))
+        maxCredentialBlobLength = Int(clamping: fido_cbor_info_maxcredbloblen(info))
+        minPINLength = Int(clamping: fido_cbor_info_minpinlen(info))
+        maxLargeBlobArray = Int(clamping: fido_cbor_info_maxlargeblob(info))
+        firmwareVersion = Int(clamping: fido_cbor_info_fwversion(info))
+        maxCredentialCountInList = Int(clamping: fido_cbor_info_maxcredcntlst(info))
+        maxCredentialIDLength = Int(clamping: fido_cbor_info_maxcredidlen(info))
     }
 
     private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int) -> [String] {
