@@ -86,6 +86,13 @@ def rows_that_matter(description: dict) -> None:
     assert description["credential"]["own"] == [] and description["response"]["own"] == [], "no own properties"
     assert description["credential"]["keys"] == [], "Object.keys"
     assert description["credentialMutations"]["frozenAfter"] is True
+    members = {row[0]: row for row in description["behaviour"]["members"]}
+    assert members["rawId"][3] == {"same": True}, f"rawId is [SameObject]: {members['rawId']}"
+    assert members["response"][3] == {"same": True}, "response is [SameObject]"
+    assert members["getClientExtensionResults"][3]["same"] is False, "getClientExtensionResults() answers a new object"
+    json_keys = [entry[0] for entry in description["behaviour"]["json"]["entries"]]
+    assert json_keys == sorted(json_keys), f"JSON members in dictionary order: {json_keys}"
+    assert description["behaviour"]["jsonIsToJSON"] is True
 
 
 @pytest.mark.parametrize("extensions", [False, True], ids=["plain", "extensions"])
