@@ -101,21 +101,27 @@
     const known = weakGet(sourceMasks, functionPrototype);
     if (known) return known;
     const nativeToString = functionPrototype.toString;
-    const sources = new WeakMap();
     const descriptor = getOwnPropertyDescriptor(functionPrototype, 'toString');
-    const masker = {
-      mask(fn, native) {
-        if (typeof native === 'function') weakSet(sources, fn, apply(nativeToString, native, []));
-      },
-    };
+    let masker = { mask() {} };
     if (typeof nativeToString === 'function' && descriptor && descriptor.configurable) {
+      const sources = new WeakMap();
+      const sourceOf = (fn) => apply(nativeToString, fn, []);
+      // This engine's way of printing a native method ("function toString() { [native code] }"), for a method
+      // the browser lacks (getClientCapabilities before Firefox 135, say).
+      const nativeMethodSource = sourceOf(nativeToString);
+      masker = {
+        mask(fn, native, methodName) {
+          if (typeof native === 'function') weakSet(sources, fn, sourceOf(native));
+          else if (methodName) weakSet(sources, fn, nativeMethodSource.replace('toString', methodName));
+        },
+      };
       const toString = {
         toString() {
           const source = weakGet(sources, this);
           return source !== undefined ? source : apply(nativeToString, this, []);
         },
       }.toString;
-      weakSet(sources, toString, apply(nativeToString, nativeToString, []));
+      weakSet(sources, toString, nativeMethodSource);
       defineProperty(functionPrototype, 'toString', { ...descriptor, value: toString });
     }
     weakSet(sourceMasks, functionPrototype, masker);
@@ -155,7 +161,7 @@
       const value = methodLike(key, (self, args) => dispatch(self, args, nativeMethod));
       const length = nativeMethod ? nativeMethod.length : 0;
       if (length !== 0) defineProperty(value, 'length', { value: length }); // no WebAuthn member needs this
-      masker.mask(value, nativeMethod);
+      masker.mask(value, nativeMethod, key);
       defineProperty(proto, key, { value, writable: native ? native.writable : true, enumerable: native ? native.enumerable : true, configurable: true });
     }
   }

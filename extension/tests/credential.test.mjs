@@ -284,6 +284,18 @@ test('replaceStatic dresses a static as the browser\'s own: descriptor, name, le
   assert.deepEqual(await PKC.getClientCapabilities(), { mine: true });
 });
 
+test('replaceStatic defines a static the browser lacks as WebIDL would, reading as a native method', () => {
+  const win = pageRealm();
+  const PKC = win.PublicKeyCredential;
+  delete PKC.getClientCapabilities; // as in Firefox before 135
+  codec.pageShapes(win).replaceStatic(PKC, 'getClientCapabilities', () => 'answer');
+  const added = PKC.getClientCapabilities;
+  assert.deepEqual(Object.getOwnPropertyDescriptor(PKC, 'getClientCapabilities'), { value: added, writable: true, enumerable: true, configurable: true });
+  assert.equal(added.name, 'getClientCapabilities');
+  assert.equal(win.Function.prototype.toString.call(added), 'function getClientCapabilities() { [native code] }');
+  assert.equal(added(), 'answer');
+});
+
 test('stand-ins without Credential/AuthenticatorResponse get those members on the children, never on Object.prototype', () => {
   class PublicKeyCredential {}
   class AuthenticatorAttestationResponse {}
