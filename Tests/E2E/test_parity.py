@@ -88,6 +88,8 @@ def rows_that_matter(description: dict) -> None:
     assert description["credentialMutations"]["frozenAfter"] is True
     members = {row[0]: row for row in description["behaviour"]["members"]}
     assert members["rawId"][3] == {"same": True}, f"rawId is [SameObject]: {members['rawId']}"
+    assert members["rawId"][2] == {"ArrayBuffer": True}, f"rawId is an ArrayBuffer of the page's realm: {members['rawId']}"
+    assert members["toJSON"][2]["object"] == "Object.prototype", "toJSON() answers a plain object of the page's realm"
     assert members["response"][3] == {"same": True}, "response is [SameObject]"
     assert members["getClientExtensionResults"][3]["same"] is False, "getClientExtensionResults() answers a new object"
     json_keys = [entry[0] for entry in description["behaviour"]["json"]["entries"]]
