@@ -212,11 +212,10 @@
 
   function attestationResponse(r) {
     if (!Number.isInteger(r.publicKeyAlgorithm)) throw new TypeError('host reply lacks publicKeyAlgorithm');
-    const authenticatorData = requireBuffer(r.authenticatorData, 'authenticatorData');
     return {
       clientDataJSON: requireBuffer(r.clientDataJSON, 'clientDataJSON'),
       attestationObject: requireBuffer(r.attestationObject, 'attestationObject'),
-      authenticatorData,
+      authenticatorData: requireBuffer(r.authenticatorData, 'authenticatorData'),
       transports: Array.isArray(r.transports) ? r.transports.filter((t) => typeof t === 'string') : [],
       publicKey: optionalBuffer(r.publicKey, 'publicKey'),
       publicKeyAlgorithm: r.publicKeyAlgorithm,

@@ -28,7 +28,7 @@
   const weakSet = uncurry(WeakMap.prototype.set);
   const arraySlice = uncurry(Array.prototype.slice);
   const apply = Reflect.apply;
-  const { create, defineProperty, getOwnPropertyDescriptor, getPrototypeOf, freeze } = Object;
+  const { create, defineProperty, getOwnPropertyDescriptor, freeze } = Object;
 
   const attribute = (serve) => ({ kind: 'attribute', serve });
   const operation = (serve) => ({ kind: 'operation', serve });
@@ -141,7 +141,6 @@
   function getterLike(key, body) {
     return getOwnPropertyDescriptor({ get [key]() { return body(this); } }, key).get;
   }
-
 
   /**
    * Replaces proto[key] by `dispatch` made into the same kind of member as the browser's: its descriptor's
