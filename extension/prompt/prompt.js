@@ -64,7 +64,8 @@
     return !!event && event.isTrusted === true && Number.isFinite(armedAt) && now >= armedAt;
   }
 
-  function createPromptView(doc, port, clock) {
+  /** `grow(pixels)` makes the window that much taller (within the screen), for a list that does not fit. */
+  function createPromptView(doc, port, clock, grow) {
     const el = (id) => doc.getElementById(id);
     let accountsShown = null; // the account list the buttons were built for
     let armedAt = Infinity;
@@ -108,6 +109,8 @@
       });
       arm();
       list.querySelector('button').focus();
+      const hidden = list.scrollHeight - list.clientHeight;
+      if (hidden > 0) grow(hidden).catch(() => { /* the list still scrolls */ });
     }
 
     function render(view) {
@@ -141,6 +144,11 @@
   }
   const ext = root.browser ?? root.chrome;
   const port = ext.runtime.connect({ name: PORT_NAME });
-  const view = createPromptView(document, port, { now: () => performance.now() });
+  const grow = async (pixels) => {
+    const own = await ext.windows.getCurrent();
+    const height = Math.min(own.height + pixels, Math.round(screen.availHeight * 0.8));
+    if (height > own.height) await ext.windows.update(own.id, { height });
+  };
+  const view = createPromptView(document, port, { now: () => performance.now() }, grow);
   port.onMessage.addListener((message) => { if (message && message.kind === 'view') view.render(message); });
 })(globalThis);

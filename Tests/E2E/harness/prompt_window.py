@@ -77,7 +77,8 @@ class PromptWindow:
     def button_center(self, label: str) -> tuple[float, float]:
         box = self.evaluate(
             f"(() => {{ const b = [...document.querySelectorAll('button')].find((b) => b.innerText.includes({json.dumps(label)}));"
-            " if (!b) return null; const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+            " if (!b) return null; b.scrollIntoView({ block: 'nearest' }); const r = b.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
         assert box, f"no button {label!r} in the security-key window: {self.text()!r}"
         return box[0], box[1]
 
