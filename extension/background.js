@@ -52,7 +52,7 @@ async function loadSiteList() {
  * The focus rule's one fact: the tab is the active tab of the focused window. Not document.hasFocus(): a
  * headless Firefox document never has focus, and a subframe never has it while its top frame does, yet
  * Chromium's own rule ("the page does not have focus") is about the whole tab. Our own security-key window
- * taking the focus does not take it from the tab's window, if that was the last normal window focused.
+ * taking the focus does not take it from the browser window focused before it.
  */
 async function isTabFocused(tabId) {
   if (!Number.isInteger(tabId) || tabId < 0) return false;
@@ -61,9 +61,15 @@ async function isTabFocused(tabId) {
   const window = await api.windows.get(tab.windowId);
   if (window.focused === true) return true;
   const focused = await api.windows.getLastFocused();
-  if (!focused.focused || !prompts.isPromptWindow(focused.id)) return false;
-  const lastNormal = await api.windows.getLastFocused({ windowTypes: ['normal'] });
-  return lastNormal.id === tab.windowId;
+  return focused.focused === true && prompts.isPromptWindow(focused.id) && lastBrowserWindow === tab.windowId;
+}
+
+// The browser window focused last, for the rule above. Kept by hand: Firefox's windows.getLastFocused ignores
+// windowTypes and answers with our popup.
+let lastBrowserWindow = null;
+function noteFocusedWindow(windowId) {
+  if (windowId === api.windows.WINDOW_ID_NONE) return;
+  api.windows.get(windowId).then((w) => { if (w.type === 'normal' && w.focused) lastBrowserWindow = w.id; }, () => {});
 }
 
 /** The tab's frame tree, for the ancestors of a requesting frame (admission.js). */
@@ -127,7 +133,11 @@ api.tabs.onRemoved.addListener((tabId) => bridge.tabClosed(tabId));
 // A request held for its tab goes as soon as the tab is active in the focused window.
 api.tabs.onActivated.addListener(() => bridge.focusChanged());
 api.tabs.onAttached.addListener(() => bridge.focusChanged());
-api.windows.onFocusChanged.addListener(() => bridge.focusChanged());
+api.windows.onFocusChanged.addListener((windowId) => {
+  noteFocusedWindow(windowId);
+  bridge.focusChanged();
+});
+api.windows.getLastFocused().then((w) => noteFocusedWindow(w.id), () => {});
 
 // Cross-document navigations only: pushState/hash changes (SPAs mid-login) must not cancel a request.
 if (api.webNavigation) {
