@@ -130,6 +130,26 @@ def test_cross_origin_iframe_without_allow_that_subverts_its_world_is_refused(br
     reached_nothing_since(browser, seen)
 
 
+def test_frame_under_a_csp_sandboxed_top_page_is_refused_not_given_the_top_urls_origin(browser, chromium_own,
+                                                                                        rp_server):
+    # A sandboxed upload framing the real login page of another origin, with allow=: the frame's topOrigin would
+    # be the upload's URL origin, but the top-level document has none.
+    options = options_for(browser, rp_server, "get")
+    seen = len(browser.ceremonies())
+    spec = {"src": f"{rp_server.frame_origin}/hostile.html", "allow": "publickey-credentials-get *",
+            "calls": [{"action": "call", "args": {"kind": "get", "options": options}}]}
+    browser.open("/hostile.html?csp=sandbox")
+    ours = browser.call(f"hostile.frameCalls({json_of(spec)})")["results"][0]
+    chromium_own.open("/hostile.html?csp=sandbox")
+    theirs = chromium_own.call(f"hostile.frameCalls({json_of(spec)})")["results"][0]
+    assert answer(theirs) == OPAQUE
+    if browser.kind == "chromium":
+        assert answer(ours) == OPAQUE
+    else:
+        assert answer(ours)[0] == "NotAllowedError", ours   # a cross-origin frame: Firefox's own answers
+    reached_nothing_since(browser, seen)
+
+
 def test_create_from_a_background_tab_is_refused_as_chromium_refuses_it(browser, chromium_own):
     browser.open("/index.html")
     seen = len(browser.ceremonies())
