@@ -56,29 +56,36 @@ def chooser(request, host, rp_server):
 
 
 PIN = "246810"
-HELD_PINENTRY = Path(__file__).with_name("harness") / "held_pinentry.py"
+# The integration suite's scripted pinentry; FAKE_PINENTRY_HOLD keeps its dialog open until the test answers.
+FAKE_PINENTRY = Path(__file__).resolve().parents[1] / "Integration" / "fake_pinentry.py"
 
 
 @pytest.fixture(scope="module", params=BROWSERS)
 def pinned(request, host, rp_server, tmp_path_factory):
     """A key with a PIN, and a pinentry that keeps its dialog open until the test answers it."""
-    release = tmp_path_factory.mktemp(f"pinentry-{request.param}") / "release"
+    scratch = tmp_path_factory.mktemp(f"pinentry-{request.param}")
+    pinentry = {"script": scratch / "answers", "log": scratch / "commands"}
     session = BrowserSession(request.param, host, rp_server.origin, token_args=("--pin", PIN),
-                             extra_env={"WEBAUTHN_BRIDGE_PINENTRY": str(HELD_PINENTRY),
-                                        "HELD_PINENTRY_RELEASE": str(release)})
-    yield session, release
+                             extra_env={"WEBAUTHN_BRIDGE_PINENTRY": str(FAKE_PINENTRY), "FAKE_PINENTRY_HOLD": "1",
+                                        "FAKE_PINENTRY_SCRIPT": str(pinentry["script"]),
+                                        "FAKE_PINENTRY_LOG": str(pinentry["log"])})
+    yield session, pinentry
     session.close()
 
 
-def answer_pinentry(release: Path, pin: str) -> None:
-    partial = release.with_suffix(".partial")
-    partial.write_text(pin)
-    os.replace(partial, release)   # the pinentry never reads half a PIN
+def answer_pinentry(script: Path, answer: str) -> None:
+    partial = script.with_suffix(".partial")
+    partial.write_text(answer + "\n")
+    os.replace(partial, script)   # the pinentry never reads half an answer
 
 
-def wait_until_exists(path: Path, timeout: float, what: str) -> None:
+def read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+def wait_until(condition, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
-    while not path.exists():
+    while not condition():
         assert time.monotonic() < deadline, f"not seen in {timeout} s: {what}"
         time.sleep(0.05)
 
@@ -196,7 +203,7 @@ def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chro
 
 
 def test_pin_instruction_is_in_the_window_while_the_pin_dialog_is_open_and_the_page_sees_none_of_it(pinned):
-    session, release = pinned
+    session, pinentry = pinned
     user = session.new_user("pin")
     registered = session.rp("register", username=user)   # UV discouraged: no PIN asked (makeCredUvNotRqd)
     assert registered.get("ok") and registered["verdict"]["verified"], registered
@@ -206,12 +213,12 @@ def test_pin_instruction_is_in_the_window_while_the_pin_dialog_is_open_and_the_p
     start(session, "signIn", username=user, userVerification="required")
     window = PromptWindow.wait(session.browser)
     window.wait_for("document.getElementById('text').textContent === 'Enter your PIN in the dialog.'")
-    wait_until_exists(release.with_suffix(".asked"), 15, "the PIN dialog asking")
+    wait_until(lambda: "GETPIN" in read(pinentry["log"]), 15, "the PIN dialog asking")
     assert session.call("window.__e2eResult === undefined"), "the ceremony waits for the PIN"
     assert PromptWindow.is_open(session.browser), "the window stays while the dialog asks"
     assert_page_saw_nothing(session, "PIN")
 
-    answer_pinentry(release, PIN)
+    answer_pinentry(pinentry["script"], f"pin {PIN}")
     signed_in = result(session)
     assert signed_in.get("ok") and signed_in["verdict"]["verified"], signed_in
     assert signed_in["verdict"]["username"] == user

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """A scripted pinentry: speaks the Assuan protocol as pinentry programs do, for the branches of the PIN flow a
 real terminal can't reach in a test. Every command it receives is appended to $FAKE_PINENTRY_LOG; each GETPIN
-takes the next answer from $FAKE_PINENTRY_SCRIPT ("pin VALUE" or "cancel"), across processes."""
+takes the next answer from $FAKE_PINENTRY_SCRIPT ("pin VALUE" or "cancel"), across processes. With
+$FAKE_PINENTRY_HOLD set, a GETPIN with no answer written yet waits for one (the dialog stays open until the test
+answers, 120 s at most) instead of cancelling."""
 
 import os
 import sys
+import time
 from pathlib import Path
 
 script = Path(os.environ["FAKE_PINENTRY_SCRIPT"])
@@ -13,10 +16,19 @@ position = script.with_suffix(".pos")
 
 
 def next_answer() -> str:
-    answers = script.read_text().splitlines()
     index = int(position.read_text()) if position.exists() else 0
+    answers = held_answers(index) if os.environ.get("FAKE_PINENTRY_HOLD") else script.read_text().splitlines()
     position.write_text(str(index + 1))
     return answers[index] if index < len(answers) else "cancel"
+
+
+def held_answers(index: int) -> list[str]:
+    deadline = time.monotonic() + 120
+    while True:
+        answers = script.read_text().splitlines() if script.exists() else []
+        if index < len(answers) or time.monotonic() > deadline:
+            return answers
+        time.sleep(0.02)
 
 
 def escape(data: str) -> str:
