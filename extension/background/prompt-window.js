@@ -22,7 +22,7 @@
   const PAGE_PATH = 'prompt/prompt.html';
   const WIDTH = 420;
   const HEIGHT = 340;
-  // Only a notice already on screen is updated with this; it never opens a window by itself.
+  // Only updates a window already open (the host sends it right before its answer); never opens one.
   const UPDATE_ONLY = new Set(['processing']);
   const TITLE_MAX = 80;
   // Failures of the key or of the user's part, which the user must be told. The others (TypeError,
@@ -103,7 +103,9 @@
       try {
         created = await deps.createWindow({ url, type: 'popup', focused: true, width: WIDTH, height: HEIGHT, ...(where || {}) });
       } catch (error) {
+        // Without the window the user can neither see what to do nor choose: the request ends, as a cancel.
         log('error', `cannot open the security-key window: ${error && error.message}`);
+        userClosed(prompt);
         return;
       }
       prompt.windowId = created.id;

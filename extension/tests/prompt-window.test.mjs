@@ -27,7 +27,7 @@ const settle = () => new Promise((r) => setImmediate(r));
 // Chromium's text when the user cancels its dialog; the host's for every NotAllowedError (docs/errors.md).
 const CHROMIUM_NOT_ALLOWED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
 
-function setup({ deferWindows = false } = {}) {
+function setup({ deferWindows = false, windowsFail = false } = {}) {
   const natives = [];
   const windows = { created: [], removed: [], focused: [], pending: [] };
   let nextWindowId = 100;
@@ -36,6 +36,7 @@ function setup({ deferWindows = false } = {}) {
   const prompts = promptWindow.createPrompts({
     createWindow: (options) => {
       windows.created.push(options);
+      if (windowsFail) return Promise.reject(new Error('No windows here'));
       const made = { id: nextWindowId++ };
       if (!deferWindows) return Promise.resolve(made);
       return new Promise((resolve) => windows.pending.push(() => resolve(made)));
@@ -293,6 +294,16 @@ test('a request that ends while its window is still opening closes the window on
   await settle();
   assert.deepEqual(t.windows.removed, [100]);
   assert.equal(t.prompts.isPromptWindow(100), false);
+});
+
+test('a window that cannot be opened ends the request as a cancel: no chooser waits for a choice nobody can make', async () => {
+  const t = setup({ windowsFail: true });
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  await settle();
+  assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+  assert.equal(port.sent[0].error.name, 'NotAllowedError');
+  assert.equal(t.prompts.openCount(), 0);
 });
 
 test('the prompt page and the background speak on the same port name', () => {
