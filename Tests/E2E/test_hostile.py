@@ -64,7 +64,7 @@ def reached_nothing_since(browser, seen: int):
     signed_in = browser.rp("signIn", username=user)
     assert signed_in.get("ok") and signed_in["verdict"]["verified"], signed_in
     new = browser.ceremonies()[seen:]
-    browser.wait_for_ended(lambda c: c["id"] == new[-1]["id"] and c["outcome"] == "ok")
+    browser.wait_for_log(lambda: [c for c in browser.ended() if c["id"] == new[-1]["id"]], "the barrier sign-in's end")
     assert [c["type"] for c in new] == ["create", "get"], "\n".join(c["line"] for c in new)
     assert all("-f0-" in c["id"] for c in new), "\n".join(c["line"] for c in new)
 
@@ -153,10 +153,10 @@ def test_frame_under_a_csp_sandboxed_top_page_is_refused_not_given_the_top_urls_
 def test_create_from_a_background_tab_is_refused_as_chromium_refuses_it(browser, chromium_own):
     browser.open("/index.html")
     seen = len(browser.ceremonies())
-    with browser.background_tab("/index.html"):
+    with browser.second_tab("/index.html"):
         assert browser.call("document.visibilityState") == "hidden"
         ours = browser.rp("register", username=browser.new_user("bgcreate"))
-    with chromium_own.background_tab("/index.html"):
+    with chromium_own.second_tab("/index.html"):
         theirs = chromium_own.rp("register", username=chromium_own.new_user("bgcreate"))
     assert answer(theirs) == NO_FOCUS
     assert answer(ours) == NO_FOCUS
@@ -168,7 +168,7 @@ def test_get_from_a_background_tab_waits_for_its_tab_without_reaching_the_key(br
     user = browser.new_user("bgget")
     assert browser.rp("register", username=user)["verdict"]["verified"]
     seen = len(browser.ceremonies())
-    with browser.background_tab("/index.html") as background:
+    with browser.second_tab("/index.html") as background:
         browser.call(f"(window.heldState = 'pending', window.held = rp.signIn({{username: {json_of(user)}, "
                      "timeout: 120000, deadlineMs: 120000}).then((r) => { window.heldState = 'settled'; return r; }),"
                      " true)")
@@ -184,7 +184,7 @@ def test_get_from_a_background_tab_waits_for_its_tab_without_reaching_the_key(br
     assert len(browser.ceremonies()[seen:]) == 2
 
     # Chromium's own serves it at once: its dialog would wait inside the tab, where the user is not.
-    with chromium_own.background_tab("/index.html") as background:
+    with chromium_own.second_tab("/index.html") as background:
         chromium_own.browser.activate(background)
         own_user = chromium_own.new_user("bgget")
         assert chromium_own.rp("register", username=own_user)["verdict"]["verified"]

@@ -97,10 +97,11 @@ class BrowserSession:
                                  f"({OVERRIDE_ACTIVE_JS} is false)\n{self.diagnostics()}")
 
     @contextmanager
-    def background_tab(self, path: str):
-        """A second tab, opened in the background on a page of the site: call()/rp() drive it inside the block.
-        Afterwards it is closed and the first tab is made active again (the next test expects it in front)."""
-        tab = self.browser.new_tab(background=True)
+    def second_tab(self, path: str, background: bool = True):
+        """A second tab on a page of the site, opened in the background (or in front, as a user opening a tab
+        does): call()/rp() drive it inside the block. Afterwards it is closed and the first tab is made active
+        again (the next test expects it in front)."""
+        tab = self.browser.new_tab(background=background)
         try:
             with self.browser.in_tab(tab):
                 if self.own_webauthn:
@@ -138,17 +139,19 @@ class BrowserSession:
         """Every ceremony request that reached the host, in order, from its log: [{id, type, line}]."""
         return [{"id": e["id"], "type": e["type"] or e["refused"], "line": e["line"]} for e in self._log_matches(REACHED_LINE)]
 
-    def wait_for_ended(self, predicate, timeout: float = 15) -> dict:
-        """The first ended ceremony ({id, type, outcome}) matching predicate, polling the log until the host has
-        written it: the page gets its answer a moment before the host logs the end."""
+    def ended(self) -> list[dict]:
+        """Every ceremony the host finished, in order: [{id, type, outcome, line}]."""
+        return self._log_matches(ENDED_LINE)
+
+    def wait_for_log(self, find, what: str, timeout: float = 15):
+        """Polls find() (reading the host log) until it returns something true, and returns that: the host writes
+        a line a moment after the page or the test has seen the event it records."""
         deadline = time.monotonic() + timeout
-        while True:
-            for entry in self._log_matches(ENDED_LINE):
-                if predicate(entry):
-                    return entry
+        while not (found := find()):
             if time.monotonic() > deadline:
-                raise AssertionError(f"no such ceremony end in the host log in {timeout} s:\n{self.diagnostics()}")
+                raise AssertionError(f"not in the host log in {timeout} s: {what}\n{self.diagnostics()}")
             time.sleep(0.05)
+        return found
 
     def diagnostics(self) -> str:
         host_log = self.host_log.read_text(errors="replace")[-3000:] if self.host_log.exists() else "(no host log)"
