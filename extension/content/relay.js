@@ -59,7 +59,7 @@
   }
 
   /** WebAuthn L3: same origin as every ancestor, walked through the parents. Reading a cross-origin
-   *  window's origin throws; an opaque origin is same-origin with nothing but itself. */
+   *  window's origin throws; an opaque origin is same-origin with no other document. */
   function sameOriginWithAncestors(win, origin) {
     let w = win;
     while (w.parent && w.parent !== w) {
