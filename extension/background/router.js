@@ -17,11 +17,8 @@
   const BACKOFF_MIN_MS = 1000;
   const BACKOFF_MAX_MS = 60000;
   const STABLE_CONNECTION_MS = 60000;
-  // Chromium clamps publicKey.timeout to [10 s, 10 min]; the host owns the real timeout, the watchdog only
-  // makes sure a page promise settles if the host never answers.
-  const TIMEOUT_MIN_MS = 10000;
-  const TIMEOUT_MAX_MS = 600000;
-  const TIMEOUT_DEFAULT_MS = 300000;
+  // The host owns the real timeout (publicKey.timeout as Chromium clamps it, host-queue.js's holdLimit); the
+  // watchdog only makes sure a page promise settles if the host never answers.
   const WATCHDOG_GRACE_MS = 30000;
   const TIMED_OUT = 'The operation either timed out or was not allowed.';
   // What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
@@ -106,8 +103,7 @@
 
   /** How long the background waits for the host before it gives up on a request. */
   function watchdogDelay(options) {
-    const t = options && Number.isFinite(options.timeout) ? options.timeout : TIMEOUT_DEFAULT_MS;
-    return Math.min(TIMEOUT_MAX_MS, Math.max(TIMEOUT_MIN_MS, t)) + WATCHDOG_GRACE_MS;
+    return loaded('./host-queue.js', 'WebAuthnBridgeHostQueue').holdLimit(options) + WATCHDOG_GRACE_MS;
   }
 
   /** Host request ids: unique per (tab, frame, page) and over the background's lifetime. */
