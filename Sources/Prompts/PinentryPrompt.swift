@@ -24,10 +24,15 @@ public final class PinentryPrompt: PINPrompt {
     private let activeRead = ActiveRead()
     private let childPID = Atomic<Int32>(0)
 
-    public init(program: String, environment: [String: String] = currentEnvironment(), ttyName: String? = nil) {
+    /// A program (with its arguments) that runs the pinentry, e.g. `ParentDeathSignal.launcher`; empty: none.
+    public let launcher: [String]
+
+    public init(program: String, environment: [String: String] = currentEnvironment(), ttyName: String? = nil,
+                launcher: [String] = []) {
         self.program = program
         self.environment = environment
         self.ttyName = ttyName
+        self.launcher = launcher
     }
 
     /// PID of the most recently started pinentry (0 before the first), so tests can check it is gone.
@@ -88,7 +93,9 @@ public final class PinentryPrompt: PINPrompt {
                         _ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
         let terminalName = ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName()
         let terminal = terminalName.flatMap(TerminalSnapshot.init(path:))
-        let child = try ChildProcess(executable: executable, environment: environment)
+        let child = launcher.isEmpty
+            ? try ChildProcess(executable: executable, environment: environment)
+            : try ChildProcess(executable: launcher[0], arguments: launcher.dropFirst() + [executable], environment: environment)
         childPID.store(child.pid, ordering: .releasing)
         let connection = AssuanConnection(input: child.input, output: child.output, cancelSignal: cancelSignal)
         do {

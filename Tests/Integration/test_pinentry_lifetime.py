@@ -1,6 +1,7 @@
 """A pinentry the host started never outlives it (issue 12, item 6): the real Debian pinentry-tty asks on a
-pseudo-terminal, and the host is ended while it waits for the PIN: by the browser closing its stdin, or by
-SIGTERM, SIGINT or SIGHUP. Afterwards the pinentry is gone and the terminal echoes again."""
+pseudo-terminal, and the host is ended while it waits for the PIN: by the browser closing its stdin, by
+SIGTERM, SIGINT or SIGHUP (the host stops it), or by SIGKILL (the kernel's parent-death signal, set through
+setpriv, does). Afterwards the pinentry is gone and the terminal echoes again."""
 
 import os
 import pty
@@ -67,7 +68,8 @@ def wait_until_gone(pid: int, timeout: float = 20) -> bool:
     return True
 
 
-@pytest.mark.parametrize("end", ["stdin closed", signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+@pytest.mark.parametrize("end", ["stdin closed", signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL],
+                         ids=lambda end: getattr(end, "name", end))
 def test_a_host_ended_while_pinentry_asks_takes_the_pinentry_with_it(launch, tmp_path, end):
     terminal = Terminal()
     pinentries = []
@@ -88,6 +90,9 @@ def test_a_host_ended_while_pinentry_asks_takes_the_pinentry_with_it(launch, tmp
         status = host.proc.wait(30)
         assert wait_until_gone(pinentries[0]), "the pinentry outlived the host"
         assert terminal.echoes, "the terminal was left without echo"
+        if end == signal.SIGKILL:
+            assert status == -signal.SIGKILL
+            return
         assert status == (0 if end == "stdin closed" else 128 + end), status
         assert ("stopping on " + end.name if end != "stdin closed" else "browser closed the connection") in host.log()
     finally:
