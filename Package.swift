@@ -22,6 +22,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "webauthn-bridge", targets: ["webauthn-bridge"]),
+        // For packages outside the normal build that drive the modules directly (Fuzz/, libFuzzer targets).
+        .library(name: "WebAuthnBridgeModules", targets: [
+            "CBOR", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "BridgeHost",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
