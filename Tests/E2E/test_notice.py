@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.paths import FIREFOX_NATIVE_REFUSAL
 from harness.prompt_window import PromptWindow, windows_opened_during
 from harness.session import BrowserSession
 
@@ -224,4 +225,32 @@ def test_pin_instruction_is_in_the_window_while_the_pin_dialog_is_open_and_the_p
     assert signed_in["verdict"]["username"] == user
     PromptWindow.wait_gone(session.browser)
     assert_page_saw_nothing(session, "PIN")
+
+
+def test_a_frames_request_names_the_frame_and_the_site_around_it(chooser, rp_server):
+    session = chooser
+    users = [session.new_user("framed") for _ in range(2)]
+    for user in users:
+        registered = session.rp("register", username=user, residentKey="required")
+        assert registered.get("ok") and registered["verdict"]["verified"], registered
+    PromptWindow.wait_gone(session.browser)  # see the chooser test
+
+    # A login frame of another origin, allowed to get(): discoverable accounts, so the chooser shows.
+    start(session, "inFrame", frameOrigin=rp_server.frame_origin, action="signIn",
+          args={"userVerification": "preferred"}, allow="publickey-credentials-get *")
+    if session.kind == "firefox":
+        # Documented limit (docs/extension.md): Firefox's own WebAuthn serves cross-origin frames; no window.
+        outcome = result(session)
+        assert (outcome.get("name"), outcome.get("message")) == ("NotAllowedError", FIREFOX_NATIVE_REFUSAL), outcome
+        assert not PromptWindow.is_open(session.browser)
+        return
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.documentElement.dataset.chooser === 'armed'")
+    text = window.text()
+    assert f"Asked by {rp_server.frame_origin}, inside {session.site_origin}" in text, text
+    window.click(users[0])
+    signed_in = result(session)
+    assert signed_in.get("ok") and signed_in["verdict"]["username"] == users[0], signed_in
+    assert signed_in["verdict"]["clientData"]["origin"] == rp_server.frame_origin
+    PromptWindow.wait_gone(session.browser)
 
