@@ -68,7 +68,7 @@
   function call({ kind, options, deadlineMs = 10000 }) {
     const started = performance.now();
     const attempt = navigator.credentials[kind]({ publicKey: publicKeyFrom(kind, options) }).then(
-      (cred) => ({ ok: true, id: cred.id }),
+      (cred) => ({ ok: true, id: cred.id, clientData: JSON.parse(new TextDecoder().decode(cred.response.clientDataJSON)) }),
       (error) => ({ ok: false, name: error && error.name, message: String(error && error.message) }));
     return settleWithin(attempt, deadlineMs).then((r) => ({ ...r, elapsedMs: performance.now() - started }));
   }
@@ -80,7 +80,8 @@
     return { posted: rid, origin: window.origin };
   }
 
-  const actions = { call, forge, subvert: () => subvert() };
+  // frameCalls (below) too, so a frame can frame another: A→B→A nesting.
+  const actions = { call, forge, subvert: () => subvert(), frameCalls: (args) => frameCalls(args) };
 
   /** From the parent: {hostileCall: {action, args}} → {hostileReply: result}. '*' both ways: a sandboxed
    *  frame's origin is "null". */
