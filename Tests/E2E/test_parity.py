@@ -79,10 +79,11 @@ def ceremonies(pages, side: str, extensions: bool) -> dict:
 
 def rows_that_matter(description: dict) -> None:
     """The issue's own rows, stated outright, so a failure names them (the full comparison follows)."""
-    toJSON = dict(description["credentialMutations"]["assignments"])["toJSON"]
+    assignments = dict(description["credentialMutations"]["assignments"])
+    assert {"toJSON", "rawId"} <= set(assignments), f"for…in must list toJSON and rawId: {list(assignments)}"
+    toJSON = assignments["toJSON"]
     assert toJSON["threw"] is None and toJSON["own"] and toJSON["restored"], f"strict-mode credential.toJSON = …: {toJSON}"
-    rawId = dict(description["credentialMutations"]["assignments"])["rawId"]
-    assert rawId["threw"] == "TypeError", f"assigning an attribute must throw TypeError: {rawId}"
+    assert assignments["rawId"]["threw"] == "TypeError", f"assigning an attribute must throw TypeError: {assignments['rawId']}"
     assert description["credential"]["own"] == [] and description["response"]["own"] == [], "no own properties"
     assert description["credential"]["keys"] == [], "Object.keys"
     assert description["credentialMutations"]["frozenAfter"] is True
