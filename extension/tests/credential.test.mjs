@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { pageRealm } from './page-realm.mjs';
+import { pageRealm, runInPage } from './page-realm.mjs';
 
 const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
@@ -348,4 +348,21 @@ test('TypeError stays a TypeError; timeouts and unknown names become NotAllowedE
   assert.equal(codec.buildError({ name: 'TimeoutError', message: 't' }, env).name, 'NotAllowedError');
   assert.equal(codec.buildError({ name: 'HackerError', message: 'x' }, env).name, 'NotAllowedError');
   assert.equal(codec.buildError(null, env).name, 'NotAllowedError');
+});
+
+test('in the page, codec.js then credential.js patch the prototypes at load, before any page script runs', () => {
+  const win = pageRealm();
+  const rawIdGetter = Object.getOwnPropertyDescriptor(win.PublicKeyCredential.prototype, 'rawId').get;
+  const toString = win.Function.prototype.toString;
+  runInPage(win, 'page/codec.js', 'page/credential.js');
+  assert.notEqual(Object.getOwnPropertyDescriptor(win.PublicKeyCredential.prototype, 'rawId').get, rawIdGetter, 'patched at load');
+  assert.notEqual(win.Function.prototype.toString, toString);
+  const pageCodec = win[Symbol.for('webauthn-bridge.codec')];
+  const cred = pageCodec.buildCredential(getFrame, win);
+  assert.equal(Object.getPrototypeOf(cred), win.PublicKeyCredential.prototype);
+  assert.equal(cred.id, b64('0102'));
+  assert.ok(cred.rawId instanceof win.ArrayBuffer, 'built by the page-realm codec: a page-realm ArrayBuffer');
+  assert.equal(pageCodec.pageShapes(win), pageCodec.pageShapes({ PublicKeyCredential: win.PublicKeyCredential,
+    AuthenticatorAttestationResponse: win.AuthenticatorAttestationResponse, AuthenticatorAssertionResponse: win.AuthenticatorAssertionResponse }),
+  'the interceptor\'s env finds what was installed at load');
 });

@@ -4,6 +4,7 @@
 // writable, configurable methods, Symbol.toStringTag on each prototype, no own properties on instances. Their
 // members refuse any receiver the realm did not make itself, like the browsers' ("Illegal invocation").
 import vm from 'node:vm';
+import { readFileSync } from 'node:fs';
 
 const REALM_SOURCE = String.raw`
 'use strict';
@@ -59,9 +60,18 @@ globalThis.makeNativeCredential = function (id) {
 `;
 
 /** A new realm with the interfaces; returns its global (what the page's `window` is to credential.js). */
+const contexts = new WeakMap(); // a realm's global → its vm context
+
 export function pageRealm() {
   const context = vm.createContext({});
   vm.runInContext(REALM_SOURCE, context);
-  return vm.runInContext('globalThis', context);
+  const win = vm.runInContext('globalThis', context);
+  contexts.set(win, context);
+  return win;
 }
 
+
+/** Runs extension files in the realm as the browser runs content scripts in the page's MAIN world (no `module`). */
+export function runInPage(win, ...files) {
+  for (const file of files) vm.runInContext(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'), contexts.get(win), { filename: file });
+}
