@@ -24,7 +24,7 @@ let package = Package(
         .executable(name: "webauthn-bridge", targets: ["webauthn-bridge"]),
         // For packages outside the normal build that drive the modules directly (Fuzz/, libFuzzer targets).
         .library(name: "WebAuthnBridgeModules", targets: [
-            "CBOR", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "SoftToken", "BridgeHost",
+            "CBOR", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "BridgeHost",
         ]),
     ],
     dependencies: [

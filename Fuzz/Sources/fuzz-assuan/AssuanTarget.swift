@@ -1,6 +1,7 @@
 import FuzzSupport
 import Glibc
 @testable import Prompts
+@testable import Secrets
 
 /// The Assuan reader the PIN prompt uses, fed whatever a "pinentry" could print: the input is the program's
 /// whole output. The host's side of a session runs as `PinentryPrompt` runs it (greeting, best-effort OPTIONs,
