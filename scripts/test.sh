@@ -18,13 +18,31 @@ fi
 . scripts/python-env.sh
 python_env_setup "${PIP_PACKAGES[@]}"
 
-echo "== swift build"
-swift build --build-tests
-echo "== swift test"
 # The suites that drive real pinentry programs on pseudo-terminals run in a pass of their own: alongside the
 # CPU-heavy suites a pinentry can miss its cancel window, which is a property of the loaded test machine.
 # Every stage has a time limit, so a test that hangs fails its stage instead of stalling the whole run.
 TERMINAL_SUITES='PinentryTTYTests|PinentryCursesTests|TerminalPromptTests'
+
+# ---- Sanitizers (issue 14, docs/robustness.md) ------------------------------------------------------------
+# scripts/test.sh --sanitize address|thread: only the Swift test suite, built with that sanitizer in a scratch
+# directory of its own (.build-address, .build-thread), niced; any sanitizer report fails the run.
+if [ "${1:-}" = "--sanitize" ]; then
+  sanitizer="${2:-}"
+  case "$sanitizer" in address|thread) ;; *) echo "usage: scripts/test.sh --sanitize address|thread" >&2; exit 2 ;; esac
+  scratch=".build-$sanitizer"
+  export SWIFT_BACKTRACE=enable=no  # the sanitizer's own report is the one wanted
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0:halt_on_error=1}" TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
+  echo "== swift build --sanitize $sanitizer"
+  nice -n 19 swift build --build-tests --scratch-path "$scratch" --sanitize "$sanitizer"
+  echo "== swift test --sanitize $sanitizer"
+  timeout --kill-after=10 3600 nice -n 19 swift test --skip-build --scratch-path "$scratch" --sanitize "$sanitizer" --skip "$TERMINAL_SUITES"
+  timeout --kill-after=10 900 nice -n 19 swift test --skip-build --scratch-path "$scratch" --sanitize "$sanitizer" --filter "$TERMINAL_SUITES"
+  exit 0
+fi
+
+echo "== swift build"
+swift build --build-tests
+echo "== swift test"
 timeout --kill-after=10 900 swift test --skip-build --skip "$TERMINAL_SUITES"
 timeout --kill-after=10 300 swift test --skip-build --filter "$TERMINAL_SUITES"
 if [ -d extension/tests ]; then
@@ -35,3 +53,9 @@ echo "== integration: the host as browsers launch it (pytest, py_webauthn oracle
 WEBAUTHN_BRIDGE_HOST="$PWD/.build/debug/webauthn-bridge" python3 -m pytest -q --timeout=120 Tests/Integration
 echo "== end-to-end: headless Chromium and Firefox ESR with the extension"
 WEBAUTHN_BRIDGE_HOST="$PWD/.build/debug/webauthn-bridge" Tests/E2E/run.sh
+
+# ---- Fuzzing smoke run (issue 14, docs/robustness.md) -------------------------------------------------------
+# Each libFuzzer target for 12 s from its committed seeds, after replaying its regression inputs, so a parser
+# that crashes again shows on the next landing. Builds in .build-fuzz (-sanitize=fuzzer,address), niced.
+echo "== fuzz: every target for 12 s (scripts/fuzz.sh)"
+timeout --kill-after=10 900 scripts/fuzz.sh --seconds 12
