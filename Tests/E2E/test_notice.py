@@ -254,3 +254,30 @@ def test_a_frames_request_names_the_frame_and_the_site_around_it(chooser, rp_ser
     assert signed_in["verdict"]["clientData"]["origin"] == rp_server.frame_origin
     PromptWindow.wait_gone(session.browser)
 
+
+def test_the_chooser_works_from_the_keyboard_and_escape_is_cancel(chooser):
+    session = chooser
+    users = [session.new_user("keys") for _ in range(2)]
+    for user in users:
+        registered = session.rp("register", username=user, residentKey="required")
+        assert registered.get("ok") and registered["verdict"]["verified"], registered
+    PromptWindow.wait_gone(session.browser)  # see the chooser test
+
+    # Newest first: users[1] is the first button (focused), users[0] the second.
+    start(session, "signIn", userVerification="preferred")
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.documentElement.dataset.chooser === 'armed'")
+    assert window.evaluate("document.activeElement.innerText").startswith(users[1].title()), window.text()
+    window.press("Tab", "Enter")
+    signed_in = result(session)
+    assert signed_in.get("ok") and signed_in["verdict"]["username"] == users[0], signed_in
+    PromptWindow.wait_gone(session.browser)
+
+    start(session, "signIn", userVerification="preferred")
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.documentElement.dataset.chooser === 'armed'")
+    window.press("Escape")
+    cancelled = result(session)
+    assert cancelled.get("ok") is False and cancelled["name"] == "NotAllowedError", cancelled
+    PromptWindow.wait_gone(session.browser)
+

@@ -10,6 +10,8 @@ the window manager would: the window goes away (windows.onRemoved in the extensi
 import json
 import time
 
+from .protocol import ProtocolError
+
 PAGE_PATH = "/prompt/prompt.html"
 
 
@@ -123,6 +125,22 @@ class ChromiumPromptWindow(PromptWindow):
             self.browser.conn.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
                                                                 "clickCount": 1}, session=self.handle)
 
+    # key name → (code, Windows virtual key code, text it types)
+    KEYS = {"Tab": ("Tab", 9, ""), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, "")}
+
+    def press(self, *keys: str) -> None:
+        for key in keys:
+            code, vk, text = self.KEYS[key]
+            down = {"type": "keyDown" if text else "rawKeyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk}
+            if text:
+                down["text"] = text
+            self.browser.conn.call("Input.dispatchKeyEvent", down, session=self.handle)
+            try:
+                self.browser.conn.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
+                                                                  "windowsVirtualKeyCode": vk}, session=self.handle)
+            except ProtocolError:
+                return   # the key press ended the ceremony and the window closed before the key came up
+
     def window_id(self):
         return self.browser.conn.call("Browser.getWindowForTarget", {"targetId": self.target_id})["windowId"]
 
@@ -164,6 +182,15 @@ class FirefoxPromptWindow(PromptWindow):
             "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
                 {"type": "pointerMove", "x": round(x), "y": round(y), "origin": "viewport"},
                 {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+
+    KEYS = {"Tab": "\ue004", "Enter": "\ue007", "Escape": "\ue00c"}   # WebDriver key codes
+
+    def press(self, *keys: str) -> None:
+        actions = []
+        for key in keys:
+            actions += [{"type": "keyDown", "value": self.KEYS[key]}, {"type": "keyUp", "value": self.KEYS[key]}]
+        self.browser.conn.call("input.performActions", {"context": self.handle, "actions": [
+            {"type": "key", "id": "keyboard", "actions": actions}]})
 
     def window_id(self):
         return self.client_window
