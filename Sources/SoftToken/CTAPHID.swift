@@ -41,8 +41,10 @@ enum CTAPHID {
         case userPresenceNeeded = 2
     }
 
-    /// Capability flags in the INIT response: WINK | CBOR | NMSG (no CTAP1/U2F messages).
-    static let capabilities: UInt8 = 0x01 | 0x04 | 0x08
+    /// Capability flags in the INIT response: WINK, CBOR when it speaks CTAP2, NMSG when it does not speak U2F.
+    static func capabilities(ctap2: Bool, u2f: Bool) -> UInt8 {
+        0x01 | (ctap2 ? 0x04 : 0) | (u2f ? 0 : 0x08)
+    }
 
     /// Splits a message into 64-byte reports.
     static func frames(channel: UInt32, command: UInt8, payload: [UInt8], firstSequence: UInt8 = 0) -> [[UInt8]] {

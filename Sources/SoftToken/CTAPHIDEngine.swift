@@ -105,7 +105,8 @@ extension SoftToken {
             sendError(.invalidChannel, channel: channel, on: connection)
             return
         }
-        let payload = nonce + withUnsafeBytes(of: assigned.bigEndian) { Array($0) } + [2, 1, 0, 0, CTAPHID.capabilities]
+        let capabilities = CTAPHID.capabilities(ctap2: state.configuration.ctap2, u2f: u2fEnabled)
+        let payload = nonce + withUnsafeBytes(of: assigned.bigEndian) { Array($0) } + [2, 1, 0, 0, capabilities]
         connection.outbox += CTAPHID.frames(channel: channel, command: CTAPHID.Command.initialize.rawValue, payload: payload)
     }
 
@@ -117,7 +118,11 @@ extension SoftToken {
         case .wink:
             guard payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
             connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: [])
-        case .cbor:
+        case .msg where u2fEnabled:
+            if connection.pending != nil { abandonPending(on: connection) }
+            connection.outbox.removeAll()
+            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: executeU2F(payload))
+        case .cbor where state.configuration.ctap2:
             // A new command supersedes one the host gave up on (e.g. after a libfido2 timeout), and an answer it
             // never read (e.g. the KEEPALIVE_CANCEL of a fido_dev_cancel sent after that timeout) is dropped, so
             // it cannot be mistaken for the answer to this command.

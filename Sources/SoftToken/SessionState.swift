@@ -1,4 +1,9 @@
 import Cryptography
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// CTAP state that a real key keeps in RAM and loses on power-off, so it is never written to the state file.
 struct SessionState {
@@ -12,6 +17,8 @@ struct SessionState {
     var consecutivePINFailures = 0
     var nextAssertions: AssertionBatch?
     var largeBlobWrite: LargeBlobWrite?
+    /// U2F: when the simulated user touches for the U2F request now being repeated (see `U2F`).
+    var u2fTouchAt: Date?
 
     init() throws(CryptoError) {
         keyAgreement = try KeyAgreementKey()

@@ -48,7 +48,8 @@ public final class SoftToken: @unchecked Sendable {
             }
             state.pinHash = Data(Digest.sha256(Array(pin.utf8)).prefix(16))
         }
-        if configuration.attestation == .certificate { try state.makeAttestationCertificate() }
+        // U2F registration always carries an attestation certificate (fido-u2f has no self attestation).
+        if configuration.attestation == .certificate || configuration.u2f { try state.makeAttestationCertificate() }
         let token = try SoftToken(path: path, state: state)
         try token.store.save(&token.state)  // also removes a journal or counter file an earlier token left here
         return token

@@ -1,3 +1,5 @@
+import Cryptography
+
 /// How the simulated user answers a request for user presence ("touch the key").
 ///
 /// `.delay` exists so the host can show "touch your key" and tests can exercise timeouts and cancel: while it
@@ -50,6 +52,26 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     /// getInfo option "pinUvAuthToken". With false the token looks like a CTAP 2.0 key to libfido2, which then
     /// uses getPINToken (0x05) instead of the permission-scoped 0x09/0x06 subcommands.
     public var pinUvAuthTokenPermissions: Bool = true
+    /// Speaks CTAP2 (CTAPHID INIT reports the CBOR capability). False with `u2f` makes a U2F-only key, which
+    /// libfido2 reaches through its U2F fallback.
+    public var ctap2: Bool = true
+    /// Speaks U2F (CTAP1) over CTAPHID_MSG (INIT clears the NMSG capability; getInfo lists U2F_V2).
+    public var u2f: Bool = false
+    /// getInfo versions include FIDO_2_1 and the 2.1 options and fields. False: a CTAP 2.0 key (FIDO_2_0 only,
+    /// no pinUvAuthToken, no largeBlobs, no makeCredUvNotRqd, so a set PIN is needed for every credential).
+    public var ctap21: Bool = true
+    /// getInfo option "largeBlobs" and the authenticatorLargeBlobs command (CTAP 2.1 keys only).
+    public var largeBlobs: Bool = true
+    /// The extensions listed in getInfo and honoured; nil: every one the token implements.
+    public var extensions: [String]?
+    /// COSE algorithms accepted for new credentials (getInfo `algorithms`), in order of preference.
+    public var algorithms: [Int] = [-7, -8]
+    /// getInfo option "alwaysUv": every makeCredential and getAssertion needs user verification; U2F is off.
+    public var alwaysUV: Bool = false
+    /// getInfo maxCredentialCountInList; longer allow and exclude lists are refused (CTAP2_ERR_LIMIT_EXCEEDED).
+    public var maxCredentialCountInList: Int?
+    /// The real key this configuration imitates (`webauthn-bridge token create --profile`), for display.
+    public var profile: String?
 
     /// "webauthn-bridge soft" in ASCII-ish hex: easy to recognise in logs as the development/test token.
     public static let defaultAAGUID: [UInt8] = [
@@ -78,6 +100,14 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
         guard (4...63).contains(minPINLength) else { throw .invalidConfiguration("minPINLength must be 4...63") }
         guard maxSerializedLargeBlobArray >= 1024 else { throw .invalidConfiguration("maxSerializedLargeBlobArray must be at least 1024") }
         guard (1024...7609).contains(maxMessageSize) else { throw .invalidConfiguration("maxMessageSize must be 1024...7609") }
+        guard ctap2 || u2f else { throw .invalidConfiguration("a token must speak CTAP2, U2F or both") }
+        guard !algorithms.isEmpty, algorithms.allSatisfy({ SigningAlgorithm(rawValue: $0) != nil }) else {
+            throw .invalidConfiguration("algorithms must be a non-empty list of -7 (ES256) and -8 (EdDSA)")
+        }
+        if let count = maxCredentialCountInList, count < 1 { throw .invalidConfiguration("maxCredentialCountInList must be at least 1") }
+        if let unknown = extensions?.first(where: { !SoftToken.supportedExtensions.contains($0) }) {
+            throw .invalidConfiguration("unknown extension \(unknown)")
+        }
         if case .delay(let ms) = presence, ms < 0 { throw .invalidConfiguration("presence delay must not be negative") }
     }
 }
@@ -86,6 +116,7 @@ extension SoftTokenConfiguration {
     enum CodingKeys: String, CodingKey {
         case residentKeys, builtInUV, presence, uvOutcome, aaguid, pinUvAuthProtocols, attestation, minPINLength
         case maxCredBlobLength, maxSerializedLargeBlobArray, minPINLengthRPIDs, maxMessageSize, pinUvAuthTokenPermissions
+        case ctap2, u2f, ctap21, largeBlobs, extensions, algorithms, alwaysUV, maxCredentialCountInList, profile
     }
 
     /// Every field is optional in the file, so state files written before a field existed still load.
@@ -105,5 +136,14 @@ extension SoftTokenConfiguration {
         minPINLengthRPIDs = try c.decodeIfPresent([String].self, forKey: .minPINLengthRPIDs) ?? d.minPINLengthRPIDs
         maxMessageSize = try c.decodeIfPresent(Int.self, forKey: .maxMessageSize) ?? d.maxMessageSize
         pinUvAuthTokenPermissions = try c.decodeIfPresent(Bool.self, forKey: .pinUvAuthTokenPermissions) ?? d.pinUvAuthTokenPermissions
+        ctap2 = try c.decodeIfPresent(Bool.self, forKey: .ctap2) ?? d.ctap2
+        u2f = try c.decodeIfPresent(Bool.self, forKey: .u2f) ?? d.u2f
+        ctap21 = try c.decodeIfPresent(Bool.self, forKey: .ctap21) ?? d.ctap21
+        largeBlobs = try c.decodeIfPresent(Bool.self, forKey: .largeBlobs) ?? d.largeBlobs
+        extensions = try c.decodeIfPresent([String].self, forKey: .extensions)
+        algorithms = try c.decodeIfPresent([Int].self, forKey: .algorithms) ?? d.algorithms
+        alwaysUV = try c.decodeIfPresent(Bool.self, forKey: .alwaysUV) ?? d.alwaysUV
+        maxCredentialCountInList = try c.decodeIfPresent(Int.self, forKey: .maxCredentialCountInList)
+        profile = try c.decodeIfPresent(String.self, forKey: .profile)
     }
 }

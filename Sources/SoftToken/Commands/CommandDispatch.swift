@@ -25,7 +25,9 @@ extension SoftToken {
             case .getNextAssertion: reply = try getNextAssertion()
             case .clientPIN: reply = try clientPIN(parameters, userTouched: userTouched)
             case .reset: reply = try reset(userTouched: userTouched)
-            case .largeBlobs: reply = try largeBlobs(parameters)
+            case .largeBlobs:
+                guard state.configuration.ctap21 && state.configuration.largeBlobs else { throw CTAPStatus.invalidCommand }
+                reply = try largeBlobs(parameters)
             }
             var response: [UInt8] = [CTAPStatus.ok.rawValue]
             if let reply { response += reply.encode() }

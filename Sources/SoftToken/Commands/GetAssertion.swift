@@ -49,6 +49,7 @@ extension SoftToken {
         var uvRequested = try options?.option("uv") ?? false
         if pinUvAuthParam != nil { uvRequested = false }
         if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
+        if state.configuration.alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
 
         let userVerified = try verifyUser(pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
                                           protocolVersion: protocolVersion, clientDataHash: clientDataHash,
@@ -56,6 +57,7 @@ extension SoftToken {
 
         let rpIDHash = Digest.sha256(Array(rpID.utf8))
         let allowList = try p.array(3) ?? []
+        try checkListLength(allowList)
         var found: [FoundCredential] = []
         if allowList.isEmpty {
             // Discoverable credentials, newest first; credProtect 2 and 3 hide them without UV.
@@ -81,7 +83,7 @@ extension SoftToken {
         if userVerified { flags.insert(.userVerified) }
         if pinUvAuthParam != nil { session.permissions &= Permission.largeBlobWrite }
         let request = AssertionRequest(
-            rpID: rpID, rpIDHash: rpIDHash, clientDataHash: clientDataHash, flags: flags, extensions: try p.map(4),
+            rpID: rpID, rpIDHash: rpIDHash, clientDataHash: clientDataHash, flags: flags, extensions: try p.map(4).map(honouredExtensions),
             discoverableLookup: allowList.isEmpty, numberOfCredentials: found.count)
         let response = try assertion(for: first, request: request, first: true)
         if found.count > 1 {
@@ -117,19 +119,7 @@ extension SoftToken {
             }
         }
 
-        var signCount: UInt32 = 1
-        if let index = state.credentialIndex(id: credential.id) {
-            signCount = try commitSignCount(at: index)
-        } else {
-            try commit { (s: inout TokenState) throws(CTAPStatus) in
-                // A non-discoverable credential from before this record existed: start counting now.
-                s.creationCounter += 1
-                s.credentials.append(StoredCredential(
-                    id: Data(credential.id), rpID: request.rpID, rpName: nil, userID: Data(), userName: nil,
-                    userDisplayName: nil, algorithm: credential.secrets.algorithm.rawValue, signCount: 1,
-                    discoverable: false, credProtect: credential.secrets.credProtect, created: s.creationCounter))
-            }
-        }
+        let signCount = try nextSignCount(credential, rpID: request.rpID)
         let authData = AuthenticatorData(
             rpIDHash: request.rpIDHash, flags: request.flags, signCount: signCount, attestedCredential: nil,
             extensions: extensionOutputs
@@ -157,5 +147,19 @@ extension SoftToken {
         if first && request.numberOfCredentials > 1 { response.append((5, .int(request.numberOfCredentials))) }
         if let largeBlobKey { response.append((7, .bytes(largeBlobKey))) }
         return .map(response)
+    }
+
+    /// Bumps and saves a credential's signature counter; returns the new value.
+    func nextSignCount(_ credential: FoundCredential, rpID: String) throws(CTAPStatus) -> UInt32 {
+        if let index = state.credentialIndex(id: credential.id) { return try commitSignCount(at: index) }
+        // A non-discoverable credential without a record (made before records existed): start counting now.
+        try commit { (s: inout TokenState) throws(CTAPStatus) in
+            s.creationCounter += 1
+            s.credentials.append(StoredCredential(
+                id: Data(credential.id), rpID: rpID, rpName: nil, userID: Data(), userName: nil, userDisplayName: nil,
+                algorithm: credential.secrets.algorithm.rawValue, signCount: 1, discoverable: false,
+                credProtect: credential.secrets.credProtect, created: s.creationCounter))
+        }
+        return 1
     }
 }

@@ -5,31 +5,45 @@ extension SoftToken {
     static let supportedExtensions = ["credBlob", "credProtect", "hmac-secret", "largeBlobKey", "minPinLength"]
 
     /// authenticatorGetInfo (§6.4): what libfido2 reads on every fido_dev_open to decide how to talk to us.
+    /// A CTAP 2.0 configuration leaves out every option and field CTAP 2.1 introduced, as such keys do.
     func getInfo() -> CBOR {
         let configuration = state.configuration
-        var options: [(CBOR, CBOR)] = [
-            ("rk", .bool(configuration.residentKeys)),
-            ("up", true),
-            ("clientPin", .bool(state.pinHash != nil)),
-            ("pinUvAuthToken", .bool(configuration.pinUvAuthTokenPermissions)),
-            ("largeBlobs", true),
-            ("makeCredUvNotRqd", true),
-        ]
+        let ctap21 = configuration.ctap21
+        var options: [(CBOR, CBOR)] = [("rk", .bool(configuration.residentKeys)), ("up", true)]
         if configuration.builtInUV { options.append(("uv", true)) }
-        return .map([
-            (1, ["FIDO_2_0", "FIDO_2_1"]),
-            (2, .array(Self.supportedExtensions.map { .text($0) })),
+        options.append(("clientPin", .bool(state.pinHash != nil)))
+        if ctap21 {
+            options.append(("pinUvAuthToken", .bool(configuration.pinUvAuthTokenPermissions)))
+            if configuration.largeBlobs { options.append(("largeBlobs", true)) }
+            options.append(("makeCredUvNotRqd", .bool(!configuration.alwaysUV)))
+            if configuration.alwaysUV { options.append(("alwaysUv", true)) }
+        }
+        var versions: [CBOR] = []
+        if u2fEnabled { versions.append("U2F_V2") }
+        versions.append("FIDO_2_0")
+        if ctap21 { versions.append("FIDO_2_1") }
+        var info: [(CBOR, CBOR)] = [
+            (1, .array(versions)),
+            (2, .array(enabledExtensions.map { .text($0) })),
             (3, .bytes(configuration.aaguid)),
             (4, .map(options)),
             (5, .int(configuration.maxMessageSize)),
-            (6, .array(configuration.pinUvAuthProtocols.map { .int($0) })),
-            (9, ["usb"]),
-            (10, [.map([("alg", -7), ("type", "public-key")]), .map([("alg", -8), ("type", "public-key")])]),
-            (11, .int(configuration.maxSerializedLargeBlobArray)),
-            (12, false),
-            (13, .int(configuration.minPINLength)),
-            (14, 1),
-            (15, .int(configuration.maxCredBlobLength)),
-        ])
+            (6, .array((ctap21 ? configuration.pinUvAuthProtocols : [1]).map { .int($0) })),
+        ]
+        if let count = configuration.maxCredentialCountInList { info.append((7, .int(count))) }
+        info.append((9, ["usb"]))
+        info.append((10, .array(configuration.algorithms.map { .map([("alg", .int($0)), ("type", "public-key")]) })))
+        if ctap21 {
+            if configuration.largeBlobs { info.append((11, .int(configuration.maxSerializedLargeBlobArray))) }
+            info += [(12, false), (13, .int(configuration.minPINLength)), (14, 1)]
+            if enabledExtensions.contains("credBlob") { info.append((15, .int(configuration.maxCredBlobLength))) }
+        }
+        return .map(info)
     }
+
+    /// The extensions this token lists and honours.
+    var enabledExtensions: [String] { state.configuration.extensions ?? Self.supportedExtensions }
+
+    /// Whether U2F answers: CTAP 2.1 turns it off while alwaysUv is on.
+    var u2fEnabled: Bool { state.configuration.u2f && !state.configuration.alwaysUV }
 }

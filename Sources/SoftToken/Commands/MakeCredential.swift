@@ -25,7 +25,7 @@ extension SoftToken {
         else { throw .missingParameter }
         guard let rpID = rp[text: "id"]?.textValue, let userID = user[text: "id"]?.bytesValue else { throw .missingParameter }
         guard userID.count <= 64 else { throw .invalidLength }
-        let algorithm = try Self.chooseAlgorithm(credentialParameters)
+        let algorithm = try Self.chooseAlgorithm(credentialParameters, supported: state.configuration.algorithms)
 
         let options = try p.map(7)
         let residentKey = try options?.option("rk") ?? false
@@ -34,8 +34,12 @@ extension SoftToken {
         if residentKey && !state.configuration.residentKeys { throw .unsupportedOption }
         if pinUvAuthParam != nil { uvRequested = false }
         if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
-        // makeCredUvNotRqd: a protected token makes non-discoverable credentials without UV, but not discoverable ones.
-        if isProtectedByUV, pinUvAuthParam == nil, !uvRequested, residentKey { throw .puatRequired }
+        // makeCredUvNotRqd: a protected token makes non-discoverable credentials without UV, but not discoverable
+        // ones. A CTAP 2.0 key with a PIN, and an alwaysUv key, need it for every credential.
+        let uvNotRequired = state.configuration.ctap21 && !state.configuration.alwaysUV && !residentKey
+        if isProtectedByUV, pinUvAuthParam == nil, !uvRequested, !uvNotRequired { throw .puatRequired }
+        if state.configuration.alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
+        try checkListLength(try p.array(5))
 
         let userVerified = try verifyUser(pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
                                           protocolVersion: protocolVersion, clientDataHash: clientDataHash,
@@ -53,7 +57,7 @@ extension SoftToken {
             }
         }
 
-        let extensions = try p.map(6)
+        let extensions = try p.map(6).map(honouredExtensions)
         let credProtect = try extensions?.extensionInt("credProtect") ?? 1
         guard (1...3).contains(credProtect) else { throw .invalidOption }
         let hmacSecret = try extensions?.extensionBool("hmac-secret") ?? false
@@ -109,15 +113,27 @@ extension SoftToken {
         return .map(response)
     }
 
-    /// The first entry of pubKeyCredParams this token supports (ES256 or EdDSA).
-    static func chooseAlgorithm(_ parameters: [CBOR]) throws(CTAPStatus) -> SigningAlgorithm {
+    /// The first entry of pubKeyCredParams this token is configured for (ES256 or EdDSA).
+    static func chooseAlgorithm(_ parameters: [CBOR], supported: [Int]) throws(CTAPStatus) -> SigningAlgorithm {
         for parameter in parameters {
             guard let type = parameter[text: "type"]?.textValue, let alg = parameter[text: "alg"]?.intValue else {
                 throw .cborUnexpectedType
             }
-            if type == "public-key", let algorithm = SigningAlgorithm(rawValue: alg) { return algorithm }
+            if type == "public-key", supported.contains(alg), let algorithm = SigningAlgorithm(rawValue: alg) { return algorithm }
         }
         throw .unsupportedAlgorithm
+    }
+
+    /// The request's extensions map without the ones this token does not list: a key ignores extensions it
+    /// does not know (CTAP 2.1 §9).
+    func honouredExtensions(_ extensions: CBOR) -> CBOR {
+        let enabled = enabledExtensions
+        return .map((extensions.mapValue ?? []).filter { key, _ in key.textValue.map(enabled.contains) ?? false })
+    }
+
+    /// maxCredentialCountInList: a longer allow or exclude list is refused.
+    func checkListLength(_ list: [CBOR]?) throws(CTAPStatus) {
+        if let limit = state.configuration.maxCredentialCountInList, let list, list.count > limit { throw .limitExceeded }
     }
 
     /// A "packed" attestation statement: self attestation, or the token's attestation key with its certificate.
