@@ -42,6 +42,7 @@ public final class SoftToken: @unchecked Sendable {
         if access(path, F_OK) == 0 { throw .fileExists(path) }
         var state = TokenState.fresh(configuration: configuration)
         if let pin {
+            guard configuration.ctap2 else { throw .invalidConfiguration("a U2F-only key has no PIN") }
             let length = pin.unicodeScalars.count
             guard length >= configuration.minPINLength, pin.utf8.count <= 63 else {
                 throw .invalidConfiguration("the PIN must have \(configuration.minPINLength) to 63 bytes")

@@ -12,7 +12,7 @@ struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Create and inspect SoftToken files (software development/test authenticators, not security keys).",
-        subcommands: [Create.self, Show.self]
+        subcommands: [Create.self, Show.self, Profiles.self]
     )
 
     struct Create: ParsableCommand {
@@ -21,6 +21,9 @@ struct TokenCommand: ParsableCommand {
 
         @Argument(help: "Path of the state file to create.")
         var file: String
+
+        @Option(help: "Imitate a kind of real key (see `webauthn-bridge token profiles`); the other options apply on top.")
+        var profile: String?
 
         @Option(help: "Set this PIN on the new token.")
         var pin: String?
@@ -38,22 +41,28 @@ struct TokenCommand: ParsableCommand {
         var presence: String = "auto"
 
         @Option(help: "Attestation: certificate (packed with a token-made x5c) or self.")
-        var attestation: String = "certificate"
+        var attestation: String?
 
         @Flag(help: "Replace FILE if it exists.")
         var force = false
 
         func run() throws {
             var configuration = SoftTokenConfiguration()
-            configuration.residentKeys = !noResidentKeys
-            configuration.builtInUV = uv
+            if let profile {
+                guard let found = SoftTokenProfile.named(profile) else {
+                    throw ValidationError("unknown profile '\(profile)'; known: \(SoftTokenProfile.all.map(\.name).joined(separator: ", "))")
+                }
+                configuration = found.configuration
+            }
+            if noResidentKeys { configuration.residentKeys = false }
+            if uv { configuration.builtInUV = true }
             if uvFails {
-                guard uv else { throw ValidationError("--uv-fails needs --uv") }
+                guard configuration.builtInUV else { throw ValidationError("--uv-fails needs --uv or a profile with built-in UV") }
                 configuration.uvOutcome = .fail
             }
             configuration.presence = try Self.parsePresence(presence)
-            guard let mode = AttestationMode(rawValue: attestation) else {
-                throw ValidationError("--attestation must be 'certificate' or 'self', not '\(attestation)'")
+            guard let mode = AttestationMode(rawValue: attestation ?? configuration.attestation.rawValue) else {
+                throw ValidationError("--attestation must be 'certificate' or 'self', not '\(attestation ?? "")'")
             }
             configuration.attestation = mode
             if force, FileManager.default.fileExists(atPath: file) { try FileManager.default.removeItem(atPath: file) }
@@ -97,12 +106,44 @@ struct TokenCommand: ParsableCommand {
         }
     }
 
+    struct Profiles: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the kinds of real keys a SoftToken can imitate (token create --profile NAME).")
+
+        func run() throws {
+            for profile in SoftTokenProfile.all {
+                print("\(profile.name)\n  \(profile.summary)\n  \(TokenCommand.capabilities(profile.configuration))")
+            }
+        }
+    }
+
+    /// One line of what the key speaks and can do, as its CTAPHID INIT and getInfo say it.
+    static func capabilities(_ c: SoftTokenConfiguration) -> String {
+        var parts: [String] = []
+        if c.ctap2 { parts.append(c.ctap21 ? "CTAP 2.1" : "CTAP 2.0") }
+        if c.u2f { parts.append(c.alwaysUV ? "U2F (off while alwaysUv)" : "U2F") }
+        guard c.ctap2 else { return (parts + ["ES256", "no discoverable credentials, no PIN, no user verification"]).joined(separator: "; ") }
+        parts.append("algorithms \(c.algorithms.map { $0 == -8 ? "EdDSA" : "ES256" }.joined(separator: ", "))")
+        parts.append("PIN protocols \((c.ctap21 ? c.pinUvAuthProtocols : [1]).map(String.init).joined(separator: ", "))")
+        if !c.ctap21 || !c.pinUvAuthTokenPermissions { parts.append("no pinUvAuthToken") }
+        parts.append(c.residentKeys ? "discoverable credentials" : "no discoverable credentials")
+        if c.builtInUV { parts.append("built-in UV") }
+        if c.alwaysUV { parts.append("alwaysUv") }
+        if c.ctap21 && c.largeBlobs { parts.append("largeBlobs") }
+        parts.append("extensions \((c.extensions ?? SoftToken.supportedExtensions).joined(separator: ", "))")
+        parts.append("maxMsgSize \(c.maxMessageSize)")
+        if let count = c.maxCredentialCountInList { parts.append("\(count) credentials per list") }
+        return parts.joined(separator: "; ")
+    }
+
     /// Human-readable summary, grouped by relying party and user.
     static func describe(_ summary: SoftTokenSummary) -> String {
         let configuration = summary.configuration
         var lines = [
             "SoftToken \(summary.path)",
             "  NOTE: \(summary.notice)",
+            "  profile: \(configuration.profile.map { name in SoftTokenProfile.named(name).map { "\(name) — \($0.summary)" } ?? name } ?? "none (full CTAP 2.1 SoftToken)")",
+            "  speaks: \(capabilities(configuration))",
             "  AAGUID: \(hex(summary.aaguid))",
             "  PIN: \(summary.pinSet ? "set, \(summary.pinRetries) retries left" : "not set")",
             "  resident keys: \(configuration.residentKeys ? "yes" : "no"); built-in UV: \(configuration.builtInUV ? "yes (\(summary.uvRetries) retries left)" : "no")",
@@ -162,6 +203,8 @@ private struct ShowOutput: Encodable {
     let presence: String
     let attestation: String
     let pinUvAuthProtocols: [Int]
+    let profile: String?
+    let capabilities: String
     let largeBlobArrayBytes: Int
     let credentials: [Credential]
 
@@ -177,6 +220,8 @@ private struct ShowOutput: Encodable {
         presence = TokenCommand.presenceText(s.configuration.presence)
         attestation = s.configuration.attestation.rawValue
         pinUvAuthProtocols = s.configuration.pinUvAuthProtocols
+        profile = s.configuration.profile
+        capabilities = TokenCommand.capabilities(s.configuration)
         largeBlobArrayBytes = s.largeBlobArrayBytes
         credentials = s.credentials.map {
             Credential(rpID: $0.rpID, userName: $0.userName, userDisplayName: $0.userDisplayName, userID: TokenCommand.hex($0.userID),

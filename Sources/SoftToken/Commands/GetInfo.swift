@@ -2,7 +2,7 @@ import CBOR
 
 extension SoftToken {
     /// The extensions this token implements, as getInfo lists them.
-    static let supportedExtensions = ["credBlob", "credProtect", "hmac-secret", "largeBlobKey", "minPinLength"]
+    public static let supportedExtensions = ["credBlob", "credProtect", "hmac-secret", "largeBlobKey", "minPinLength"]
 
     /// authenticatorGetInfo (§6.4): what libfido2 reads on every fido_dev_open to decide how to talk to us.
     /// A CTAP 2.0 configuration leaves out every option and field CTAP 2.1 introduced, as such keys do.
