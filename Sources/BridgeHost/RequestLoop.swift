@@ -69,7 +69,7 @@ public final class RequestLoop: @unchecked Sendable {
     func handle(_ bytes: [UInt8]) {
         let frame: JSONValue
         do { frame = try JSONValue.parse(bytes) } catch {
-            let id = answerableID(Self.recoverID(bytes))
+            let id = answerableID(Self.recoverID(bytes))  // nil, and so `"id": null`, for a select or a cancel
             environment.log.warn("unparseable frame (\(bytes.count) bytes): \(error)", request: id)
             let name: DOMExceptionName = error.reason == .invalidBinary ? .typeError : .syntax
             environment.replies.error(id, WebAuthnError(name: name, message: "The request is not valid: \(error)"))
@@ -106,19 +106,22 @@ public final class RequestLoop: @unchecked Sendable {
     /// 1 MiB frame limit together with a credential; ids the extension makes are a few dozen bytes.
     static let maximumIDBytes = 4096
 
-    /// `id` if an answer may carry it; nil (the answer goes out with `"id": null`) while a ceremony with that
-    /// id is in progress, because that ceremony's own answer will be the one final answer for the id.
+    /// `id` if an answer may carry it; nil (the answer goes out with `"id": null`) for an id over the limit, and
+    /// while a ceremony with that id is in progress, because that ceremony's own answer will be the one final
+    /// answer for the id.
     private func answerableID(_ id: String?) -> String? {
-        guard let id else { return nil }
+        guard let id, id.utf8.count <= Self.maximumIDBytes else { return nil }
         return running.withLock { $0?.id == id } ? nil : id
     }
 
     /// The request id of a frame our strict parser refused (e.g. for a bad `__binary__` value), read with a
-    /// lenient parser so the page's promise still gets its answer; nil when none can be read.
+    /// lenient parser so the page's promise still gets its answer; nil when none can be read, and for a
+    /// `select` or `cancel`, whose id is another request's: an answer with it could follow that request's own.
     static func recoverID(_ bytes: [UInt8]) -> String? {
-        struct Frame: Decodable { let id: String? }
-        let frame = try? JSONDecoder().decode(Frame.self, from: Data(bytes))
-        return frame?.id.flatMap { $0.isEmpty ? nil : $0 }
+        struct Frame: Decodable { let id: String?; let type: String? }
+        guard let frame = try? JSONDecoder().decode(Frame.self, from: Data(bytes)),
+              frame.type != "select", frame.type != "cancel" else { return nil }
+        return frame.id.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private func rejectFrame(id: String?, _ message: String) {

@@ -4,9 +4,11 @@ with id null, a `select` never gets an answer of its own, and the host keeps ser
 
 import json
 import random
+import re
+import threading
 from collections import Counter
 
-from bridge import decode_binary
+from bridge import create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options
 
 ROUNDS = 24
@@ -160,3 +162,106 @@ def test_a_request_id_too_long_to_echo_is_answered_with_id_null(launch, token):
     assert "id" in reply["error"]["message"]
     follow_up, _ = host.request({"id": "i-1", "type": "info"})
     assert follow_up["type"] == "result"
+
+
+HOSTILE_VALUES = [1e300, -1, -1e300, 0.5, 2**63, "", "\u0000\n\u001b]0;x\u0007", "x" * 100_000, [], {}, None, True,
+                  {"__binary__": "***"}, [{"__binary__": ""}], "\ud800"]
+
+
+def mutated_frame(rng: random.Random, number: int):
+    """A frame built like the extension's, then broken in one to three places; returns it and its id."""
+    kind = rng.choice(["create", "get", "info", "select", "cancel", "frobnicate"])
+    frame = {"id": f"m-{number}", "type": kind, "origin": ORIGIN}
+    if kind == "create":
+        frame["options"] = creation_options()[0]
+    elif kind == "get":
+        frame["options"] = request_options()[0]
+    elif kind == "select":
+        frame["index"] = 0
+    for _ in range(rng.randint(1, 3)):
+        target = rng.choice(["id", "type", "origin", "option", "option", "index", "topOrigin"])
+        value = rng.choice(HOSTILE_VALUES[:-1] if target == "id" else HOSTILE_VALUES)  # an id must read back as sent
+        if target == "option" and "options" in frame:
+            options = frame["options"]
+            path = rng.choice(list(options))
+            if isinstance(options[path], dict) and options[path] and rng.random() < 0.5:
+                options[path][rng.choice(list(options[path]))] = value
+            else:
+                options[path] = value
+        elif target == "id" and isinstance(value, str) and 0 < len(value) < 4000:
+            frame["id"] = f"{value}#{number}"  # still one id per request
+        elif target != "option":
+            frame[target] = value
+    return frame
+
+
+def has_bad_binary(value) -> bool:
+    """Whether a {"__binary__": …} in `value` holds no base64url string (the host's parser refuses the frame)."""
+    if isinstance(value, dict):
+        if list(value) == ["__binary__"]:
+            text = value["__binary__"]
+            return not (isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9_-]*", text) and len(text) % 4 != 1)
+        return any(has_bad_binary(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_bad_binary(v) for v in value)
+    return False
+
+
+def expected_answer(frame) -> str:
+    """"own" (one final answer with its id), "null" (one with id null) or "none" (select and cancel)."""
+    request_id, kind = frame["id"], frame.get("type")
+    usable_id = isinstance(request_id, str) and 0 < len(request_id.encode()) <= 4096
+    encoded = json.dumps(frame, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if b"\xed\xa0\x80" in encoded or has_bad_binary(frame):
+        # Not JSON the host accepts (a lone surrogate is no UTF-8): the id is read leniently, and not echoed for
+        # what claims to be a select or cancel (it names another request).
+        readable = usable_id and (kind is None or (isinstance(kind, str) and "\ud800" not in kind))
+        return "own" if readable and kind not in ("select", "cancel") else "null"
+    if not usable_id:
+        return "null"
+    return "none" if kind in ("select", "cancel") else "own"
+
+
+def test_thousands_of_mutated_frames_get_one_answer_each_and_never_two(launch, tmp_path):
+    # No discoverable credentials, so no sign-in waits in an account chooser: every ceremony ends at once.
+    host = launch(create_token(tmp_path / "nork.state", "--no-rk"), log_level="warn")
+    rng = random.Random(14)
+    own, nulls = set(), 0
+    finals, null_answers = Counter(), []
+    arrived = threading.Condition()
+
+    def collect():  # read while sending: answers quoting a 100 kB value would otherwise fill the pipe
+        while True:
+            try:
+                frame = host.recv(timeout=120)
+            except (EOFError, TimeoutError, OSError, ValueError):
+                return
+            with arrived:
+                if frame["type"] != "status":
+                    if frame["id"] is None:
+                        null_answers.append(frame)
+                    else:
+                        finals[frame["id"]] += 1
+                arrived.notify_all()
+
+    collector = threading.Thread(target=collect, daemon=True)
+    collector.start()
+    for number in range(3000):
+        frame = mutated_frame(rng, number)
+        host.send_raw(json.dumps(frame, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        expectation = expected_answer(frame)
+        if expectation == "own":
+            own.add(frame["id"])
+        nulls += expectation == "null"
+    host.send({"id": "last", "type": "info"})
+    own.add("last")
+    with arrived:
+        assert arrived.wait_for(lambda: own <= set(finals) and len(null_answers) >= nulls, timeout=120), \
+            (len(own - set(finals)), len(null_answers), nulls)
+    assert host.proc.poll() is None, "the host must survive every frame"
+    repeated = {i: n for i, n in finals.items() if n != 1}
+    assert repeated == {}, f"ids answered more than once: {repeated}"
+    assert set(finals) == own
+    assert len(null_answers) == nulls
+    assert host.close() == 0
+    collector.join(10)
