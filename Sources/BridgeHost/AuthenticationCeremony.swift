@@ -27,6 +27,11 @@ struct AuthenticationCeremony {
 
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
+        if allowList.isEmpty, !device.isFIDO2 {
+            // A U2F key holds no discoverable credentials; as Chromium, it is refused once the user touched it.
+            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
+            throw WebAuthnError(name: .notAllowed, message: "This security key cannot store passkeys, so it holds none for this site.")
+        }
         let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
         let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
@@ -42,7 +47,7 @@ struct AuthenticationCeremony {
         if unheld == nil { request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline) }
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion)
+        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion, deadline: deadline)
         var written: JSONValue?
         let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) -> [Assertion] in
             var r = request

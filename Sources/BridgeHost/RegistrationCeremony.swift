@@ -50,7 +50,7 @@ struct RegistrationCeremony {
         request.extensions = extensions.ctap
 
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(options.userVerification, device: device, ceremony: .makeCredential(discoverable: residentKey))
+        let method = try runner.plan(options.userVerification, device: device, ceremony: .makeCredential(discoverable: residentKey), deadline: deadline)
         let made = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV

@@ -1,4 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Prompts
 import WebAuthn
 import Secrets
@@ -7,7 +12,7 @@ extension UserVerificationRunner {
     /// Decides how this ceremony verifies the user. When the site requires UV and the key could use a PIN
     /// but has none, offers to set one first, as Chromium does; the new PIN then verifies this ceremony.
     func plan(_ requirement: WebAuthn.UserVerificationRequirement, device: Device,
-              ceremony: UserVerificationPolicy.Ceremony) throws(WebAuthnError) -> UserVerificationMethod {
+              ceremony: UserVerificationPolicy.Ceremony, deadline: Date) throws(WebAuthnError) -> UserVerificationMethod {
         let wish: FIDO.UserVerificationRequirement = switch requirement {
         case .required: .required
         case .preferred: .preferred
@@ -22,6 +27,9 @@ extension UserVerificationRunner {
                 return .pin
             case .notConfigured(let pinSupported):
                 log.info("user verification required but the key has \(pinSupported ? "no PIN set" : "no PIN or built-in UV")", request: controller.id)
+                // As Chromium (an unsatisfiable request is refused after a touch): the page learns nothing of the
+                // key until the user has acted.
+                try controller.collectTouch(on: device, replies: replies, deadline: deadline)
                 throw WebAuthnError(name: .notAllowed, message: pinSupported
                     ? "This site requires user verification, but the security key has no PIN set. Set a PIN first."
                     : "This site requires user verification, which the security key cannot do.")

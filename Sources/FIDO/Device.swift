@@ -57,6 +57,9 @@ public final class Device: @unchecked Sendable {
     }
 
     public var isFIDO2: Bool { fido_dev_is_fido2(handle) }
+
+    /// Talk U2F (CTAP1) to this key from now on, even if it speaks CTAP2, as the old U2F JavaScript API did.
+    public func forceU2F() { fido_dev_force_u2f(handle) }
     public var hasPIN: Bool { fido_dev_has_pin(handle) }
     public var hasBuiltInUV: Bool { fido_dev_has_uv(handle) }
     public var supportsPermissions: Bool { fido_dev_supports_permissions(handle) }

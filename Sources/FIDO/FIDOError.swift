@@ -31,6 +31,8 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let uvInvalid = FIDO_ERR_UV_INVALID
     public static let credentialExcluded = FIDO_ERR_CREDENTIAL_EXCLUDED
     public static let noCredentials = FIDO_ERR_NO_CREDENTIALS
+    /// A U2F key's answer to a check-only (up=false) assertion: the credential is there.
+    public static let userPresenceRequired = FIDO_ERR_USER_PRESENCE_REQUIRED
     public static let keepaliveCancel = FIDO_ERR_KEEPALIVE_CANCEL
     public static let operationDenied = FIDO_ERR_OPERATION_DENIED
     public static let notAllowed = FIDO_ERR_NOT_ALLOWED

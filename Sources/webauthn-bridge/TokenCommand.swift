@@ -12,7 +12,7 @@ struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Create and inspect SoftToken files (software development/test authenticators, not security keys).",
-        subcommands: [Create.self, Show.self, Profiles.self]
+        subcommands: [Create.self, Show.self, Profiles.self, U2FRegister.self]
     )
 
     struct Create: ParsableCommand {

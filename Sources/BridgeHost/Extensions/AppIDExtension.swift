@@ -35,6 +35,8 @@ enum AppIDExtension {
             let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
             return !found.isEmpty
         } catch {
+            // libfido2 speaks U2F to a U2F-only key and reports a known key handle this way (check-only, no touch).
+            if error.code == FIDOError.userPresenceRequired { return true }
             // Only a cancel or the deadline ends the ceremony; a key that refuses silent assertions (alwaysUv)
             // is treated as not holding the credential, so the ceremony goes on under the rp.id.
             if controller.isCancelled || Date() >= deadline {
