@@ -10,7 +10,7 @@ public enum LogText {
     /// `backslashes`: also write `\` as `\\`, so an escape seen in the log is always one the host wrote (the
     /// log writer does). The printer leaves them alone, so printing an escaped line changes nothing.
     public static func escaped(_ text: String, backslashes: Bool = true) -> String {
-        if text.utf8.allSatisfy({ 0x20...0x7E ~= $0 && ($0 != 0x5C || !backslashes) }) { return text }
+        if isPrintableASCII(text, backslashes: backslashes) { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
@@ -26,6 +26,15 @@ public enum LogText {
             }
         }
         return result
+    }
+
+    /// The common case, checked over the string's own UTF-8 storage in one pass.
+    private static func isPrintableASCII(_ text: String, backslashes: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for byte in bytes where byte < 0x20 || byte > 0x7E || (byte == 0x5C && backslashes) { return false }
+            return true
+        }
     }
 
     private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
