@@ -164,3 +164,13 @@ def test_log_has_one_line_per_request_with_origin_rp_and_outcome(launch, token):
     # The outcome line alone names the request, origin, rp.id, outcome and time.
     assert [l for l in log if "[c-9] create ok origin=https://example.com rp=example.com in " in l and l.endswith(" ms")]
     assert [l for l in log if "[g-9] get failed origin=https://evil.example rp=example.com in " in l and "SecurityError" in l]
+
+
+def test_a_refused_rp_id_tells_the_page_chromiums_text_and_the_user_the_reason(launch, token):
+    host = launch(token)
+    options, _ = creation_options()
+    options["rp"]["id"] = "evil.com"
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"] == {"name": "SecurityError",
+                              "message": "The relying party ID is not a registrable domain suffix of, nor equal to the current domain."}
+    assert "evil.com" in reply["detail"] and "example.com" in reply["detail"], reply
