@@ -32,6 +32,8 @@ struct RegistrationCeremony {
         let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
         guard let algorithm = algorithms.first(where: device.info.supportedAlgorithms.contains) else {
+            // As Chromium (kNoCommonAlgorithms is found after a touch): nothing is said before the user acts.
+            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
             throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
         }
         let residentKey = try residentKeyDecision(device, deadline: deadline)
