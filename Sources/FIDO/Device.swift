@@ -9,6 +9,8 @@ public final class Device: @unchecked Sendable {
     public let info: AuthenticatorInfo
     let handle: OpaquePointer
     private let isOpen = Mutex(true)
+    /// Set by `cancel()`: a U2F request (which libfido2 cannot cancel) is dropped when it returns.
+    private let cancelRequested = Mutex(false)
 
     private init(location: DeviceLocation, handle: OpaquePointer, info: AuthenticatorInfo) {
         self.location = location
@@ -48,12 +50,25 @@ public final class Device: @unchecked Sendable {
 
     /// Sends CTAPHID_CANCEL; the blocked call then fails with FIDO_ERR_KEEPALIVE_CANCEL.
     public func cancel() {
+        cancelRequested.withLock { $0 = true }
         isOpen.withLock { open in if open { _ = fido_dev_cancel(handle) } }
     }
 
     /// Bounds every later call: libfido2 gives up with FIDO_ERR_RX after `milliseconds`.
     public func setTimeout(milliseconds: Int) {
         _ = fido_dev_set_timeout(handle, Int32(clamping: milliseconds))
+    }
+
+    /// Runs a libfido2 call that waits for the user. libfido2 1.12 cannot stop a U2F request: `fido_dev_cancel`
+    /// refuses U2F keys, and its U2F loop repeats the request every 100 ms for as long as the key answers "test of
+    /// user presence required", whatever the timeout. So on a U2F key a cancel takes effect when the call returns
+    /// (the user touched the key): what the key made or signed is dropped and the call reports the cancel.
+    func droppingU2FAnswerIfCancelled<T>(_ call: () throws(FIDOError) -> T) throws(FIDOError) -> T {
+        let result = try call()
+        if !isFIDO2, cancelRequested.withLock({ $0 }) {
+            throw FIDOError(code: FIDOError.keepaliveCancel, function: "U2F request cancelled while waiting for a touch")
+        }
+        return result
     }
 
     public var isFIDO2: Bool { fido_dev_is_fido2(handle) }

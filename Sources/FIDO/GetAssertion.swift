@@ -57,10 +57,12 @@ extension Device {
         var owned: OpaquePointer? = assert
         defer { fido_assert_free(&owned) }
         try configure(assert, request, allowList: allowList)
-        if let pin {
-            try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_get_assert(handle, assert, p), "fido_dev_get_assert") }
-        } else {
-            try FIDOError.check(fido_dev_get_assert(handle, assert, nil), "fido_dev_get_assert")
+        try droppingU2FAnswerIfCancelled { () throws(FIDOError) in
+            if let pin {
+                try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_get_assert(handle, assert, p), "fido_dev_get_assert") }
+            } else {
+                try FIDOError.check(fido_dev_get_assert(handle, assert, nil), "fido_dev_get_assert")
+            }
         }
         let onlyAllowed = allowList.count == 1 ? allowList.first : nil
         return try (0..<fido_assert_count(assert)).map { (index) throws(FIDOError) in

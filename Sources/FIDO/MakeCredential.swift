@@ -68,10 +68,12 @@ extension Device {
         var owned: OpaquePointer? = cred
         defer { fido_cred_free(&owned) }
         try configure(cred, request)
-        if let pin {
-            try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_make_cred(handle, cred, p), "fido_dev_make_cred") }
-        } else {
-            try FIDOError.check(fido_dev_make_cred(handle, cred, nil), "fido_dev_make_cred")
+        try droppingU2FAnswerIfCancelled { () throws(FIDOError) in
+            if let pin {
+                try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_make_cred(handle, cred, p), "fido_dev_make_cred") }
+            } else {
+                try FIDOError.check(fido_dev_make_cred(handle, cred, nil), "fido_dev_make_cred")
+            }
         }
         return MadeCredential(
             format: fido_cred_fmt(cred).map { String(cString: $0) } ?? "none",

@@ -174,3 +174,25 @@ def test_a_yubikey5_like_key_signs_in_over_ctap2_with_its_u2f_era_credential(lau
     assert reply["credential"]["clientExtensionResults"] == {"appid": True}
     from fido2 import cbor
     verify_authentication(reply["credential"], challenge, cbor.encode(registered["public_key"]), 0, rp_id=APPID)
+
+
+@pytest.mark.parametrize("kind", ["create", "get"])
+def test_abort_while_a_u2f_key_waits_for_its_touch_is_an_abort_not_a_credential(launch, tmp_path, kind):
+    # libfido2 1.12 cannot cancel a U2F request (fido_dev_cancel refuses U2F keys), so the abort takes effect
+    # when the user touches; what the key answered then is dropped (docs/keys.md).
+    token = create_token(tmp_path / "u2f.state", "--profile", "u2f-only")
+    host = launch(token)
+    reply, challenge, _ = create(host, "c-0")
+    verified = verify_registration(reply["credential"], challenge)
+    host.close()
+    # The user is slow from now on (the token file holds the simulated user's behaviour).
+    state = json.loads(token.read_text())
+    state["configuration"]["presence"] = {"delay": {"milliseconds": 1200}}
+    token.write_text(json.dumps(state))
+    host = launch(token)
+    options = creation_options()[0] if kind == "create" else request_options(allow=[verified.credential_id])[0]
+    host.send({"id": "x-1", "type": kind, "origin": ORIGIN, "options": options})
+    assert host.recv()["status"] == "touch"
+    host.send({"id": "x-1", "type": "cancel"})
+    reply, _ = host.final("x-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "AbortError", reply
