@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 import webauthn
 from webauthn.helpers import options_to_json
 from webauthn.helpers.structs import (
+    AttestationConveyancePreference,
     AuthenticatorSelectionCriteria,
     PublicKeyCredentialDescriptor,
     ResidentKeyRequirement,
@@ -79,7 +80,8 @@ class RelyingParty:
             authenticator_selection=AuthenticatorSelectionCriteria(
                 resident_key=ResidentKeyRequirement(body.get("residentKey", "discouraged")),
                 user_verification=UserVerificationRequirement.DISCOURAGED),
-            exclude_credentials=exclude if body.get("excludeRegistered", True) else [])
+            exclude_credentials=exclude if body.get("excludeRegistered", True) else [],
+            attestation=AttestationConveyancePreference(body.get("attestation", "none")))
         self._issue(options.challenge, "register:" + username)
         result = json.loads(options_to_json(options))
         if body.get("rpId"):
@@ -98,6 +100,13 @@ class RelyingParty:
                 "signCount": verified.sign_count, "fmt": str(getattr(verified.fmt, "value", verified.fmt)),
                 "clientData": json.loads(b64url_decode(credential["response"]["clientDataJSON"]))}
 
+    def import_u2f_credential(self, username: str, credential_id: bytes, public_key: bytes, appid: str):
+        """A credential the user registered through the U2F API under `appid`: its assertions hash the AppID."""
+        with self.lock:
+            self.users.setdefault(username, secrets.token_bytes(16))
+            self.credentials[b64url(credential_id)] = {"username": username, "public_key": public_key,
+                                                       "sign_count": 0, "rp_id": appid}
+
     def authentication_options(self, body: dict) -> dict:
         username = body.get("username") or ""
         with self.lock:
@@ -110,6 +119,8 @@ class RelyingParty:
         result = json.loads(options_to_json(options))
         if body.get("rpId"):
             result["rpId"] = body["rpId"]
+        if body.get("appid"):
+            result["extensions"] = {"appid": body["appid"]}   # a site that moved from the U2F API
         return result
 
     def verify_authentication(self, credential: dict, origin: str) -> dict:
@@ -121,8 +132,8 @@ class RelyingParty:
         if username and stored["username"] != username:
             raise ValueError("credential of another user")
         verified = webauthn.verify_authentication_response(
-            credential=credential, expected_challenge=challenge, expected_rp_id=RP_ID, expected_origin=origin,
-            credential_public_key=stored["public_key"], credential_current_sign_count=stored["sign_count"])
+            credential=credential, expected_challenge=challenge, expected_rp_id=stored.get("rp_id", RP_ID),
+            expected_origin=origin, credential_public_key=stored["public_key"], credential_current_sign_count=stored["sign_count"])
         user_handle = credential["response"].get("userHandle")
         with self.lock:
             stored["sign_count"] = verified.new_sign_count
