@@ -15,9 +15,10 @@ struct DeviceSelector: Sendable {
 
     func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device {
         var askedToInsert = false
+        var reportedUnusable: [UnusableKey] = []
         let started = ContinuousClock.now
         while true {
-            let opened = controller.timed { openAll(provider.locations(), request: controller.id) }
+            let (opened, unusable) = controller.timed { openAll(provider.locations(), request: controller.id) }
             var chosen: Device?
             if opened.count == 1 { chosen = opened[0] }
             if opened.count > 1 { chosen = try chooseByTouch(opened, controller: controller, replies: replies, deadline: deadline) }
@@ -25,29 +26,40 @@ struct DeviceSelector: Sendable {
                 log.info("phase key-ready: \(chosen.location.path) in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
                 return chosen
             }
-            if !askedToInsert {
+            if !unusable.isEmpty, unusable != reportedUnusable {
+                // A key in the port that cannot be opened: say so, not "insert your key" (and keep waiting: the
+                // user may fix it, close the program holding it, or plug in another key).
+                replies.status(controller.id, "key-unusable", detail: UnusableKey.message(unusable))
+                log.warn("no usable security key: \(UnusableKey.message(unusable))", request: controller.id)
+                reportedUnusable = unusable
+            } else if unusable.isEmpty, !askedToInsert || !reportedUnusable.isEmpty {
                 replies.status(controller.id, "insert-key", detail: "Insert your security key.")
                 log.info("no security key found; waiting for one", request: controller.id)
                 askedToInsert = true
+                reportedUnusable = []
             }
             if controller.sleep(until: min(deadline, Date().addingTimeInterval(Self.pollInterval))) { throw ErrorMapping.aborted }
-            if Date() >= deadline { throw ErrorMapping.timeout }
+            if Date() >= deadline {
+                if !unusable.isEmpty { throw WebAuthnError(name: .notAllowed, message: UnusableKey.message(unusable)) }
+                throw ErrorMapping.timeout
+            }
         }
     }
 
-    private func openAll(_ locations: [DeviceLocation], request: String) -> [Device] {
-        locations.compactMap { location in
+    private func openAll(_ locations: [DeviceLocation], request: String) -> (opened: [Device], unusable: [UnusableKey]) {
+        var opened: [Device] = [], unusable: [UnusableKey] = []
+        for location in locations {
             do {
-                let device = try Device.open(location)
+                opened.append(try Device.open(location))
                 if location.isSoftware {
                     log.warn("using SoftToken \(location.path): a software authenticator for development and tests only, not a security key", request: request)
                 }
-                return device
             } catch {
                 log.warn("cannot open \(location.path) (\(location.manufacturer) \(location.product)): \(error)", request: request)
-                return nil
+                unusable.append(UnusableKey(location, error: error))
             }
         }
+        return (opened, unusable)
     }
 
     private func chooseByTouch(_ devices: [Device], controller: CeremonyController, replies: ReplyChannel,

@@ -27,7 +27,9 @@ final class SoftTokenDeviceProvider: DeviceProvider {
                 if let devicePath = attached.withLock({ $0.removeValue(forKey: path) }) { SoftTokenDevice.detach(path: devicePath) }
                 return nil
             }
-            guard let devicePath = attach(path) else { return nil }
+            // A file that cannot be loaded is a key in the port that cannot be opened: listed, and its open fails
+            // (no token is attached at that path), as a hidraw node without permission does.
+            let devicePath = attach(path) ?? "softfido:unloadable:\(fileName(of: path))"
             return DeviceLocation(path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
                                   product: "SoftToken \(fileName(of: path)) (software token for development and tests)",
                                   isSoftware: true)

@@ -19,6 +19,7 @@
 
   const TEXT = {
     'insert-key': 'Insert your security key.',
+    'key-unusable': 'Your security key is plugged in but cannot be used.',
     'select-key': 'Touch the security key you want to use.',
     touch: 'Touch your security key.',
     pin: 'Enter your PIN in the dialog.',
