@@ -6,7 +6,7 @@ import Foundation
 import WebAuthn
 
 /// Settings from `$XDG_CONFIG_HOME/webauthn-bridge/config.json`, overridden by `WEBAUTHN_BRIDGE_*`
-/// environment variables (the names in DESIGN.md, used the same way by tests and docs).
+/// environment variables (the names README.md's Configuration table lists, used the same way by tests and docs).
 public struct HostConfiguration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     public var logFile: String

@@ -2,7 +2,7 @@ import NativeMessaging
 import Synchronization
 import WebAuthn
 
-/// Builds and sends the host → extension frames of DESIGN.md's message protocol: any number of
+/// Builds and sends the host → extension frames of the message protocol (docs/protocol.md): any number of
 /// `status` frames, then exactly one `result` or `error` per request id.
 public final class ReplyChannel: Sendable {
     let writer: FrameWriter

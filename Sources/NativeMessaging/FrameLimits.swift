@@ -1,6 +1,6 @@
 /// Size limits of the native-messaging stream.
 ///
-/// Both browsers refuse a host → browser message above 1 MiB (measured, see notes/browsers.md), so the
+/// Both browsers refuse a host → browser message above 1 MiB (measured in Chromium and Firefox ESR; docs/protocol.md), so the
 /// outbound limit is fixed. Browser → host messages up to 10 MiB were delivered; the host keeps its own,
 /// configurable, inbound limit so one page cannot make it allocate without bound.
 public enum FrameLimits {

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Chooses how to ask for a PIN, in the order DESIGN.md gives:
+/// Chooses how to ask for a PIN, in the order README.md's Configuration section gives:
 /// `WEBAUTHN_BRIDGE_PINENTRY` > the config file's program > `pinentry` on PATH > `/dev/tty` > nothing.
 ///
 /// An explicitly named program is used even when it does not exist: the read then fails with
