@@ -62,6 +62,11 @@ public struct DeviceReport: Sendable {
                 ("firmwareVersion", .number(Double(info.firmwareVersion))),
             ]
         }
+        if let info {
+            let capabilities = KeyCapabilities(info: info)
+            fields.append(("capabilities", .string(capabilities.summary)))
+            fields.append(("bridgeBehaviour", .array(capabilities.bridgeBehaviour.map(JSONValue.string))))
+        }
         fields.append(("pinRetries", pinRetries.map { .number(Double($0)) } ?? .null))
         fields.append(("uvRetries", uvRetries.map { .number(Double($0)) } ?? .null))
         return .object(fields)
@@ -74,6 +79,11 @@ public struct DeviceReport: Sendable {
         }
         if let problem { lines.append("  cannot open: \(problem)") }
         if let info {
+            let capabilities = KeyCapabilities(info: info)
+            lines.append("  \(capabilities.summary)")
+            lines += capabilities.bridgeBehaviour.map { "    the bridge \($0)" }
+        }
+        if let info, info.isFIDO2 {
             lines.append("  CTAP: \(info.versions.joined(separator: ", "))   AAGUID: \(aaguid ?? "-")   firmware: \(info.firmwareVersion)")
             lines.append("  options: " + info.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             lines.append("  extensions: \(info.extensions.joined(separator: ", "))")
