@@ -97,7 +97,7 @@ struct AuthenticationCeremony {
                      ("id", a.userID.map(JSONValue.binary) ?? .null)])
         }
         controller.expectSelection()
-        environment.replies.status(controller.id, "select-account", detail: "Choose an account.", extra: [("accounts", .array(accounts))])
+        environment.replies.status(controller.id, "select-account", extra: [("accounts", .array(accounts))])
         switch controller.awaitSelection(until: deadline) {
         case .chosen(let index?) where assertions.indices.contains(index): return assertions[index]
         case .chosen(let index?):

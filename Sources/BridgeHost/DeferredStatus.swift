@@ -17,11 +17,11 @@ final class DeferredStatus: Sendable {
 
     private let replies: ReplyChannel
     private let id: String
-    private let pending: Mutex<[(status: String, detail: String)]>
+    private let pending: Mutex<[String]>
 
     /// Sends `statuses` now if the page already shows a notice for `id`, otherwise after `grace` unless
     /// `withdraw()` comes first.
-    init(_ statuses: [(status: String, detail: String)], for id: String, on replies: ReplyChannel,
+    init(_ statuses: [String], for id: String, on replies: ReplyChannel,
          grace: DispatchTimeInterval = DeferredStatus.grace) {
         self.replies = replies
         self.id = id
@@ -42,7 +42,7 @@ final class DeferredStatus: Sendable {
     /// Sends under the lock, so a `withdraw()` that returned has either seen them sent or cleared them.
     private func flush() {
         pending.withLock { statuses in
-            for (status, detail) in statuses { replies.status(id, status, detail: detail) }
+            for status in statuses { replies.status(id, status) }
             statuses = []
         }
     }

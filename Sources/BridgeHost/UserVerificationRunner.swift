@@ -62,9 +62,9 @@ struct UserVerificationRunner {
     }
 
     /// The statuses that announce the wait on the key once `method` is under way: built-in UV, then the touch.
-    static func waits(for method: UserVerificationMethod) -> [(status: String, detail: String)] {
-        let touch = (status: "touch", detail: "Touch your security key.")
-        return method == .builtIn ? [("uv", "Verify yourself on your security key."), touch] : [touch]
+    /// Status codes only: the extension owns the sentences the user reads.
+    static func waits(for method: UserVerificationMethod) -> [String] {
+        method == .builtIn ? ["uv", "touch"] : ["touch"]
     }
 
     private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> SecretBytes {
@@ -74,7 +74,7 @@ struct UserVerificationRunner {
             throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
         }
         let attempts = try? device.pinRetries()
-        replies.status(controller.id, "pin", detail: "Enter your security key's PIN in the dialog.")
+        replies.status(controller.id, "pin", detail: retryMessage)
         let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
         let started = ContinuousClock.now
         do {
