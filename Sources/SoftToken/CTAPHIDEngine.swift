@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The authenticator side of CTAPHID: turns reports written by libfido2 into commands and commands' answers into
 /// reports for libfido2 to read. Every entry point takes the token's monitor.
@@ -13,7 +16,7 @@ extension SoftToken {
     func receive(report raw: [UInt8], on connection: DeviceConnection) -> Bool {
         monitor.lock()
         defer { monitor.unlock(); monitor.broadcast() }
-        guard !connection.closed, countReportForFaults() else { return false }
+        guard !connection.closed, !isUnplugged, countReportForFaults() else { return false }
         let report = raw.count == CTAPHID.reportSize + 1 ? Array(raw.dropFirst()) : raw
         guard report.count == CTAPHID.reportSize else { return false }
         let channel = UInt32(report[0]) << 24 | UInt32(report[1]) << 16 | UInt32(report[2]) << 8 | UInt32(report[3])
@@ -194,6 +197,11 @@ extension SoftToken {
         }
     }
 
+    /// A token whose state file is gone has been pulled out of the port: every open connection fails from then
+    /// on, as reads and writes on a removed USB key's hidraw node do. Checked on every report and every 100 ms
+    /// while a command waits for the user, so removing the file during a touch or PIN wait unplugs the key.
+    var isUnplugged: Bool { access(path, F_OK) != 0 }
+
     /// Counts one report against `dropConnectionAfterReports`; false once the connection is "unplugged".
     private func countReportForFaults() -> Bool {
         guard let limit = faultPlan.dropConnectionAfterReports else { return true }
@@ -211,7 +219,7 @@ extension SoftToken {
         defer { monitor.unlock() }
         let deadline = milliseconds < 0 ? nil : Date().addingTimeInterval(Double(milliseconds) / 1000)
         while true {
-            if connection.closed { return nil }
+            if connection.closed || isUnplugged { return nil }
             if !connection.outbox.isEmpty {
                 guard countReportForFaults() else { return nil }
                 return connection.outbox.removeFirst()

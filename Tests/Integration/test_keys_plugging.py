@@ -52,3 +52,29 @@ def test_touching_the_key_without_a_pin_of_two_makes_a_credential_without_one(la
     assert not verified.user_verified
     assert not [c for c in commands() if c.startswith("GETPIN")]
     assert time.monotonic() - started < 15
+
+
+def test_a_key_unplugged_while_waiting_for_a_touch_ends_the_request_at_once(launch, tmp_path):
+    token = create_token(tmp_path / "key.state", "--presence", "delay:20000")
+    host = launch(token)
+    options, _ = creation_options()
+    host.send({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "c-1", "touch")
+    started = time.monotonic()
+    os.remove(token)  # pulled out of the port
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert time.monotonic() - started < 5, "the host noticed the key was gone, not the 20 s touch or the timeout"
+
+
+def test_a_key_unplugged_while_the_pin_is_typed_ends_the_request(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    token = create_token(tmp_path / "key.state", "--pin", "123456")
+    host = launch(token, env={**env, "FAKE_PINENTRY_HOLD": "1"})
+    options, _ = creation_options(authenticatorSelection={"userVerification": "required"})
+    host.send({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "c-1", "pin")
+    os.remove(token)
+    answers("pin 123456")  # the user finishes typing after pulling the key out
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
