@@ -165,3 +165,17 @@ def test_no_common_algorithm_is_refused_after_a_touch(launch, tmp_path):
     assert reply["type"] == "error" and reply["error"]["name"] == "NotSupportedError", reply
     assert [s["status"] for s in statuses] == ["touch"]
     assert time.monotonic() - started >= 0.4
+
+
+def test_a_fingerprint_key_falls_back_to_its_pin_once_the_fingerprint_is_blocked(launch, tmp_path, pinentry):
+    # As Chromium (internal UV locked → PIN): each failed fingerprint is retried until the key blocks it.
+    env, answers, commands = pinentry
+    answers(f"pin {PIN}")
+    token = create_token(tmp_path / "bio.state", "--profile", "bio", "--uv-fails", "--pin", PIN)
+    host = launch(token, env=env)
+    options, challenge = creation_options(authenticatorSelection={"userVerification": "required", "residentKey": "discouraged"})
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options}, timeout=30)
+    assert reply["type"] == "result", reply
+    assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
+    assert [c for c in commands() if c.startswith("GETPIN")] and "pin" in [s["status"] for s in statuses]
+    assert "built-in user verification blocked; falling back to the PIN" in host.log()
