@@ -9,13 +9,16 @@
 
 // Chromium runs this file alone as a service worker; Firefox lists the same files before it in background.scripts.
 if (typeof importScripts === 'function' && typeof WebAuthnBridgeRouter === 'undefined') {
-  importScripts('common/frame-rules.js', 'background/admission.js', 'background/host-queue.js',
-    'background/router.js', 'background/prompt-window.js');
+  importScripts('common/frame-rules.js', 'background/admission.js', 'background/site-list.js', 'background/host-queue.js',
+    'background/router.js', 'background/prompt-window.js', 'background/proxy-codec.js', 'background/proxy.js');
 }
 
 const api = globalThis.browser ?? globalThis.chrome;
 const HOST_NAME = 'webauthn_bridge';
 const SITES_KEY = 'browserSites';
+// Chromium's proxy path (background/proxy.js): storage.local "proxyPath", true/false; unset → PROXY_DEFAULT.
+const PROXY_KEY = 'proxyPath';
+const PROXY_DEFAULT = false;
 
 const INDICATOR = {
   connected: { text: '', color: '#2e7d32', title: 'webauthn-bridge: security keys are served by the webauthn-bridge host.' },
@@ -30,6 +33,7 @@ const REASONS = {
 };
 
 function setIndicator({ state, reason, detail }) {
+  proxy.update({ hostConnected: state === 'connected' });
   const look = INDICATOR[state] || INDICATOR.connecting;
   let title = look.title;
   if (state === 'unavailable') {
@@ -46,6 +50,15 @@ function setIndicator({ state, reason, detail }) {
 async function loadSiteList() {
   const stored = await api.storage.local.get(SITES_KEY);
   return Array.isArray(stored[SITES_KEY]) ? stored[SITES_KEY] : [];
+}
+
+/** The proxy path's two settings: the user's choice, and whether any site is left to the browser. */
+function proxySettings(stored) {
+  const sites = stored[SITES_KEY];
+  return {
+    enabled: typeof stored[PROXY_KEY] === 'boolean' ? stored[PROXY_KEY] : PROXY_DEFAULT,
+    sitesEmpty: !(Array.isArray(sites) && sites.some((line) => WebAuthnBridgeSiteList.parseSitePattern(line))),
+  };
 }
 
 /**
@@ -84,6 +97,13 @@ async function windowOf(tabId) {
   return { tabTitle: tab.title || '', window };
 }
 
+/** The active tab of the browser window focused last, if it has the focus (a proxied request no page announced). */
+async function focusedTab() {
+  if (lastBrowserWindow === null) return null;
+  const [tab] = await api.tabs.query({ active: true, windowId: lastBrowserWindow });
+  return tab && (await isTabFocused(tab.id)) ? { tabId: tab.id, url: tab.url || '' } : null;
+}
+
 function randomToken() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -102,6 +122,16 @@ const prompts = WebAuthnBridgePrompt.createPrompts({
   log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
 });
 
+// Chromium's webAuthenticationProxy, where the browser has it; `bridge` is only called back later.
+const proxy = WebAuthnBridgeProxy.createProxy({
+  wap: api.webAuthenticationProxy || null,
+  bridge: { serveProxied: (fields) => bridge.serveProxied(fields), proxiedGone: (handle) => bridge.proxiedGone(handle) },
+  focusedTab,
+  now: () => Date.now(),
+  log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
+});
+proxy.listen();
+
 const bridge = WebAuthnBridgeRouter.createBridge({
   connectNative: () => api.runtime.connectNative(HOST_NAME),
   // Firefox puts the reason on port.error; Chromium on runtime.lastError (reading it also keeps Chromium
@@ -116,6 +146,7 @@ const bridge = WebAuthnBridgeRouter.createBridge({
   prompt: prompts,
   frameTree,
   isTabFocused,
+  proxy,
 });
 
 api.runtime.onConnect.addListener((port) => {
@@ -146,7 +177,11 @@ if (api.webNavigation) {
 
 api.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && changes[SITES_KEY]) bridge.sitesChanged(changes[SITES_KEY].newValue);
+  if (area === 'local' && (changes[SITES_KEY] || changes[PROXY_KEY])) {
+    api.storage.local.get([SITES_KEY, PROXY_KEY]).then((stored) => proxy.update(proxySettings(stored)), () => {});
+  }
 });
+api.storage.local.get([SITES_KEY, PROXY_KEY]).then((stored) => proxy.update(proxySettings(stored)), () => {});
 
 // The options page asks for the host state; only our own extension pages may ask.
 api.runtime.onMessage.addListener((message, sender, sendResponse) => {

@@ -2,7 +2,8 @@
 party, and one BrowserSession per test module and browser.
 
 A module tunes its browser with module-level names: INSTALL_HOST = False (no host manifest: the fallback case),
-TOKEN_ARGS = (...) (passed to `webauthn-bridge token create`), FIREFOX_PREFS = {...}.
+TOKEN_ARGS = (...) (passed to `webauthn-bridge token create`), FIREFOX_PREFS = {...}, and PROXY_PATH = True to
+run its tests a third time, in Chromium through the proxy path ("chromium-proxy"; "chromium" is the page path).
 """
 import os
 
@@ -35,10 +36,17 @@ def rp_server():
     server.close()
 
 
-@pytest.fixture(scope="module", params=BROWSERS)
+def pytest_generate_tests(metafunc):
+    if "browser" in metafunc.fixturenames:
+        kinds = BROWSERS + (("chromium-proxy",) if getattr(metafunc.module, "PROXY_PATH", False) else ())
+        metafunc.parametrize("browser", kinds, indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
 def browser(request, host, rp_server):
     module = request.module
-    session = BrowserSession(request.param, host, rp_server.origin,
+    kind, _, path = request.param.partition("-")
+    session = BrowserSession(kind, host, rp_server.origin, path=path or "page",
                              install=getattr(module, "INSTALL_HOST", True),
                              token_args=tuple(getattr(module, "TOKEN_ARGS", ())),
                              firefox_prefs=getattr(module, "FIREFOX_PREFS", None))

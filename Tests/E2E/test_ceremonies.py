@@ -1,4 +1,6 @@
 """Register and sign in through the bridge, with every credential verified by py_webauthn on the RP side."""
+PROXY_PATH = True   # also in Chromium through the proxy path
+
 def assert_verified(result: dict, what: str):
     assert result.get("ok"), f"{what} failed in the page: {result}"
     assert result["verdict"].get("verified") is True, f"the RP refused the {what}: {result['verdict']}"

@@ -26,6 +26,8 @@
 
   // admission.js owns how an origin is read from a sender record or a URL.
   const { senderOrigin, urlOrigin } = loaded('./admission.js', 'WebAuthnBridgeAdmission');
+  // site-list.js owns the per-site switch's patterns.
+  const { parseSitePattern, siteMatches } = loaded('./site-list.js', 'WebAuthnBridgeSiteList');
 
   /**
    * The requesting document's origin and, for a subframe, the top-level origin — from the browser's sender
@@ -63,42 +65,6 @@
   /** 1 s, 2 s, 4 s … capped at 60 s. */
   function backoffDelay(failures) {
     return Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, failures));
-  }
-
-  /**
-   * One line of the per-site switch → a matcher. Accepted forms:
-   *   example.com            that host exactly (any scheme/port)
-   *   *.example.com          example.com and every subdomain
-   *   https://example.com:8443   that origin exactly
-   * Blank lines and lines starting with # are ignored (null).
-   */
-  function parseSitePattern(line) {
-    const text = String(line).trim().toLowerCase();
-    if (!text || text.startsWith('#')) return null;
-    if (text.includes('://')) {
-      const origin = urlOrigin(text);
-      return origin ? { kind: 'origin', value: origin } : null;
-    }
-    if (text.startsWith('*.')) return { kind: 'domain', value: text.slice(2).replace(/\.$/, '') };
-    return { kind: 'host', value: text.replace(/\.$/, '') };
-  }
-
-  function siteMatches(lines, origin) {
-    if (!Array.isArray(lines) || !origin) return false;
-    let host;
-    try {
-      host = new URL(origin).hostname.toLowerCase();
-    } catch (_) {
-      return false;
-    }
-    for (const line of lines) {
-      const p = parseSitePattern(line);
-      if (!p) continue;
-      if (p.kind === 'origin' && p.value === origin) return true;
-      if (p.kind === 'host' && p.value === host) return true;
-      if (p.kind === 'domain' && (host === p.value || host.endsWith('.' + p.value))) return true;
-    }
-    return false;
   }
 
   /** How long the background waits for the host before it gives up on a request. */
@@ -141,6 +107,10 @@
    *                              frame) and ended(id, request, error); status frames go there, never to a page
    *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
    *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
+   *   proxy                    → optional, Chromium's webAuthenticationProxy path (background/proxy.js):
+   *                              isAttached() and announce(record); when attached, an admitted page request is
+   *                              announced and answered `fallback`, so the page calls the browser's own
+   *                              create/get, which Chromium proxies back here (serveProxied)
    */
   function createBridge(deps) {
     const log = deps.log || (() => {});
@@ -333,6 +303,14 @@
         ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
         return;
       }
+      if (deps.proxy && deps.proxy.isAttached()) {
+        // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the
+        // announcement tells which tab and frame it comes from (the proxy event does not say).
+        deps.proxy.announce({ type, origin: caller.origin, options: message.options, tabId: ctx.tabId, frameId: ctx.frameId,
+          crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '' });
+        ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
+        return;
+      }
       // The page may have aborted while the browser answered.
       if (!ctx.alive || ctx.cancelled.delete(rid)) return;
       if (queue.hasTab(ctx.tabId) || [...requests.values()].some((req) => req.tabId === ctx.tabId)) {
@@ -354,7 +332,8 @@
         ctx.send({ kind: 'fallback', rid, reason: hostState.reason || 'host-failed' });
         return null;
       }
-      const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq);
+      // The path that served shows in the host log: proxied requests' ids end in "-proxy".
+      const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq) + (ctx.proxied ? '-proxy' : '');
       const frame = { id, type, origin: caller.origin };
       if (caller.crossOrigin) {
         frame.topOrigin = caller.topOrigin;
@@ -423,12 +402,49 @@
         },
       };
       port.onMessage.addListener((message) => pageMessage(ctx, message));
-      port.onDisconnect.addListener(() => {
-        ctx.alive = false;
-        queue.drop((e) => e.ctx === ctx);
-        for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
-      });
+      port.onDisconnect.addListener(() => requesterGone(ctx));
       return ctx;
+    }
+
+    /** The requester went away (frame closed, or Chromium cancelled a proxied request): nothing to answer. */
+    function requesterGone(ctx) {
+      ctx.alive = false;
+      queue.drop((e) => e.ctx === ctx);
+      for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
+    }
+
+    /**
+     * A request Chromium proxied (background/proxy.js), attributed to its tab and frame. `send` gets the one
+     * final answer (result, error, or fallback when the host is gone). Returns the handle for proxiedGone().
+     */
+    function serveProxied({ type, options, origin, crossOrigin, topOrigin, tabId, frameId, send }) {
+      const ctx = {
+        tabId, frameId, pageId: ++pageSeq, sender: null, proxied: true,
+        trusted: crossOrigin ? { origin, topOrigin } : { origin },
+        connectedAt: deps.now(), alive: true, cancelled: new Set(),
+        send(message) {
+          if (!ctx.alive) return;
+          ctx.alive = false;
+          send(message);
+        },
+      };
+      const rid = 'proxy';
+      if (queue.hasTab(tabId) || [...requests.values()].some((req) => req.tabId === tabId)) {
+        ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'A request is already pending.' } });
+      } else if (!connect()) {
+        ctx.send({ kind: 'fallback', rid, reason: hostState.reason || 'host-failed' });
+      } else {
+        const caller = crossOrigin ? { origin, topOrigin, crossOrigin: true } : { origin, crossOrigin: false };
+        queue.add({ ctx, rid, type, tabId, frameId, options, caller });
+      }
+      return ctx;
+    }
+
+    /** Proxied requests whose page is gone (tab closed, navigated): Chromium is told, as its own would abort. */
+    function abandoned(ctxs) {
+      for (const ctx of ctxs) {
+        if (ctx.proxied) ctx.send({ kind: 'error', rid: 'proxy', error: { name: 'AbortError', message: 'The operation was aborted.' } });
+      }
     }
 
     /** The user chose an account in the security-key window (never a frame: frames cannot choose). */
@@ -446,8 +462,9 @@
     }
 
     function tabClosed(tabId) {
-      queue.drop((e) => e.tabId === tabId);
-      for (const [id, req] of requests) if (req.tabId === tabId) cancel(id, req);
+      const gone = queue.drop((e) => e.tabId === tabId).map((e) => e.ctx);
+      for (const [id, req] of requests) if (req.tabId === tabId) { cancel(id, req); gone.push(req.ctx); }
+      abandoned(gone);
     }
 
     /** A tab was activated or a window gained or lost focus: a held request may go now. */
@@ -460,11 +477,12 @@
      * connected before it are from the page being left; frame 0 takes all its subframes with it.
      */
     function frameNavigated(tabId, frameId, timeStamp) {
-      queue.drop((e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp);
+      const gone = queue.drop((e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp).map((e) => e.ctx);
       for (const [id, req] of requests) {
         if (req.tabId !== tabId || (frameId !== 0 && req.frameId !== frameId)) continue;
-        if (req.ctx.connectedAt <= timeStamp) cancel(id, req);
+        if (req.ctx.connectedAt <= timeStamp) { cancel(id, req); gone.push(req.ctx); }
       }
+      abandoned(gone);
     }
 
     function sitesChanged(lines) {
@@ -473,11 +491,12 @@
 
     /** What the options page shows: connection state and the host's whole `info` answer (versions, keys, log). */
     function status() {
-      return { ...hostState, info: hostInfo ? { ...hostInfo } : null, pending: requests.size + queue.waitingCount() };
+      return { ...hostState, info: hostInfo ? { ...hostInfo } : null, pending: requests.size + queue.waitingCount(),
+        proxy: deps.proxy && deps.proxy.status ? deps.proxy.status() : null };
     }
 
     return {
-      start: connect, attachFrame, select, userCancelled, tabClosed, frameNavigated, focusChanged, sitesChanged, status,
+      start: connect, attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled, tabClosed, frameNavigated, focusChanged, sitesChanged, status,
       pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),
     };
   }

@@ -4,6 +4,12 @@ A test module gets one BrowserSession per browser (Firefox takes seconds to star
 SoftToken that waits before "touch" (TOKEN_ARGS) or for no host at all (INSTALL_HOST = False). A session with
 own_webauthn=True is the baseline: Chromium without the extension or a host, its own WebAuthn answered by
 DevTools' virtual authenticator; its times are recorded under "chromium-own".
+
+Chromium serves a request by one of two paths (docs/extension.md): the page path (page/interceptor.js → relay →
+background → host) or the proxy path (chrome.webAuthenticationProxy). A Chromium session sets the extension's
+"proxyPath" setting explicitly, from `path`, and waits until the background reports the proxy attached (or
+not), so each test runs the path it names whatever the extension's default; its times are recorded under
+"chromium-proxy" for the proxy path.
 """
 import itertools
 import json
@@ -23,18 +29,22 @@ from .timings import record
 
 # The host's lines for a ceremony (RequestLoop): "<type> origin=…" when it starts one, "refused <type>" when it is
 # busy, "<type> ok|failed …" when one ends.
-REACHED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+)\] (?:(?P<type>create|get) origin=|refused (?P<refused>create|get))")
-ENDED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+)\] (?P<type>create|get) (?P<outcome>ok|failed) ")
+# Ids of requests Chromium proxied end in "-proxy" (background/router.js): which path served shows in the log.
+REACHED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+(?:-proxy)?)\] (?:(?P<type>create|get) origin=|refused (?P<refused>create|get))")
+ENDED_LINE = re.compile(r"\[(?P<id>r\d+-t\d+-f\d+-p\d+(?:-proxy)?)\] (?P<type>create|get) (?P<outcome>ok|failed) ")
+PROXY_KEY = "proxyPath"
 
 
 class BrowserSession:
     def __init__(self, kind: str, host_binary: Path, site_origin: str, *, install: bool = True,
                  token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False,
-                 extra_env: dict | None = None):
+                 extra_env: dict | None = None, path: str = "page"):
         assert not own_webauthn or (kind == "chromium" and not install), "only Chromium has a virtual authenticator"
+        assert path == "page" or kind == "chromium", "only Chromium has the proxy path"
         self.kind = kind
+        self.path = path
         self.own_webauthn = own_webauthn
-        self.timing_label = f"{kind}-own" if own_webauthn else kind
+        self.timing_label = f"{kind}-own" if own_webauthn else (f"{kind}-proxy" if path == "proxy" else kind)
         self.site_origin = site_origin
         self.workdir = Path(tempfile.mkdtemp(prefix=f"webauthn-bridge-e2e-{kind}-"))
         self.home = self.workdir / "home"
@@ -77,7 +87,25 @@ class BrowserSession:
             self.browser = Firefox(self.workdir, self.env, extension_dir(), self.workdir / "firefox-profile",
                                    firefox_prefs)
         self.front_tab = self.browser.tab   # the tab every test drives unless it opens another
+        if self.kind == "chromium" and not self.own_webauthn:
+            self.choose_path(self.path, expect_attached=install and self.path == "proxy")
         self.open("/index.html")
+
+    def extension_status(self) -> dict:
+        """The background's bridge-status answer (what the options page shows), asked from an extension page."""
+        return self.call("chrome.runtime.sendMessage({kind: 'bridge-status'})")
+
+    def choose_path(self, path: str, expect_attached: bool) -> None:
+        """Sets the extension's proxyPath setting from its options page and waits for the background to act on
+        it: the proxy attached (expect_attached) or not."""
+        ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
+        self.browser.open(f"chrome-extension://{ext_id}/options/options.html")
+        self.call(f"chrome.storage.local.set({{{PROXY_KEY}: {json.dumps(path == 'proxy')}}})")
+        attached = "s.proxy.state === 'attached'" if expect_attached else "s.proxy.state !== 'attached'"
+        check = f"chrome.runtime.sendMessage({{kind: 'bridge-status'}}).then((s) => Boolean(s.proxy) && {attached})"
+        if not self.browser.wait_for(check, timeout=20):
+            raise AssertionError(f"chromium: the proxy path did not become {'attached' if expect_attached else 'detached'}: "
+                                 f"{self.extension_status()}\n{self.diagnostics()}")
 
     def open(self, path: str) -> None:
         """Loads a page of the site and checks the bridge's override is in place before any test uses it."""

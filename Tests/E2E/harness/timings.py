@@ -9,7 +9,7 @@ times the signal (notes/browsers.md §5).
 import statistics
 
 _samples: list[tuple[str, str, float, bool]] = []   # (browser, register|signIn, ms, cold)
-BASELINE = {"chromium": "chromium-own"}
+BASELINE = {"chromium": "chromium-own", "chromium-proxy": "chromium-own"}
 
 
 def record(browser: str, action: str, elapsed_ms: float, cold: bool) -> None:

@@ -1,0 +1,272 @@
+// background/proxy-codec.js and background/proxy.js: Chromium's webAuthenticationProxy path, with a fake
+// chrome.webAuthenticationProxy and the real router.js behind it (fake native port).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const codec = require('../background/proxy-codec.js');
+const { createProxy } = require('../background/proxy.js');
+const router = require('../background/router.js');
+
+const ORIGIN = 'https://example.com';
+// What Chromium 156 hands over for a page's create() (captured from a headless run, origin changed).
+const CREATE_JSON = JSON.stringify({
+  attestation: 'none', challenge: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc', excludeCredentials: [{ id: 'AAEC', type: 'public-key' }],
+  extensions: { remoteDesktopClientOverride: { origin: ORIGIN, sameOriginWithAncestors: true }, credProps: true },
+  pubKeyCredParams: [{ alg: -7, type: 'public-key' }], rp: { id: 'example.com', name: 'x' }, timeout: 180000,
+  user: { displayName: 'U', id: 'AAAAAAAAAAA', name: 'u' },
+});
+const GET_JSON = (challenge = 'AQID', same = true, origin = ORIGIN) => JSON.stringify({
+  allowCredentials: [{ id: 'AAAAAAAAAAAAAAAAAAAAAA', transports: ['usb'], type: 'public-key' }], challenge,
+  extensions: { remoteDesktopClientOverride: { origin, sameOriginWithAncestors: same }, prf: { eval: { first: 'AQ' } } },
+  rpId: 'example.com', userVerification: 'preferred',
+});
+const HOST_ASSERTION = {
+  type: 'public-key', id: 'q83v', rawId: { __binary__: 'q83v' }, authenticatorAttachment: 'cross-platform',
+  response: { clientDataJSON: { __binary__: 'e30' }, authenticatorData: { __binary__: 'AAAA' }, signature: { __binary__: 'MEUC' }, userHandle: null },
+  clientExtensionResults: { prf: { results: { first: { __binary__: 'AQID' } } } },
+};
+
+test('a proxied create: binary members become markers, the override is taken out and gives the origin', () => {
+  const parsed = codec.parseRequestDetails('create', CREATE_JSON);
+  assert.equal(parsed.origin, ORIGIN);
+  assert.equal(parsed.sameOriginWithAncestors, true);
+  assert.deepEqual(parsed.options.challenge, { __binary__: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc' });
+  assert.deepEqual(parsed.options.user.id, { __binary__: 'AAAAAAAAAAA' });
+  assert.deepEqual(parsed.options.excludeCredentials[0].id, { __binary__: 'AAEC' });
+  assert.deepEqual(parsed.options.extensions, { credProps: true });
+  assert.equal(parsed.options.rp.id, 'example.com');
+});
+
+test('a proxied get: allowCredentials ids and prf inputs become markers; no extension left → no extensions member', () => {
+  const parsed = codec.parseRequestDetails('get', GET_JSON());
+  assert.deepEqual(parsed.options.allowCredentials[0].id, { __binary__: 'AAAAAAAAAAAAAAAAAAAAAA' });
+  assert.deepEqual(parsed.options.extensions, { prf: { eval: { first: { __binary__: 'AQ' } } } });
+  const bare = JSON.parse(GET_JSON());
+  bare.extensions = { remoteDesktopClientOverride: bare.extensions.remoteDesktopClientOverride };
+  assert.equal('extensions' in codec.parseRequestDetails('get', JSON.stringify(bare)).options, false);
+});
+
+test('a request without Chromium\'s override, or with a malformed one or bad base64url, is refused', () => {
+  const noOverride = JSON.parse(GET_JSON());
+  delete noOverride.extensions.remoteDesktopClientOverride;
+  assert.throws(() => codec.parseRequestDetails('get', JSON.stringify(noOverride)), /remoteDesktopClientOverride/);
+  const bad = JSON.parse(GET_JSON());
+  bad.extensions.remoteDesktopClientOverride.sameOriginWithAncestors = 'yes';
+  assert.throws(() => codec.parseRequestDetails('get', JSON.stringify(bad)), /malformed/);
+  assert.throws(() => codec.parseRequestDetails('get', GET_JSON('a+b/')), /base64url/);
+  assert.throws(() => codec.parseRequestDetails('get', '{'), SyntaxError);
+});
+
+test('the host credential becomes the toJSON() form: base64url strings, no null userHandle, transports kept', () => {
+  const json = JSON.parse(codec.responseJson('get', HOST_ASSERTION));
+  assert.deepEqual(json, {
+    type: 'public-key', id: 'q83v', rawId: 'q83v', authenticatorAttachment: 'cross-platform',
+    response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'MEUC' },
+    clientExtensionResults: { prf: { results: { first: 'AQID' } } },
+  });
+  const created = JSON.parse(codec.responseJson('create', {
+    type: 'public-key', id: 'q83v', rawId: { __binary__: 'q83v' },
+    response: { clientDataJSON: { __binary__: 'e30' }, attestationObject: { __binary__: 'oA' }, authenticatorData: { __binary__: 'AA' },
+      transports: ['usb'], publicKey: { __binary__: 'MFkw' }, publicKeyAlgorithm: -7 },
+  }));
+  assert.deepEqual(created.response, { clientDataJSON: 'e30', attestationObject: 'oA', authenticatorData: 'AA', transports: ['usb'], publicKey: 'MFkw', publicKeyAlgorithm: -7 });
+  assert.deepEqual(created.clientExtensionResults, {});
+  assert.throws(() => codec.responseJson('create', HOST_ASSERTION), /attestationObject/);
+  assert.throws(() => codec.responseJson('get', { type: 'public-key' }), /not a public-key credential/);
+});
+
+// ---- proxy.js with a fake webAuthenticationProxy and the real router ----
+
+function event() {
+  const listeners = [];
+  return { addListener: (fn) => listeners.push(fn), fire: (...a) => listeners.forEach((fn) => fn(...a)) };
+}
+function fakeWap({ attachError } = {}) {
+  const wap = {
+    calls: [], completed: [],
+    attach: async () => { wap.calls.push('attach'); return attachError; },
+    detach: async () => { wap.calls.push('detach'); },
+    completeCreateRequest: async (d) => { wap.completed.push({ type: 'create', ...d }); },
+    completeGetRequest: async (d) => { wap.completed.push({ type: 'get', ...d }); },
+    completeIsUvpaaRequest: async (d) => { wap.completed.push({ type: 'uvpaa', ...d }); },
+    onCreateRequest: event(), onGetRequest: event(), onIsUvpaaRequest: event(), onRequestCanceled: event(),
+  };
+  return wap;
+}
+function fakePort(sender) {
+  const port = { sender, sent: [], onMessage: event(), onDisconnect: event() };
+  port.postMessage = (m) => port.sent.push(structuredClone(m));
+  return port;
+}
+const settle = () => new Promise((r) => setImmediate(r));
+
+function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new Set(), wap = fakeWap() } = {}) {
+  const natives = [];
+  const clock = { now: 1000 };
+  let bridge = null;
+  const proxy = createProxy({
+    wap, now: () => clock.now, focusedTab: async () => focused,
+    bridge: { serveProxied: (f) => bridge.serveProxied(f), proxiedGone: (h) => bridge.proxiedGone(h) },
+  });
+  bridge = router.createBridge({
+    connectNative: () => { const p = fakePort(); natives.push(p); return p; },
+    disconnectError: () => '', loadSiteList: async () => [], setIndicator: () => {},
+    setTimeout: () => 0, clearTimeout: () => {}, now: () => clock.now,
+    frameTree: async () => null, isTabFocused: async (tabId) => !unfocused.has(tabId), proxy,
+  });
+  proxy.listen();
+  bridge.start();
+  const native = () => natives.at(-1);
+  return { wap, proxy, bridge, native, clock };
+}
+
+test('attached only while chosen, the host connected and no site left to the browser; detached otherwise', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: false, hostConnected: true, sitesEmpty: true });
+  assert.deepEqual(t.wap.calls, []);
+  assert.equal(t.proxy.status().state, 'off');
+  await t.proxy.update({ enabled: true });
+  assert.deepEqual(t.wap.calls, ['attach']);
+  assert.equal(t.proxy.isAttached(), true);
+  await t.proxy.update({ hostConnected: false });
+  assert.deepEqual(t.wap.calls, ['attach', 'detach']);
+  assert.equal(t.proxy.status().state, 'detached');
+  await t.proxy.update({ hostConnected: true });
+  await t.proxy.update({ sitesEmpty: false });
+  assert.deepEqual(t.wap.calls, ['attach', 'detach', 'attach', 'detach']);
+  assert.match(t.proxy.status().detail, /browser's own WebAuthn/);
+});
+
+test('another extension holding the proxy leaves the page path serving', async () => {
+  const t = setup({ wap: fakeWap({ attachError: 'Another extension is already attached' }) });
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  assert.equal(t.proxy.isAttached(), false);
+  assert.deepEqual(t.proxy.status(), { state: 'taken', detail: 'Another extension is already attached', served: 0, pending: 0 });
+});
+
+test('a browser without the API (Firefox) never attaches', async () => {
+  const proxy = createProxy({ wap: null, now: () => 0, focusedTab: async () => null, bridge: {} });
+  await proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  assert.equal(proxy.isAttached(), false);
+  assert.equal(proxy.status().state, 'unsupported');
+});
+
+test('an announced request is served as its tab and frame, with the top-level origin, and completed with responseJson', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.proxy.announce({ type: 'get', origin: 'https://idp.example', options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 9, crossOrigin: true, topOrigin: 'https://shop.example' });
+  t.wap.onGetRequest.fire({ requestId: 41, requestDetailsJson: GET_JSON('AQID', false, 'https://idp.example') });
+  await settle();
+  const sent = t.native().sent.at(-1);
+  assert.equal(sent.id, 'r1-t3-f9-p1-proxy', 'the host log says which path served');
+  assert.equal(sent.origin, 'https://idp.example');
+  assert.equal(sent.topOrigin, 'https://shop.example');
+  assert.equal(sent.crossOrigin, true);
+  t.native().onMessage.fire({ id: sent.id, type: 'result', credential: HOST_ASSERTION });
+  await settle();
+  assert.equal(t.wap.completed.length, 1);
+  assert.equal(t.wap.completed[0].requestId, 41);
+  assert.equal(JSON.parse(t.wap.completed[0].responseJson).response.signature, 'MEUC');
+  assert.equal(t.proxy.status().served, 1);
+});
+
+test('host errors reach the page as the DOMException the host named', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.wap.onCreateRequest.fire({ requestId: 5, requestDetailsJson: CREATE_JSON });
+  await settle();
+  const sent = t.native().sent.at(-1);
+  assert.equal(sent.id, 'r1-t7-f0-p1-proxy', 'unannounced: the focused tab showing the origin');
+  t.native().onMessage.fire({ id: sent.id, type: 'error', error: { name: 'InvalidStateError', message: 'excluded' }, detail: 'for the user' });
+  await settle();
+  assert.deepEqual(t.wap.completed, [{ type: 'create', requestId: 5, error: { name: 'InvalidStateError', message: 'excluded' } }]);
+});
+
+test('an unannounced request from no focused tab of its origin, or from a cross-origin frame, never reaches the host', async () => {
+  const t = setup({ focused: { tabId: 7, url: 'https://other.example/' } });
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
+  t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON('AQID', false) });
+  await settle();
+  assert.equal(t.native().sent.length, 1, 'only the info request');
+  const byId = Object.fromEntries(t.wap.completed.map((c) => [c.requestId, c.error.message]));
+  assert.deepEqual(byId, {
+    1: 'The operation is not allowed at this time because the page does not have focus.',
+    2: 'The operation either timed out or was not allowed.',
+  });
+});
+
+test('an announcement is used once and only for the same type, origin, challenge and frame kind', async () => {
+  const t = setup({ focused: null });
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0, crossOrigin: false, topOrigin: '' });
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON('AQIE') });   // other challenge
+  t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON('AQID', false) }); // claims a cross-origin frame
+  await settle();
+  assert.equal(t.native().sent.length, 1);
+  t.wap.onGetRequest.fire({ requestId: 3, requestDetailsJson: GET_JSON('AQID') });
+  await settle();
+  assert.equal(t.native().sent.length, 1, 'the cross-origin claim consumed the announcement: no second use');
+  assert.equal(t.wap.completed.length, 3);
+});
+
+test('a held request waits for its tab; Chromium cancelling it drops it, and a running one is cancelled at the host', async () => {
+  const unfocused = new Set([3]);
+  const t = setup({ unfocused });
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0, crossOrigin: false, topOrigin: '' });
+  t.wap.onGetRequest.fire({ requestId: 8, requestDetailsJson: GET_JSON() });
+  await settle();
+  assert.equal(t.native().sent.length, 1, 'held: its tab is in the background');
+  t.wap.onRequestCanceled.fire(8);
+  unfocused.clear();
+  t.bridge.focusChanged();
+  await settle();
+  assert.equal(t.native().sent.length, 1, 'cancelled while held: never sent');
+  t.wap.onGetRequest.fire({ requestId: 9, requestDetailsJson: GET_JSON('AQIF') });
+  await settle();
+  const sent = t.native().sent.at(-1);
+  t.wap.onRequestCanceled.fire(9);
+  assert.deepEqual(t.native().sent.at(-1), { id: sent.id, type: 'cancel' });
+  assert.equal(t.wap.completed.length, 0, 'Chromium settled those itself');
+});
+
+test('a proxied request of a tab that closes is completed with AbortError', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.wap.onGetRequest.fire({ requestId: 4, requestDetailsJson: GET_JSON() });
+  await settle();
+  t.bridge.tabClosed(7);
+  await settle();
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 4, error: { name: 'AbortError', message: 'The operation was aborted.' } }]);
+});
+
+test('with the proxy attached, an admitted page request is announced and answered fallback; detached, it goes to the host', async () => {
+  const t = setup();
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
+  t.bridge.attachFrame(port);
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
+  await settle();
+  const proxied = t.native().sent.at(-1);
+  assert.equal(proxied.id, 'r1-t3-f0-p2-proxy');
+  t.native().onMessage.fire({ id: proxied.id, type: 'result', credential: HOST_ASSERTION });
+  await t.proxy.update({ enabled: false });
+  port.onMessage.fire({ kind: 'request', rid: 'p2', type: 'get', options: { challenge: { __binary__: 'AQIE' } }, frame });
+  await settle();
+  assert.equal(port.sent.length, 1, 'the page path: nothing back to the page until the host answers');
+  assert.equal(t.native().sent.at(-1).id, 'r2-t3-f0-p1');
+});
+
+test('isUserVerifyingPlatformAuthenticatorAvailable is answered false: no platform authenticator here', async () => {
+  const t = setup();
+  t.wap.onIsUvpaaRequest.fire({ requestId: 12 });
+  await settle();
+  assert.deepEqual(t.wap.completed, [{ type: 'uvpaa', requestId: 12, isUvpaa: false }]);
+});
