@@ -31,6 +31,8 @@ enum ErrorMapping {
             return WebAuthnError(name: .notAllowed, message: "The security key's built-in user verification is blocked.")
         case FIDOError.noCredentials:
             return WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
+        case FIDOError.deviceRemoved:
+            return WebAuthnError(name: .notAllowed, message: "The security key was removed.")
         case FIDOError.actionTimeout, FIDOError.userActionTimeout, FIDOError.receiveFailed:
             return timeout
         case FIDOError.keepaliveCancel, FIDOError.operationDenied, FIDOError.notAllowed, FIDOError.upRequired:

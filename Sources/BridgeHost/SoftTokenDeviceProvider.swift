@@ -32,7 +32,7 @@ final class SoftTokenDeviceProvider: DeviceProvider {
             let devicePath = attach(path) ?? "softfido:unloadable:\(fileName(of: path))"
             return DeviceLocation(path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
                                   product: "SoftToken \(fileName(of: path)) (software token for development and tests)",
-                                  isSoftware: true)
+                                  isSoftware: true, stillPresent: { FileManager.default.fileExists(atPath: path) })
         }
     }
 

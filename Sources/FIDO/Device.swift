@@ -1,6 +1,9 @@
 import CFIDO2
 import Synchronization
 import Secrets
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An open FIDO key. All calls except `cancel()` must come from the libfido2 thread (`FIDOThread`);
 /// `cancel()` may come from any thread, which is how a page's abort reaches a key waiting for touch.
@@ -59,16 +62,33 @@ public final class Device: @unchecked Sendable {
         _ = fido_dev_set_timeout(handle, Int32(clamping: milliseconds))
     }
 
-    /// Runs a libfido2 call that waits for the user. libfido2 1.12 cannot stop a U2F request: `fido_dev_cancel`
-    /// refuses U2F keys, and its U2F loop repeats the request every 100 ms for as long as the key answers "test of
-    /// user presence required", whatever the timeout. So on a U2F key a cancel takes effect when the call returns
-    /// (the user touched the key): what the key made or signed is dropped and the call reports the cancel.
-    func droppingU2FAnswerIfCancelled<T>(_ call: () throws(FIDOError) -> T) throws(FIDOError) -> T {
-        let result = try call()
+    /// Runs a libfido2 call that waits for the user.
+    ///
+    /// A key pulled out mid-request makes libfido2 fail with whatever status the interrupted step gives (FIDO_ERR_RX,
+    /// which also means "timed out", FIDO_ERR_TX, or FIDO_ERR_INTERNAL in the PIN steps): when the key is gone, the
+    /// failure is reported as `FIDOError.deviceRemoved`.
+    ///
+    /// libfido2 1.12 cannot stop a U2F request: `fido_dev_cancel` refuses U2F keys, and its U2F loop repeats the
+    /// request every 100 ms for as long as the key answers "test of user presence required", whatever the timeout.
+    /// So on a U2F key a cancel takes effect when the call returns (the user touched the key): what the key made
+    /// or signed is dropped and the call reports the cancel.
+    func awaitingTheUser<T>(_ call: () throws(FIDOError) -> T) throws(FIDOError) -> T {
+        let result: T
+        do {
+            result = try call()
+        } catch where !isPresent {
+            throw FIDOError(code: FIDOError.deviceRemoved, function: error.function)
+        }
         if !isFIDO2, cancelRequested.withLock({ $0 }) {
             throw FIDOError(code: FIDOError.keepaliveCancel, function: "U2F request cancelled while waiting for a touch")
         }
         return result
+    }
+
+    /// Whether the key is still plugged in: its hidraw node still exists, or its provider says so.
+    public var isPresent: Bool {
+        if let stillPresent = location.stillPresent { return stillPresent() }
+        return !location.path.hasPrefix("/dev/") || access(location.path, F_OK) == 0
     }
 
     public var isFIDO2: Bool { fido_dev_is_fido2(handle) }

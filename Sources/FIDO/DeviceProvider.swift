@@ -11,9 +11,12 @@ public struct DeviceLocation: Sendable {
     public let productID: Int
     /// True for SoftToken: shown as "software token" everywhere a user could mistake it for a key.
     public let isSoftware: Bool
+    /// Whether a key reached through custom I/O is still plugged in (a hidraw node's presence is its own).
+    public let stillPresent: (@Sendable () -> Bool)?
 
     public init(path: String, io: fido_dev_io_t? = nil, manufacturer: String, product: String,
-                vendorID: Int = 0, productID: Int = 0, isSoftware: Bool = false) {
+                vendorID: Int = 0, productID: Int = 0, isSoftware: Bool = false,
+                stillPresent: (@Sendable () -> Bool)? = nil) {
         self.path = path
         self.io = io
         self.manufacturer = manufacturer
@@ -21,6 +24,7 @@ public struct DeviceLocation: Sendable {
         self.vendorID = vendorID
         self.productID = productID
         self.isSoftware = isSoftware
+        self.stillPresent = stillPresent
     }
 }
 

@@ -12,7 +12,7 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// libfido2's own name for the code, e.g. "FIDO_ERR_PIN_INVALID".
-    public var codeName: String { String(cString: fido_strerr(code)) }
+    public var codeName: String { code == Self.deviceRemoved ? "key removed" : String(cString: fido_strerr(code)) }
     public var description: String { "\(function): \(codeName)" }
 
     /// Turns a libfido2 status into a thrown error.
@@ -33,6 +33,8 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let noCredentials = FIDO_ERR_NO_CREDENTIALS
     /// A U2F key's answer to a check-only (up=false) assertion: the credential is there.
     public static let userPresenceRequired = FIDO_ERR_USER_PRESENCE_REQUIRED
+    /// Not a libfido2 status: a request failed on I/O and the key is no longer plugged in (`Device`).
+    public static let deviceRemoved: Int32 = -0x7E0
     public static let keepaliveCancel = FIDO_ERR_KEEPALIVE_CANCEL
     public static let operationDenied = FIDO_ERR_OPERATION_DENIED
     public static let notAllowed = FIDO_ERR_NOT_ALLOWED

@@ -57,7 +57,7 @@ extension Device {
         var owned: OpaquePointer? = assert
         defer { fido_assert_free(&owned) }
         try configure(assert, request, allowList: allowList)
-        try droppingU2FAnswerIfCancelled { () throws(FIDOError) in
+        try awaitingTheUser { () throws(FIDOError) in
             if let pin {
                 try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_get_assert(handle, assert, p), "fido_dev_get_assert") }
             } else {

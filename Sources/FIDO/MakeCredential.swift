@@ -68,7 +68,7 @@ extension Device {
         var owned: OpaquePointer? = cred
         defer { fido_cred_free(&owned) }
         try configure(cred, request)
-        try droppingU2FAnswerIfCancelled { () throws(FIDOError) in
+        try awaitingTheUser { () throws(FIDOError) in
             if let pin {
                 try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_make_cred(handle, cred, p), "fido_dev_make_cred") }
             } else {

@@ -64,6 +64,7 @@ def test_a_key_unplugged_while_waiting_for_a_touch_ends_the_request_at_once(laun
     os.remove(token)  # pulled out of the port
     reply, _ = host.final("c-1")
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert reply["detail"] == "The security key was removed.", reply
     assert time.monotonic() - started < 5, "the host noticed the key was gone, not the 20 s touch or the timeout"
 
 
@@ -78,3 +79,4 @@ def test_a_key_unplugged_while_the_pin_is_typed_ends_the_request(launch, tmp_pat
     answers("pin 123456")  # the user finishes typing after pulling the key out
     reply, _ = host.final("c-1")
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert reply["detail"] == "The security key was removed.", reply

@@ -131,5 +131,8 @@ import Testing
         #expect(fixture.token.locked { fixture.token.executeU2F([0x80, 0x01, 0, 0]) } == [0x6E, 0x00])
         #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x01, 0, 0, 0, 0, 10, 1]) } == [0x67, 0x00])
         #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x01]) } == [0x67, 0x00])
+        // Truncated extended lengths and authenticate data shorter than its key handle length say.
+        #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x02, 3, 0, 0, 1]) } == [0x67, 0x00])
+        #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x02, 3, 0, 0, 0, 65] + [UInt8](repeating: 0, count: 64) + [9]) } == [0x67, 0x00])
     }
 }

@@ -57,6 +57,7 @@ enum U2F {
                 data = []  // no data, an extended Le
             default:
                 if body[0] == 0 {
+                    guard body.count >= 3 else { return nil }
                     let length = Int(body[1]) << 8 | Int(body[2])
                     // Data, then an optional extended Le of two bytes.
                     guard body.count == 3 + length || body.count == 5 + length else { return nil }
