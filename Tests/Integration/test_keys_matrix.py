@@ -14,7 +14,8 @@ from rp import ORIGIN, creation_options, request_options, verify_authentication,
 PIN = "1234"
 TABLE = REPO / "docs" / "keys.md"
 SCENARIOS = ["create", "create discoverable", "get with allow list", "get discoverable", "create uv required",
-             "get uv required", "exclude hit", "prf", "largeBlob", "EdDSA only", "get long allow list"]
+             "get uv required", "exclude hit", "prf", "largeBlob", "EdDSA only", "get long allow list",
+             "get discoverable uv discouraged"]
 
 
 def expected_table() -> dict[str, dict[str, tuple[str, str, str]]]:
@@ -44,6 +45,7 @@ class Session:
         self.host = launch(create_token(tmp_path / f"{profile}.state", *args), env=env)
         self.count = 0
         self.registered = None
+        self.discoverable = None
 
     def pins_asked(self) -> int:
         return sum(1 for c in self._commands() if c.startswith("GETPIN"))
@@ -126,7 +128,12 @@ def scenario(session: Session, name: str) -> str:
     elif name == "get discoverable":
         rk_options, rk_challenge = creation_options(user_id=b"user-disc", authenticatorSelection={"residentKey": "preferred"})
         _, _, made = session.run("create", rk_options, rk_challenge)
+        session.discoverable = made
         options, challenge = request_options()
+        key = made.credential_public_key if made else key
+    elif name == "get discoverable uv discouraged":
+        made = session.discoverable  # made by "get discoverable", which runs before
+        options, challenge = request_options(userVerification="discouraged")
         key = made.credential_public_key if made else key
     else:
         raise AssertionError(f"unknown scenario {name}")
