@@ -33,6 +33,7 @@ def test_devices_says_what_the_key_can_do_and_what_the_bridge_does(tmp_path, pro
     text = devices(token, tmp_path)
     assert summary in text, text
     assert behaviour in text and "    the bridge " in text, text
+    assert ("PIN: not supported by this key" in text) == (profile == "u2f-only"), text
     [report] = json.loads(devices(token, tmp_path, "--json"))
     assert summary in report["capabilities"]
     assert any(behaviour in line for line in report["bridgeBehaviour"]), report

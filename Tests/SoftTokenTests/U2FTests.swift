@@ -122,6 +122,18 @@ import Testing
         #expect(assertion.verify(publicKey: publicKey) == FIDO_OK)
     }
 
+    @Test func anyBytesGetAStatusWordNeverACrash() throws {
+        let fixture = try TokenFixture(Self.u2fOnly)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            var message = (0..<Int.random(in: 0...80, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            // Keep most inputs on the paths that parse further: CLA 0, a known instruction.
+            if message.count >= 2, Bool.random(using: &generator) { message[0] = 0; message[1] = UInt8.random(in: 1...3, using: &generator) }
+            let answer = fixture.token.locked { fixture.token.executeU2F(message) }
+            #expect(answer.count >= 2)
+        }
+    }
+
     @Test func versionAndUnknownInstructions() throws {
         #expect(U2F.Command([0, 3, 0, 0]) == U2F.Command([0, 3, 0, 0, 0, 0, 0]))
         let fixture = try TokenFixture(Self.u2fOnly)

@@ -89,7 +89,8 @@ public struct DeviceReport: Sendable {
             lines.append("  extensions: \(info.extensions.joined(separator: ", "))")
             lines.append("  algorithms: \(info.supportedAlgorithms.map { AlgorithmSelection.name(of: $0) }.joined(separator: ", "))   PIN protocols: \(info.pinProtocols)")
         }
-        lines.append("  PIN: \(pinRetries.map { "set, \($0) attempts left" } ?? "not set")" + (uvRetries.map { "   built-in UV: \($0) attempts left" } ?? ""))
+        let noPIN = info.map { !$0.supportsClientPIN } == true ? "not supported by this key" : "not set"
+        lines.append("  PIN: \(pinRetries.map { "set, \($0) attempts left" } ?? noPIN)" + (uvRetries.map { "   built-in UV: \($0) attempts left" } ?? ""))
         return lines.joined(separator: "\n")
     }
 
