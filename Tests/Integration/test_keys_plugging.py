@@ -80,3 +80,14 @@ def test_a_key_unplugged_while_the_pin_is_typed_ends_the_request(launch, tmp_pat
     reply, _ = host.final("c-1")
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
     assert reply["detail"] == "The security key was removed.", reply
+
+
+def test_a_key_that_stays_unusable_until_the_timeout_is_named_in_the_error(launch, tmp_path):
+    token = tmp_path / "key.state"
+    token.write_text("not a token")
+    host = launch(token)
+    options, _ = creation_options(timeout=1000)  # clamped up to the 30 s minimum, as Chromium does
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options}, timeout=45)
+    assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert [s["status"] for s in statuses] == ["key-unusable"]
+    assert "plugged in but cannot be used" in reply["detail"] and "webauthn-bridge doctor" in reply["detail"], reply
