@@ -33,7 +33,7 @@ struct DeviceSelector: Sendable {
                 log.warn("no usable security key: \(UnusableKey.message(unusable))", request: controller.id)
                 reportedUnusable = unusable
             } else if unusable.isEmpty, !askedToInsert || !reportedUnusable.isEmpty {
-                replies.status(controller.id, "insert-key", detail: "Insert your security key.")
+                replies.status(controller.id, "insert-key")
                 log.info("no security key found; waiting for one", request: controller.id)
                 askedToInsert = true
                 reportedUnusable = []
@@ -64,7 +64,7 @@ struct DeviceSelector: Sendable {
 
     private func chooseByTouch(_ devices: [Device], controller: CeremonyController, replies: ReplyChannel,
                                deadline: Date) throws(WebAuthnError) -> Device {
-        replies.status(controller.id, "select-key", detail: "Touch the security key you want to use.")
+        replies.status(controller.id, "select-key")
         log.info("\(devices.count) keys present; waiting for a touch to choose one", request: controller.id)
         let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
         do {
