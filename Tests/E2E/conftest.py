@@ -45,8 +45,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="module")
 def browser(request, host, rp_server):
     module = request.module
-    kind, _, path = request.param.partition("-")
-    session = BrowserSession(kind, host, rp_server.origin, path=path or "page",
+    session = BrowserSession.for_param(request.param, host, rp_server.origin,
                              install=getattr(module, "INSTALL_HOST", True),
                              token_args=tuple(getattr(module, "TOKEN_ARGS", ())),
                              firefox_prefs=getattr(module, "FIREFOX_PREFS", None))

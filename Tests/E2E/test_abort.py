@@ -1,4 +1,5 @@
 """AbortSignal while the key waits for a touch: the page gets AbortError at once and the bridge is free again."""
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 
 # This module's SoftToken waits 3 s for "touch" on every request, like a person reaching for the key.
 TOKEN_ARGS = ("--presence", "delay:3000")

@@ -1,4 +1,5 @@
 """The DOMExceptions a page sees when the bridge refuses a request, as a browser would raise them."""
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 
 
 def test_registering_an_excluded_credential_raises_invalid_state_error(browser):

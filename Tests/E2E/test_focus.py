@@ -3,6 +3,7 @@ waits must not starve the tab the user went to. The host runs one ceremony at a 
 unfocused tab's request at the host, serves the focused tab, and sends the first request anew once its tab is
 focused again. Before, the focused tab's login failed with "Another security key request is already in progress".
 """
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 import json
 
 # Every request waits 3 s for "touch", like a person reaching for the key: the first request is still at the

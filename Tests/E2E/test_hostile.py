@@ -10,6 +10,7 @@ A get() from a background tab is the one case that differs on purpose: Chromium 
 inside the tab); the bridge's PIN prompt is a desktop-wide window, so the request waits, without reaching the
 host, until its tab is active in a focused window.
 """
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 import json
 
 import pytest

@@ -9,6 +9,7 @@ ignores script clicks (element.click(), dispatched MouseEvents) and signs in the
 that closing it is Cancel. Real input comes from outside, as a person's would: CDP Input.dispatchMouseEvent in
 Chromium, WebDriver BiDi input.performActions in Firefox (harness/prompt_window.py).
 """
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 import json
 import os
 import time
@@ -20,7 +21,8 @@ from harness.paths import FIREFOX_NATIVE_REFUSAL
 from harness.prompt_window import PromptWindow, windows_opened_during
 from harness.session import BrowserSession
 
-BROWSERS = ("chromium", "firefox")
+# "chromium-proxy": Chromium through the proxy path (conftest.py); the window is the same extension window.
+BROWSERS = ("chromium", "firefox", "chromium-proxy")
 # Long enough that the window is seen, and closed, well before the key would answer on a loaded machine.
 PRESENCE_DELAY_MS = 8000
 # Chromium's text for InvalidStateError (docs/errors.md): all the page learns of an excluded credential.
@@ -42,7 +44,7 @@ SPY_JS = """(() => {
 @pytest.fixture(scope="module", params=BROWSERS)
 def waiting(request, host, rp_server):
     """A key that waits for its touch: the host announces the wait, the window shows it."""
-    session = BrowserSession(request.param, host, rp_server.origin, token_args=("--presence", f"delay:{PRESENCE_DELAY_MS}"))
+    session = BrowserSession.for_param(request.param, host, rp_server.origin, token_args=("--presence", f"delay:{PRESENCE_DELAY_MS}"))
     yield session
     session.close()
 
@@ -51,7 +53,7 @@ def waiting(request, host, rp_server):
 def chooser(request, host, rp_server):
     # A key with built-in UV that answers at once: CTAP 2.1 lets a key return account names only after user
     # verification; without it the chooser can only say "Unnamed account" (Chromium says "Unknown account").
-    session = BrowserSession(request.param, host, rp_server.origin, token_args=("--uv",))
+    session = BrowserSession.for_param(request.param, host, rp_server.origin, token_args=("--uv",))
     yield session
     session.close()
 
@@ -66,7 +68,7 @@ def pinned(request, host, rp_server, tmp_path_factory):
     """A key with a PIN, and a pinentry that keeps its dialog open until the test answers it."""
     scratch = tmp_path_factory.mktemp(f"pinentry-{request.param}")
     pinentry = {"script": scratch / "answers", "log": scratch / "commands"}
-    session = BrowserSession(request.param, host, rp_server.origin, token_args=("--pin", PIN),
+    session = BrowserSession.for_param(request.param, host, rp_server.origin, token_args=("--pin", PIN),
                              extra_env={"WEBAUTHN_BRIDGE_PINENTRY": str(FAKE_PINENTRY), "FAKE_PINENTRY_HOLD": "1",
                                         "FAKE_PINENTRY_SCRIPT": str(pinentry["script"]),
                                         "FAKE_PINENTRY_LOG": str(pinentry["log"])})

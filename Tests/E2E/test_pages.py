@@ -1,6 +1,7 @@
 """Pages that are not the simple case: a login frame of another origin, a frame of the top's origin inside one of
 another origin (A→B→A), and a page that keeps its own reference to navigator.credentials.get before anything
 else runs."""
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 import json
 
 import pytest

@@ -7,10 +7,14 @@ Chromium: the same browser, same tab, makes one credential through its own WebAu
 authenticator, on http://parity.localhost:PORT, an origin no content script of the extension matches) and one
 through the bridge (http://localhost:PORT, SoftToken); the two descriptions must be equal, for create and get,
 with and without extensions.
+Through the proxy path ("chromium-proxy") the bridge's credential is Chromium's own object built from the
+bridge's responseJson; Chromium's own side then runs in a second tab, since a tab with a virtual authenticator is
+served by it and never proxied. The host log proves which path served the bridge's side.
 Firefox: no authenticator answers headless, so the bridge's credential is compared with what Firefox's own
 classes declare: the same probe on Object.create(<prototype>) in a page the extension is not injected into,
 taking nothing from any member call. Its statics and a rejection are compared with Firefox's own too.
 """
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 import json
 
 import pytest
@@ -48,26 +52,48 @@ def assert_same(native, bridge, what):
 def pages(browser):
     """Opens the bridge's page or the browser's own (never injected) and runs parity.<fn>(args) there."""
     native_origin = browser.site_origin.replace("//localhost:", f"//{NATIVE_HOST}:")
+    driver = browser.browser
+    native_tab = None
     if browser.kind == "chromium":
-        cdp = browser.browser
-        cdp.call("WebAuthn.enable", {"enableUI": False})
-        cdp.call("WebAuthn.addVirtualAuthenticator", {"options": {
-            "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
-            "isUserVerified": True, "automaticPresenceSimulation": True, "hasPrf": True}})
+        if browser.path == "proxy":
+            # A tab with a DevTools virtual authenticator is served by it, never proxied: Chromium's own side
+            # gets a tab of its own, and the bridge's tab has none.
+            native_tab = driver.new_tab(background=True)
+        with driver.in_tab(native_tab or driver.tab):
+            driver.call("WebAuthn.enable", {"enableUI": False})
+            driver.call("WebAuthn.addVirtualAuthenticator", {"options": {
+                "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
+                "isUserVerified": True, "automaticPresenceSimulation": True, "hasPrf": True}})
 
     class Pages:
+        tab = browser.front_tab
+
         def open(self, side: str):
-            if side == "bridge":
-                browser.open(PAGE)  # checks the override is active
-            else:
-                browser.browser.open(native_origin + PAGE)
-                assert browser.call(f"!({OVERRIDE_ACTIVE_JS}) && isSecureContext") is True, \
-                    f"{native_origin} must be a secure context the extension is not injected into"
+            self.tab = native_tab if side == "native" and native_tab else browser.front_tab
+            driver.activate(self.tab)
+            with driver.in_tab(self.tab):
+                if side == "bridge":
+                    browser.open(PAGE)  # checks the override is active
+                else:
+                    driver.open(native_origin + PAGE)
+                    assert browser.call(f"!({OVERRIDE_ACTIVE_JS}) && isSecureContext") is True, \
+                        f"{native_origin} must be a secure context the extension is not injected into"
 
         def run(self, function: str, **args):
-            return browser.call(f"parity.{function}({json.dumps(args)})")
+            with driver.in_tab(self.tab):
+                return browser.call(f"parity.{function}({json.dumps(args)})")
 
-    return Pages()
+    yield Pages()
+    if native_tab:
+        driver.close_tab(native_tab)
+        driver.activate(browser.front_tab)
+
+
+def bridge_served(browser, before: int, count: int) -> None:
+    """The bridge's ceremonies since `before` reached the host by the session's path; Chromium's own never did."""
+    new = browser.ceremonies()[before:]
+    assert len(new) == count, "\n".join(c["line"] for c in new)
+    assert all(c["id"].endswith("-proxy") == (browser.path == "proxy") for c in new), "\n".join(c["line"] for c in new)
 
 
 def ceremonies(pages, side: str, extensions: bool) -> dict:
@@ -100,11 +126,13 @@ def rows_that_matter(description: dict) -> None:
 
 @pytest.mark.parametrize("extensions", [False, True], ids=["plain", "extensions"])
 def test_credentials_match_the_browsers_own(browser, pages, extensions):
+    before = len(browser.ceremonies())
     bridge = ceremonies(pages, "bridge", extensions)
     for kind in ("create", "get"):
         rows_that_matter(bridge[kind])
     if browser.kind == "chromium":
         native = ceremonies(pages, "native", extensions)
+        bridge_served(browser, before, 2)
         for kind in ("create", "get"):
             assert_same(native[kind], bridge[kind], f"{kind}() {'with' if extensions else 'without'} extensions")
         return

@@ -1,5 +1,6 @@
 """Twenty register + sign-in pairs in a row: every one verified, sign counts move forward, and the in-page
 times feed the timing summary (medians need ~20 calls on this noisy VM)."""
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
 PAIRS = 20
 
 

@@ -1,11 +1,20 @@
 /*
- * options.js — the per-site switch (storage.local "browserSites": string[]) and a view of the host state.
- * background.js picks up changes through storage.onChanged; nothing else is stored.
+ * options.js — the per-site switch (storage.local "browserSites": string[]), Chromium's path (storage.local
+ * "proxyPath": boolean, background/proxy.js) and a view of the host state. background.js picks up changes
+ * through storage.onChanged; nothing else is stored.
  */
 'use strict';
 
 const api = globalThis.browser ?? globalThis.chrome;
 const SITES_KEY = 'browserSites';
+const PROXY_KEY = 'proxyPath';
+// What background/proxy.js's states mean for the user.
+const PROXY_STATES = {
+  attached: 'Requests are served through Chromium\'s WebAuthn proxy',
+  off: 'Requests are served by the bridge\'s page script (the proxy is off)',
+  detached: 'Requests are served by the bridge\'s page script: the proxy is not attached',
+  taken: 'Requests are served by the bridge\'s page script: another extension holds Chromium\'s WebAuthn proxy',
+};
 const sites = document.getElementById('sites');
 const saved = document.getElementById('saved');
 
@@ -32,9 +41,31 @@ async function showHost() {
     const why = s.state === 'unavailable' ? ` — ${s.reason}${s.detail ? `: ${s.detail}` : ''}. Sites use the browser's own WebAuthn.` : '';
     el.textContent = `Host status: ${s.state}${version}${why}`;
     showDetails(s.info);
+    showPath(s.proxy);
   } catch (error) {
     el.textContent = `Host status: unknown (${error.message})`;
   }
+}
+
+/** Which path serves this browser's requests, and how many the proxy has served since the browser started. */
+async function showPath(proxy) {
+  const toggle = document.getElementById('proxy');
+  const line = document.getElementById('path');
+  if (!proxy || proxy.state === 'unsupported') {
+    document.getElementById('proxy-section').hidden = true;
+    toggle.closest('p').hidden = true;
+    line.textContent = 'This browser has no WebAuthn proxy: requests are served by the bridge\'s page script.';
+    return;
+  }
+  const stored = await api.storage.local.get(PROXY_KEY);
+  toggle.checked = proxy.state === 'attached' || stored[PROXY_KEY] === true;
+  const why = proxy.detail ? ` (${proxy.detail})` : '';
+  line.textContent = `${PROXY_STATES[proxy.state] || proxy.state}${why}. Served through the proxy so far: ${proxy.served}.`;
+}
+
+async function saveProxy(event) {
+  await api.storage.local.set({ [PROXY_KEY]: event.target.checked });
+  setTimeout(showHost, 300);
 }
 
 /** The host's `info` answer, as it was when the extension connected: versions, keys, where the log is. */
@@ -58,6 +89,7 @@ async function copyDiagnostics() {
   document.getElementById('copied').textContent = 'Copied.';
 }
 
+document.getElementById('proxy').addEventListener('change', (e) => { saveProxy(e).catch(() => {}); });
 document.getElementById('save').addEventListener('click', () => { save().catch((e) => { saved.textContent = e.message; }); });
 document.getElementById('copy').addEventListener('click', () => {
   copyDiagnostics().catch((e) => { document.getElementById('copied').textContent = e.message; });

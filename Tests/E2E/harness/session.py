@@ -52,6 +52,7 @@ class BrowserSession:
         self.host_log = self.workdir / "host.log"
         self.token = self.workdir / "softtoken.state"
         self.browser = None
+        self.installed = install
         self.timed = (install and not token_args) or own_webauthn
         self.opened_once = False
         self.timed_once = False
@@ -70,6 +71,12 @@ class BrowserSession:
         except BaseException:
             self.close()
             raise
+
+    @classmethod
+    def for_param(cls, param: str, host_binary: Path, site_origin: str, **kwargs) -> "BrowserSession":
+        """A session for a test parameter: "chromium", "firefox", or "chromium-proxy" (the proxy path)."""
+        kind, _, path = param.partition("-")
+        return cls(kind, host_binary, site_origin, path=path or "page", **kwargs)
 
     def _start(self, host_binary, install, token_args, firefox_prefs):
         user_data_dir = self.workdir / "chromium-profile"
@@ -97,7 +104,8 @@ class BrowserSession:
 
     def choose_path(self, path: str, expect_attached: bool) -> None:
         """Sets the extension's proxyPath setting from its options page and waits for the background to act on
-        it: the proxy attached (expect_attached) or not."""
+        it: the proxy attached (expect_attached) or not. rp() then expects its ceremonies on that path."""
+        self.path = path
         ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
         self.browser.open(f"chrome-extension://{ext_id}/options/options.html")
         self.call(f"chrome.storage.local.set({{{PROXY_KEY}: {json.dumps(path == 'proxy')}}})")
@@ -150,12 +158,23 @@ class BrowserSession:
     def rp(self, function: str, /, deadline: float = 60, **args) -> dict:
         """Runs window.rp.<function>(args) in the page (site/rp.js) and returns its JSON result."""
         result = self.call(f"rp.{function}({json.dumps(args)})", timeout=deadline)
+        if self.installed and function in ("register", "signIn") and isinstance(result, dict) and result.get("ok"):
+            self.assert_path_served()
         # Timed only where the token answers at once: a presence delay would measure the delay.
         if (self.timed and function in ("register", "signIn") and isinstance(result, dict)
                 and result.get("ok") and isinstance(result.get("elapsedMs"), (int, float))):
             record(self.timing_label, function, result["elapsedMs"], cold=not self.timed_once)
             self.timed_once = True
         return result
+
+    def assert_path_served(self) -> None:
+        """The ceremony that just succeeded reached the host by this session's path (proxied ids end in -proxy):
+        a proxy-path test that the page path served, or the reverse, fails here."""
+        last = self.ceremonies()[-1:]
+        assert last, f"{self.kind}: a ceremony succeeded but none is in the host log\n{self.diagnostics()}"
+        proxied = last[0]["id"].endswith("-proxy")
+        assert proxied == (self.path == "proxy"), f"{self.kind}: served by the {'proxy' if proxied else 'page'} path, " \
+                                                  f"not the {self.path} path: {last[0]['line']}"
 
     def _log_matches(self, pattern: re.Pattern) -> list[dict]:
         if not self.host_log.exists():
