@@ -43,6 +43,9 @@
     const log = deps.log || (() => {});
     const wap = deps.wap || null;
     let attached = false;
+    // Chromium keeps the proxy attached to the extension, not to this worker: a worker started anew may find it
+    // attached from before, so the first "not wanted" detaches whatever it finds.
+    let maybeAttached = Boolean(wap);
     let state = wap ? 'off' : 'unsupported';   // off | attached | detached | taken | unsupported
     let detail = '';
     let wanted = { enabled: false, hostConnected: false, sitesEmpty: true };
@@ -75,11 +78,14 @@
           return;
         }
         attached = true;
+        maybeAttached = false;
         state = 'attached';
         detail = '';
-      } else if (!want && attached) {
+      } else if (!want && (attached || maybeAttached)) {
+        const known = attached;
         attached = false;
-        await wap.detach().catch((e) => log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`));
+        maybeAttached = false;
+        await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
         state = wanted.enabled ? 'detached' : 'off';
         detail = !wanted.hostConnected ? 'the host is not connected' : !wanted.sitesEmpty ? 'sites are set to use the browser\'s own WebAuthn' : '';
       } else if (!want) {
