@@ -92,7 +92,7 @@ for t in "${selected[@]}"; do
   echo "== $t: fuzzing for ${seconds}s"
   started=$(date +%s)
   if ! nice -n 19 "$BIN/$t" "$work" "$seeds" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2560 -malloc_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$t-" >"$log" 2>&1; then
+      -use_value_profile=1 -rss_limit_mb=2560 -malloc_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$t-" >"$log" 2>&1; then
     grep -v '^#[0-9]' "$log" | tail -60
     echo "FAIL: $t found a crash; the input is in $SCRATCH/artifacts/ (log: $log)" >&2
     exit 1
