@@ -7,8 +7,9 @@
  *
  * It owns: the one native port (opened at start-up, reopened with backoff), trusted origins from sender
  * records, host request ids and their routing back to a tab+frame, cancel on abort/close/navigation/port
- * loss, the fallback decision when the host is unreachable, and the per-site switch. It does not know about
- * pages, DOM or badges: those are callbacks in `deps`.
+ * loss, the fallback decision when the host is unreachable, and the per-site switch (patterns: site-list.js).
+ * Requests Chromium proxied (proxy.js) enter through serveProxied() and share the queue, the focus rule and the
+ * security-key window with the page's. It does not know about pages, DOM or badges: those are callbacks in `deps`.
  */
 (function (root) {
   'use strict';
