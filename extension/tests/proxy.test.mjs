@@ -273,3 +273,18 @@ test('isUserVerifyingPlatformAuthenticatorAvailable is answered false: no platfo
   await settle();
   assert.deepEqual(t.wap.completed, [{ type: 'uvpaa', requestId: 12, isUvpaa: false }]);
 });
+
+test('a proxied request whose frame navigates away is cancelled at the host and completed with AbortError', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  t.wap.onGetRequest.fire({ requestId: 6, requestDetailsJson: GET_JSON() });
+  await settle();
+  const sent = t.native().sent.at(-1);
+  t.bridge.frameNavigated(7, 0, t.clock.now - 1);
+  assert.equal(t.wap.completed.length, 0, 'a navigation committed before the request is not its page leaving');
+  t.clock.now += 10;
+  t.bridge.frameNavigated(7, 0, t.clock.now);
+  await settle();
+  assert.deepEqual(t.native().sent.at(-1), { id: sent.id, type: 'cancel' });
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 6, error: { name: 'AbortError', message: 'The operation was aborted.' } }]);
+});
