@@ -1,8 +1,8 @@
 """Headless Chromium over CDP and headless Firefox ESR over WebDriver BiDi, with the extension loaded.
 
 Both drivers offer the same small surface: open(url), evaluate(js) → JSON value, close(). The recipe (flags,
-where the host manifest must be, BiDi without an Origin header) is the one verified in
-/work/shared/notes/browsers.md. Each browser runs in its own process group, which close() terminates:
+where the host manifest must be, BiDi without an Origin header) is the one Tests/E2E/README.md
+describes ("Browser recipes"). Each browser runs in its own process group, which close() terminates:
 nothing else on the machine is touched.
 """
 import json
@@ -162,8 +162,8 @@ class Chromium(Browser):
         return self.conn.call(method, params, session=self.session, timeout=timeout)
 
     def add_virtual_authenticator(self) -> str:
-        """A CTAP2 USB key inside Chromium that answers at once (DevTools' virtual authenticator, as in
-        notes/browsers.md §5): the browser's own path to compare the bridge with, or to prove a fallback."""
+        """A CTAP2 USB key inside Chromium that answers at once (DevTools' virtual authenticator; Tests/E2E/README.md,
+        "Browser recipes"): the browser's own path to compare the bridge with, or to prove a fallback."""
         self.call("WebAuthn.enable", {"enableUI": False})
         return self.call("WebAuthn.addVirtualAuthenticator", {"options": {
             "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
