@@ -22,8 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .browsers import Chromium, Firefox
+
 from .install import create_token, install_host
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
+
+# One count for the whole run: every session (module × browser) shares the RP, so a per-session count gave two
+# modules the same username and the RP listed the other token's credentials for it.
+_USER_NUMBERS = itertools.count()
 from .timings import record
 
 
@@ -56,7 +61,6 @@ class BrowserSession:
         self.timed = (install and not token_args) or own_webauthn
         self.opened_once = False
         self.timed_once = False
-        self._users = itertools.count()
         # The browser's environment is the host's environment: this is how the test selects the SoftToken.
         self.env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(self.home),
@@ -153,7 +157,7 @@ class BrowserSession:
 
     def new_user(self, name: str) -> str:
         """A username no other test or browser uses: the RP is shared by every browser of the run."""
-        return f"{name}-{self.kind}-{next(self._users)}"
+        return f"{name}-{self.kind}-{next(_USER_NUMBERS)}"
 
     def rp(self, function: str, /, deadline: float = 60, **args) -> dict:
         """Runs window.rp.<function>(args) in the page (site/rp.js) and returns its JSON result."""
