@@ -22,14 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .browsers import Chromium, Firefox
-
 from .install import create_token, install_host
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
+from .timings import record
 
 # One count for the whole run: every session (module × browser) shares the RP, so a per-session count gave two
 # modules the same username and the RP listed the other token's credentials for it.
 _USER_NUMBERS = itertools.count()
-from .timings import record
 
 
 # The host's lines for a ceremony (RequestLoop): "<type> origin=…" when it starts one, "refused <type>" when it is
