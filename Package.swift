@@ -3,6 +3,7 @@ import PackageDescription
 
 // Module graph (arrows point one way only):
 //   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken, Threading}
+//   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → Secrets;  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld with the functions a browser-launched host runs placed next to each other
 // (scripts/link-order.txt, made by scripts/link_order.py): the kernel maps code in 64 KiB runs around each page
@@ -47,8 +48,12 @@ let package = Package(
         .target(name: "BridgeHost", dependencies: [
             "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "CBOR", "Cryptography", "Threading",
         ]),
+        // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
+        .target(name: "Benchmark", dependencies: [
+            "BridgeHost", "SoftToken", "NativeMessaging", "Prompts", "WebAuthn", "Cryptography", "Threading",
+        ]),
         .executableTarget(name: "webauthn-bridge", dependencies: [
-            "BridgeHost", "SoftToken", "FIDO", "WebAuthn",
+            "BridgeHost", "Benchmark", "SoftToken", "FIDO", "WebAuthn",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: releaseLinkLayout),
 

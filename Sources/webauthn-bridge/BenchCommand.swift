@@ -1,4 +1,5 @@
 import ArgumentParser
+import Benchmark
 import BridgeHost
 #if canImport(FoundationEssentials)
 import FoundationEssentials

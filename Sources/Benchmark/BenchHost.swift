@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BridgeHost
 import NativeMessaging
 import Prompts
 import WebAuthn
@@ -78,5 +79,5 @@ struct Sample {
 }
 
 func elapsedMilliseconds(since start: ContinuousClock.Instant) -> Double {
-    Double(CeremonyController.nanoseconds(ContinuousClock.now - start)) / 1e6
+    (ContinuousClock.now - start) / .milliseconds(1)
 }
