@@ -14,6 +14,9 @@ struct WebAuthnBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webauthn-bridge",
         abstract: "WebAuthn for Firefox and Chromium through your own FIDO2 security key (libfido2).",
+        // The one version of host, extension and packages is the repository's VERSION file; scripts/package.sh
+        // refuses to build when this line or extension/manifest.json differ from it (a test checks all three).
+        version: "0.1.0",
         subcommands: [HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self, BenchCommand.self]
     )
 

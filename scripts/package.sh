@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds the release artifacts into dist/ (docs/release.md):
+#   xpi           webauthn-bridge-VERSION.xpi            for addons.mozilla.org (and Firefox ESR policy installs)
+#   chromium-zip  webauthn-bridge-VERSION-chromium.zip   for the Chrome Web Store
+#   crx           webauthn-bridge-VERSION.crx            CRX3 signed with --crx-key, for Chromium policy installs;
+#                 its extension id goes to dist/chromium-id.txt
+#   deb           webauthn-bridge_VERSION_amd64.deb      host, host manifests, extension, man page (release build)
+#   all           all of the above (the default)
+# The version is VERSION's; the script refuses to build when extension/manifest.json or the host disagree.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly REPO
+readonly DIST="$REPO/dist"
+readonly PACK="$REPO/packaging/extension_package.py"
+
+usage() {
+  cat <<USAGE
+Usage: $0 [xpi|chromium-zip|crx|deb|all]... [--crx-key FILE]
+
+  --crx-key FILE   the PEM RSA key that signs the CRX (the maintainer's; it fixes the extension id). Without it a
+                   throwaway key is generated into dist/ (and reused by later runs): fine for tests, never for a release.
+USAGE
+}
+die() { echo "package.sh: $*" >&2; exit 1; }
+
+targets=()
+crx_key=''
+while (($#)); do
+  case "$1" in
+    xpi|chromium-zip|crx|deb) targets+=("$1"); shift ;;
+    all) targets+=(xpi chromium-zip crx deb); shift ;;
+    --crx-key) crx_key=${2:?--crx-key needs a file}; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+done
+((${#targets[@]})) || targets=(xpi chromium-zip crx deb)
+for tool in python3 openssl; do command -v "$tool" >/dev/null || die "$tool not found (apt-get install $tool)"; done
+
+# --- one version everywhere ------------------------------------------------------------------------------------
+version=$(tr -d '[:space:]' <"$REPO/VERSION")
+[[ $version =~ ^[0-9]+(\.[0-9]+){1,3}$ ]] || die "VERSION must be 2 to 4 dot-separated integers (the browsers' rule), not '$version'"
+manifest_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$REPO/extension/manifest.json")
+[[ $manifest_version == "$version" ]] || die "extension/manifest.json has version $manifest_version, VERSION has $version: make them equal"
+host_version=$(sed -n 's/^ *version: "\([^"]*\)".*$/\1/p' "$REPO/Sources/webauthn-bridge/WebAuthnBridgeCommand.swift")
+[[ $host_version == "$version" ]] || die "Sources/webauthn-bridge/WebAuthnBridgeCommand.swift has version '$host_version', VERSION has $version: make them equal"
+readonly version
+
+mkdir -p "$DIST"
+# One timestamp for every archive entry and packaged file: the last commit's, so a rebuild gives the same bytes.
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$REPO" log -1 --format=%ct 2>/dev/null || echo 315532800)}
+export SOURCE_DATE_EPOCH
+
+build_xpi() {
+  python3 "$PACK" zip --store firefox "$REPO/extension" "$DIST/webauthn-bridge-$version.xpi"
+  echo "built: dist/webauthn-bridge-$version.xpi"
+}
+
+build_chromium_zip() {
+  python3 "$PACK" zip --store chromium "$REPO/extension" "$DIST/webauthn-bridge-$version-chromium.zip"
+  echo "built: dist/webauthn-bridge-$version-chromium.zip"
+}
+
+warn_throwaway_key() {
+  cat >&2 <<WARNING
+****************************************************************************************************************
+* package.sh: NO --crx-key GIVEN. The CRX is signed with a THROWAWAY key: dist/throwaway-crx-key.pem.          *
+* Its extension id is not the released one, and the host serves that id only when the user's config.json lists *
+* it in "allowedExtensions". Good for tests; for a release, pass --crx-key with the maintainer's key.          *
+****************************************************************************************************************
+WARNING
+}
+
+build_crx() {
+  local key=$crx_key payload id
+  if [[ -z $key ]]; then
+    key="$DIST/throwaway-crx-key.pem"
+    # Reused once made, so repeated builds (and policy files naming the id) keep one id.
+    [[ -f $key ]] || (umask 077 && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$key" 2>/dev/null)
+    warn_throwaway_key
+  fi
+  [[ -r $key ]] || die "--crx-key: cannot read $key"
+  payload=$(mktemp "$DIST/.crx-payload.XXXXXX")
+  trap 'rm -f "$payload"' RETURN
+  python3 "$PACK" zip --store chromium "$REPO/extension" "$payload"
+  id=$(python3 "$PACK" crx --key "$key" "$payload" "$DIST/webauthn-bridge-$version.crx") || die "signing the CRX with $key failed"
+  printf '%s\n' "$id" >"$DIST/chromium-id.txt"
+  echo "built: dist/webauthn-bridge-$version.crx (extension id $id, also in dist/chromium-id.txt)"
+}
+
+build_deb() {
+  "$REPO/packaging/deb/build-deb.sh" "$version" "$DIST"
+}
+
+declare -A built=()
+for t in "${targets[@]}"; do
+  [[ -z ${built[$t]:-} ]] || continue
+  built[$t]=1
+  case "$t" in
+    xpi) build_xpi ;;
+    chromium-zip) build_chromium_zip ;;
+    crx) build_crx ;;
+    deb) build_deb ;;
+  esac
+done
