@@ -4,6 +4,7 @@ import PackageDescription
 // Module graph (arrows point one way only):
 //   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken, Threading}
 //   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
+//   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken}  (the demo command)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → Secrets;  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld with the functions a browser-launched host runs placed next to each other
 // (scripts/link-order.txt, made by scripts/link_order.py): the kernel maps code in 64 KiB runs around each page
@@ -52,8 +53,10 @@ let package = Package(
         .target(name: "Benchmark", dependencies: [
             "BridgeHost", "SoftToken", "NativeMessaging", "Prompts", "WebAuthn", "Cryptography", "Threading",
         ]),
+        // `webauthn-bridge demo`: a SoftToken, a small relying party on loopback and a throwaway browser profile.
+        .target(name: "Demo", dependencies: ["WebAuthn", "Cryptography", "CBOR", "SoftToken", "Threading"]),
         .executableTarget(name: "webauthn-bridge", dependencies: [
-            "BridgeHost", "Benchmark", "SoftToken", "FIDO", "WebAuthn",
+            "BridgeHost", "Benchmark", "Demo", "SoftToken", "FIDO", "WebAuthn",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: releaseLinkLayout),
 
@@ -66,5 +69,6 @@ let package = Package(
         .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),
+        .testTarget(name: "DemoTests", dependencies: ["Demo", "WebAuthn", "Cryptography", "CBOR"]),
     ]
 )
