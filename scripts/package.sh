@@ -11,26 +11,32 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly REPO
-readonly DIST="$REPO/dist"
 readonly PACK="$REPO/packaging/extension_package.py"
 
 usage() {
   cat <<USAGE
-Usage: $0 [xpi|chromium-zip|crx|deb|all]... [--crx-key FILE]
+Usage: $0 [xpi|chromium-zip|crx|deb|all]... [--crx-key FILE] [--host-binary FILE] [--out DIR]
 
   --crx-key FILE   the PEM RSA key that signs the CRX (the maintainer's; it fixes the extension id). Without it a
                    throwaway key is generated into dist/ (and reused by later runs): fine for tests, never for a release.
+  --host-binary FILE the host to package in the .deb, instead of a release build made here (it must say --version
+                   VERSION; use a release build with --static-swift-stdlib, as install.sh makes)
+  --out DIR        write the artifacts into DIR instead of dist/
 USAGE
 }
 die() { echo "package.sh: $*" >&2; exit 1; }
 
 targets=()
 crx_key=''
+host_binary=''
+DIST="$REPO/dist"
 while (($#)); do
   case "$1" in
     xpi|chromium-zip|crx|deb) targets+=("$1"); shift ;;
     all) targets+=(xpi chromium-zip crx deb); shift ;;
     --crx-key) crx_key=${2:?--crx-key needs a file}; shift 2 ;;
+    --host-binary) host_binary=$(realpath -- "${2:?--host-binary needs a file}"); shift 2 ;;
+    --out) DIST=$(realpath -m -- "${2:?--out needs a directory}"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -45,7 +51,7 @@ manifest_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]
 [[ $manifest_version == "$version" ]] || die "extension/manifest.json has version $manifest_version, VERSION has $version: make them equal"
 host_version=$(sed -n 's/^ *version: "\([^"]*\)".*$/\1/p' "$REPO/Sources/webauthn-bridge/WebAuthnBridgeCommand.swift")
 [[ $host_version == "$version" ]] || die "Sources/webauthn-bridge/WebAuthnBridgeCommand.swift has version '$host_version', VERSION has $version: make them equal"
-readonly version
+readonly version DIST
 
 mkdir -p "$DIST"
 # One timestamp for every archive entry and packaged file: the last commit's, so a rebuild gives the same bytes.
@@ -54,21 +60,22 @@ export SOURCE_DATE_EPOCH
 
 build_xpi() {
   python3 "$PACK" zip --store firefox "$REPO/extension" "$DIST/webauthn-bridge-$version.xpi"
-  echo "built: dist/webauthn-bridge-$version.xpi"
+  echo "built: $DIST/webauthn-bridge-$version.xpi"
 }
 
 build_chromium_zip() {
   python3 "$PACK" zip --store chromium "$REPO/extension" "$DIST/webauthn-bridge-$version-chromium.zip"
-  echo "built: dist/webauthn-bridge-$version-chromium.zip"
+  echo "built: $DIST/webauthn-bridge-$version-chromium.zip"
 }
 
-warn_throwaway_key() {
+warn_throwaway_key() {  # KEY
   cat >&2 <<WARNING
-****************************************************************************************************************
-* package.sh: NO --crx-key GIVEN. The CRX is signed with a THROWAWAY key: dist/throwaway-crx-key.pem.          *
-* Its extension id is not the released one, and the host serves that id only when the user's config.json lists *
-* it in "allowedExtensions". Good for tests; for a release, pass --crx-key with the maintainer's key.          *
-****************************************************************************************************************
+*****************************************************************************************************************
+* package.sh: NO --crx-key GIVEN. The CRX is signed with a THROWAWAY key:
+*   $1
+* Its extension id is not the released one, and the host serves that id only when the user's config.json lists
+* it in "allowedExtensions". Good for tests; for a release, pass --crx-key with the maintainer's key.
+*****************************************************************************************************************
 WARNING
 }
 
@@ -78,7 +85,7 @@ build_crx() {
     key="$DIST/throwaway-crx-key.pem"
     # Reused once made, so repeated builds (and policy files naming the id) keep one id.
     [[ -f $key ]] || (umask 077 && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$key" 2>/dev/null)
-    warn_throwaway_key
+    warn_throwaway_key "$key"
   fi
   [[ -r $key ]] || die "--crx-key: cannot read $key"
   payload=$(mktemp "$DIST/.crx-payload.XXXXXX")
@@ -86,13 +93,15 @@ build_crx() {
   python3 "$PACK" zip --store chromium "$REPO/extension" "$payload"
   id=$(python3 "$PACK" crx --key "$key" "$payload" "$DIST/webauthn-bridge-$version.crx") || die "signing the CRX with $key failed"
   printf '%s\n' "$id" >"$DIST/chromium-id.txt"
-  echo "built: dist/webauthn-bridge-$version.crx (extension id $id, also in dist/chromium-id.txt)"
+  echo "built: $DIST/webauthn-bridge-$version.crx (extension id $id, also in $DIST/chromium-id.txt)"
 }
 
 build_deb() {
-  "$REPO/packaging/deb/build-deb.sh" "$version" "$DIST"
+  "$REPO/packaging/deb/build-deb.sh" "$version" "$DIST" "$host_binary"
 }
 
+# The .deb carries the .xpi and the .crx of the same run.
+if [[ " ${targets[*]} " == *" deb "* ]]; then targets=(xpi crx "${targets[@]}"); fi
 declare -A built=()
 for t in "${targets[@]}"; do
   [[ -z ${built[$t]:-} ]] || continue
