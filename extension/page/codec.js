@@ -297,11 +297,12 @@
   // Names a browser raises from create()/get(); anything else from the host becomes NotAllowedError
   // so a page never sees an exception kind no browser would give it. RangeError is one of them as a
   // DOMException's name: Chromium 156 rejects more than 64 allowCredentials/excludeCredentials with a
-  // DOMException named "RangeError" (code 0, not instanceof RangeError), checked in the browser.
+  // DOMException named "RangeError" (code 0, not instanceof RangeError), checked in the browser. SyntaxError is
+  // what WebAuthn L3 (§10.1.4) names a prf.evalByCredential key that is not one of allowCredentials' ids.
   const DOM_ERROR_NAMES = new Set([
     'NotAllowedError', 'InvalidStateError', 'SecurityError', 'NotSupportedError', 'AbortError',
     'ConstraintError', 'UnknownError', 'NotReadableError', 'EncodingError', 'DataError', 'OperationError',
-    'RangeError',
+    'RangeError', 'SyntaxError',
   ]);
 
   /** A host `error` object → the exception to reject with: a page-realm TypeError or DOMException. */

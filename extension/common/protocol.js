@@ -1,0 +1,68 @@
+/*
+ * protocol.js — the names and numbers of the native-messaging protocol the extension shares with the host
+ * (docs/protocol.md). docs/protocol-constants.json is their one list; extension/tests/protocol-constants.test.mjs
+ * fails when this file says otherwise, as the host's ProtocolConstantsTests do for the Swift side.
+ *
+ * Loaded where the host's frames are made or read, never in the page's own world: the background (before the
+ * files that use it in background.scripts / importScripts) and the security-key window (prompt/prompt.html).
+ * Exposes `WebAuthnBridgeProtocol` on that global, or module.exports under node.
+ */
+(function (root) {
+  'use strict';
+
+  /** `type` of a frame to the host. */
+  const REQUEST = Object.freeze({ create: 'create', get: 'get', info: 'info', cancel: 'cancel', select: 'select' });
+
+  /** `type` of a frame from the host. */
+  const REPLY = Object.freeze({ status: 'status', result: 'result', error: 'error' });
+
+  /** `status` of a status frame: codes only; the sentences the user reads are prompt/prompt.js's. */
+  const STATUS = Object.freeze({
+    insertKey: 'insert-key',
+    keyUnusable: 'key-unusable',
+    selectKey: 'select-key',
+    touch: 'touch',
+    uv: 'uv',
+    pin: 'pin',
+    processing: 'processing',
+    selectAccount: 'select-account',
+  });
+
+  /** `error.name` of an error frame: the DOMException names (and TypeError) the host answers with. */
+  const ERROR = Object.freeze({
+    notAllowed: 'NotAllowedError',
+    invalidState: 'InvalidStateError',
+    security: 'SecurityError',
+    notSupported: 'NotSupportedError',
+    abort: 'AbortError',
+    constraint: 'ConstraintError',
+    syntax: 'SyntaxError',
+    unknown: 'UnknownError',
+    encoding: 'EncodingError',
+    typeError: 'TypeError',
+    range: 'RangeError',
+  });
+
+  /** The member name of a binary value: {"__binary__": "<base64url>"}. */
+  const BINARY_MARKER = '__binary__';
+
+  const LIMITS = Object.freeze({
+    outboundFrameBytes: 1048576,       // host → browser, refused above by both browsers
+    defaultInboundFrameBytes: 4194304, // browser → host, the host's default
+    requestIdBytes: 4096,              // longest id the host echoes
+    credentialListEntries: 64,         // allowCredentials / excludeCredentials, as Chromium caps them
+  });
+
+  /** publicKey.timeout: absent → the default, otherwise clamped to the bounds. One policy for both sides. */
+  const TIMEOUTS = Object.freeze({ defaultMilliseconds: 300000, minimumMilliseconds: 30000, maximumMilliseconds: 600000 });
+
+  /** The timeout a request runs under (ms): the host's rule, so a request waiting here expires as it would there. */
+  function effectiveTimeout(options) {
+    const t = options && Number.isFinite(options.timeout) ? options.timeout : TIMEOUTS.defaultMilliseconds;
+    return Math.min(TIMEOUTS.maximumMilliseconds, Math.max(TIMEOUTS.minimumMilliseconds, t));
+  }
+
+  const api = Object.freeze({ REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout });
+  if (typeof module === 'object' && module && module.exports) module.exports = api;
+  else root.WebAuthnBridgeProtocol = api;
+})(globalThis);

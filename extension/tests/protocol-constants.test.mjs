@@ -1,0 +1,57 @@
+// common/protocol.js against docs/protocol-constants.json, the one list of names and numbers the extension shares
+// with the host (the host's ProtocolConstantsTests read the same file): drift on either side fails a test.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const protocol = require('../common/protocol.js');
+const prompt = require('../prompt/prompt.js');
+const codec = require('../page/codec.js');
+const shared = JSON.parse(readFileSync(new URL('../../docs/protocol-constants.json', import.meta.url), 'utf8'));
+
+const sorted = (values) => [...values].sort();
+
+test('frame types are the shared ones', () => {
+  assert.deepEqual(sorted(Object.values(protocol.REQUEST)), sorted(shared.requestTypes));
+  assert.deepEqual(sorted(Object.values(protocol.REPLY)), sorted(shared.replyTypes));
+});
+
+test('status codes are the shared ones', () => {
+  assert.deepEqual(sorted(Object.values(protocol.STATUS)), sorted(shared.statuses));
+});
+
+test('error names are the shared ones', () => {
+  assert.deepEqual(sorted(Object.values(protocol.ERROR)), sorted(shared.errorNames));
+});
+
+test('binary marker, limits and the timeout policy are the shared ones', () => {
+  assert.equal(protocol.BINARY_MARKER, shared.binaryMarker);
+  assert.deepEqual({ ...protocol.LIMITS }, shared.limits);
+  assert.deepEqual({ ...protocol.TIMEOUTS }, shared.timeouts);
+});
+
+test('the timeout a request runs under: absent → default, otherwise clamped to the shared bounds', () => {
+  const { defaultMilliseconds, minimumMilliseconds, maximumMilliseconds } = shared.timeouts;
+  assert.equal(protocol.effectiveTimeout({}), defaultMilliseconds);
+  assert.equal(protocol.effectiveTimeout(undefined), defaultMilliseconds);
+  assert.equal(protocol.effectiveTimeout({ timeout: 1 }), minimumMilliseconds);
+  assert.equal(protocol.effectiveTimeout({ timeout: 60000 }), 60000);
+  assert.equal(protocol.effectiveTimeout({ timeout: 1e12 }), maximumMilliseconds);
+});
+
+test('every status the host sends has a sentence of its own in the security-key window', () => {
+  const fallback = prompt.statusText('an unknown status');
+  for (const status of shared.statuses) {
+    if (status !== protocol.STATUS.processing) assert.notEqual(prompt.statusText(status), fallback, status);
+  }
+});
+
+test('every error name the host sends reaches the page under that name', () => {
+  class StandInDOMException { constructor(message, name) { this.message = message; this.name = name; } }
+  const env = { DOMException: StandInDOMException, TypeError };
+  for (const name of shared.errorNames) {
+    assert.equal(codec.buildError({ name, message: 'm' }, env).name, name);
+  }
+});
