@@ -12,8 +12,10 @@ public final class Device: @unchecked Sendable {
     public let info: AuthenticatorInfo
     let handle: OpaquePointer
     private let isOpen = Mutex(true)
-    /// Set by `cancel()`: a U2F request (which libfido2 cannot cancel) is dropped when it returns.
+    /// Set by `cancel()`: a U2F request (which libfido2 cannot cancel) is interrupted, and what it returns dropped.
     private let cancelRequested = Mutex(false)
+    /// The thread blocked in a U2F request, while one is (see `U2FInterruption`).
+    private let u2fWaiter = Mutex<pthread_t?>(nil)
 
     private init(location: DeviceLocation, handle: OpaquePointer, info: AuthenticatorInfo) {
         self.location = location
@@ -51,10 +53,12 @@ public final class Device: @unchecked Sendable {
         if wasOpen { _ = fido_dev_close(handle) }
     }
 
-    /// Sends CTAPHID_CANCEL; the blocked call then fails with FIDO_ERR_KEEPALIVE_CANCEL.
+    /// Sends CTAPHID_CANCEL; the blocked call then fails with FIDO_ERR_KEEPALIVE_CANCEL. A U2F key has no such
+    /// command: the thread blocked in its request is interrupted instead (`U2FInterruption`).
     public func cancel() {
         cancelRequested.withLock { $0 = true }
         isOpen.withLock { open in if open { _ = fido_dev_cancel(handle) } }
+        u2fWaiter.withLock { thread in if let thread { U2FInterruption.interrupt(thread) } }
     }
 
     /// Bounds every later call: libfido2 gives up with FIDO_ERR_RX after `milliseconds`.
@@ -68,21 +72,34 @@ public final class Device: @unchecked Sendable {
     /// which also means "timed out", FIDO_ERR_TX, or FIDO_ERR_INTERNAL in the PIN steps): when the key is gone, the
     /// failure is reported as `FIDOError.deviceRemoved`.
     ///
-    /// libfido2 1.12 cannot stop a U2F request: `fido_dev_cancel` refuses U2F keys, and its U2F loop repeats the
-    /// request every 100 ms for as long as the key answers "test of user presence required", whatever the timeout.
-    /// So on a U2F key a cancel takes effect when the call returns (the user touched the key): what the key made
-    /// or signed is dropped and the call reports the cancel.
+    /// libfido2 1.12 cannot cancel a U2F request, so a cancel interrupts the thread making it (`U2FInterruption`):
+    /// the call then fails (FIDO_ERR_RX), or, if the user touched the key just before, returns what the key made or
+    /// signed, which is dropped. Either way the call reports the cancel.
     func awaitingTheUser<T>(_ call: () throws(FIDOError) -> T) throws(FIDOError) -> T {
+        let u2f = !isFIDO2
+        if u2f {
+            _ = U2FInterruption.installed
+            u2fWaiter.withLock { $0 = pthread_self() }
+        }
+        defer { if u2f { u2fWaiter.withLock { $0 = nil } } }
         let result: T
         do {
+            if u2f { try throwIfCancelled() }
             result = try call()
         } catch where !isPresent {
             throw FIDOError(code: FIDOError.deviceRemoved, function: error.function)
+        } catch {
+            if u2f { try throwIfCancelled() }
+            throw error
         }
-        if !isFIDO2, cancelRequested.withLock({ $0 }) {
+        if u2f { try throwIfCancelled() }
+        return result
+    }
+
+    private func throwIfCancelled() throws(FIDOError) {
+        if cancelRequested.withLock({ $0 }) {
             throw FIDOError(code: FIDOError.keepaliveCancel, function: "U2F request cancelled while waiting for a touch")
         }
-        return result
     }
 
     /// Whether the key is still plugged in: its hidraw node still exists, or its provider says so.

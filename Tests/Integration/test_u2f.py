@@ -178,8 +178,8 @@ def test_a_yubikey5_like_key_signs_in_over_ctap2_with_its_u2f_era_credential(lau
 
 @pytest.mark.parametrize("kind", ["create", "get"])
 def test_abort_while_a_u2f_key_waits_for_its_touch_is_an_abort_not_a_credential(launch, tmp_path, kind):
-    # libfido2 1.12 cannot cancel a U2F request (fido_dev_cancel refuses U2F keys), so the abort takes effect
-    # when the user touches; what the key answered then is dropped (docs/keys.md).
+    # libfido2 1.12 cannot cancel a U2F request (fido_dev_cancel refuses U2F keys): the host interrupts its loop
+    # (docs/keys.md); an answer the key gives in the same instant is dropped. test_u2f_abort.py: before the touch.
     token = create_token(tmp_path / "u2f.state", "--profile", "u2f-only")
     host = launch(token)
     reply, challenge, _ = create(host, "c-0")
