@@ -1,0 +1,41 @@
+import WebAuthn
+
+/// The fields of a PublicKeyCredential as the demo page posts them (its toJSON() form: base64url strings).
+public struct CredentialFields: Sendable {
+    public let rawID: [UInt8]
+    public let clientDataJSON: [UInt8]
+    public let attestationObject: [UInt8]?
+    public let authenticatorData: [UInt8]?
+    public let signature: [UInt8]?
+    public let userHandle: [UInt8]?
+
+    public init(rawID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8]? = nil, authenticatorData: [UInt8]? = nil,
+                signature: [UInt8]? = nil, userHandle: [UInt8]? = nil) {
+        self.rawID = rawID
+        self.clientDataJSON = clientDataJSON
+        self.attestationObject = attestationObject
+        self.authenticatorData = authenticatorData
+        self.signature = signature
+        self.userHandle = userHandle
+    }
+
+    /// Reads {"rawId", "type": "public-key", "response": {...}}; every binary member must be base64url.
+    public init(json: JSONValue) throws(VerificationError) {
+        guard json["type"]?.stringValue == "public-key" else { throw .malformed("type is not \"public-key\"") }
+        guard let response = json["response"], response.objectValue != nil else { throw .malformed("no response object") }
+        func bytes(_ value: JSONValue?, _ name: String, required: Bool) throws(VerificationError) -> [UInt8]? {
+            guard let value, !value.isNull else {
+                if required { throw .malformed("\(name) is missing") }
+                return nil
+            }
+            guard let text = value.stringValue, let decoded = Base64URL.decode(text) else { throw .malformed("\(name) is not base64url") }
+            return decoded
+        }
+        rawID = try bytes(json["rawId"], "rawId", required: true)!
+        clientDataJSON = try bytes(response["clientDataJSON"], "clientDataJSON", required: true)!
+        attestationObject = try bytes(response["attestationObject"], "attestationObject", required: false)
+        authenticatorData = try bytes(response["authenticatorData"], "authenticatorData", required: false)
+        signature = try bytes(response["signature"], "signature", required: false)
+        userHandle = try bytes(response["userHandle"], "userHandle", required: false)
+    }
+}

@@ -1,0 +1,130 @@
+import Glibc
+import Synchronization
+import Threading
+
+/// Why the demo could not start or run; the message is for the user.
+public struct DemoError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// A small HTTP/1.1 server on 127.0.0.1 and a port the kernel picks, for one local browser. Each connection gets
+/// a thread of its own (browsers open spare connections that may never send anything) with read and write
+/// timeouts; a few at a time, the rest refused. One request per connection.
+public final class HTTPServer: Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    public let port: UInt16
+    private let listener: Int32
+    private let handler: Handler
+    private let log: @Sendable (String) -> Void
+    private let limits: HTTPLimits
+    private let connections = Mutex(0)
+    static let maxConnections = 16
+    static let ioTimeoutSeconds = 10
+
+    public init(limits: HTTPLimits = HTTPLimits(), log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) throws(DemoError) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw DemoError("cannot create a socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")   // loopback only: nothing outside this machine can connect
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw DemoError("cannot listen on 127.0.0.1: \(reason)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        listener = fd
+        self.handler = handler
+        self.log = log
+        self.limits = limits
+    }
+
+    /// Accepts connections on a thread of its own until `stop()`.
+    public func start() {
+        startDetachedThread(name: "demo-http") { [self] in
+            while true {
+                // accept4 needs _GNU_SOURCE, which Glibc's module lacks; the browser is started with every descriptor
+                // above stderr closed (BrowserProcess), so the moment without FD_CLOEXEC leaks nothing.
+                let connection = accept(listener, nil, nil)
+                if connection < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    return   // the listener was shut down
+                }
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                let admitted = connections.withLock { count in
+                    guard count < Self.maxConnections else { return false }
+                    count += 1
+                    return true
+                }
+                guard admitted else { close(connection); continue }
+                startDetachedThread(name: "demo-conn") { [self] in
+                    serve(connection)
+                    close(connection)
+                    connections.withLock { $0 -= 1 }
+                }
+            }
+        }
+    }
+
+    /// Stops accepting; connections being served finish on their own (each within its timeouts).
+    public func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func serve(_ connection: Int32) {
+        var timeout = timeval(tv_sec: Self.ioTimeoutSeconds, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let response: HTTPResponse
+        switch readRequest(connection) {
+        case .success(let request): response = handler(request)
+        case .failure(let error):
+            if error.status == 0 { return }   // the peer closed or went quiet before sending a request
+            log("refused a request: \(error)")
+            response = .text(error.status, error.reason)
+        }
+        send(response.serialized, on: connection)
+    }
+
+    private func readRequest(_ connection: Int32) -> Result<HTTPRequest, HTTPError> {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(connection, &chunk, chunk.count, 0)
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                return .failure(buffer.isEmpty ? HTTPError(0, "idle connection") : HTTPError(408, "the request did not arrive in time"))
+            }
+            if count <= 0 { return .failure(HTTPError(0, "closed")) }
+            buffer += chunk[..<count]
+            do {
+                if case .complete(let request, _) = try HTTPRequestParser.parse(buffer, limits: limits) { return .success(request) }
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    private func send(_ bytes: [UInt8], on connection: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return }
+            offset += sent
+        }
+        shutdown(connection, Int32(SHUT_WR))
+    }
+}
