@@ -54,6 +54,25 @@
     return Boolean(frame);
   }
 
+  /**
+   * The requesting document's origin and, for a subframe, the top-level origin — from the browser's sender
+   * record only: sender.origin (both browsers under test; "null" for an opaque origin), else sender.url (older
+   * Firefox), and sender.tab.url for the top. Returns null for opaque origins (CSP-sandboxed documents,
+   * sandboxed frames, about:blank, data:), whose URL names an origin they do not have. What the security-key
+   * window, the popup and the per-site switch show; the host frame's caller comes from admit().
+   */
+  function originFromSender(sender) {
+    if (!sender || typeof sender !== 'object') return null;
+    const origin = senderOrigin(sender, false);
+    if (!origin) return null;
+    const result = { origin };
+    if (sender.frameId !== 0 && sender.tab && typeof sender.tab.url === 'string') {
+      const top = urlOrigin(sender.tab.url);
+      if (top && top !== origin) result.topOrigin = top;
+    }
+    return result;
+  }
+
   /** The top-level document's origin: frame 0 of the tree, else the tab's URL. */
   function topOriginOf(frames, sender) {
     const top = Array.isArray(frames) ? frames.find((f) => f.frameId === 0) : null;
@@ -84,7 +103,7 @@
     return { origin, topOrigin, crossOrigin: true };
   }
 
-  const api = Object.freeze({ admit, senderOrigin, urlOrigin, treeSameOrigin, topOriginOf });
+  const api = Object.freeze({ admit, senderOrigin, originFromSender, urlOrigin, treeSameOrigin, topOriginOf });
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.WebAuthnBridgeAdmission = api;
 })(globalThis);

@@ -1,6 +1,6 @@
 /*
  * options.js — the per-site switch (storage.local "browserSites": string[]), Chromium's path (storage.local
- * "proxyPath": boolean, background/proxy.js) and a view of the host state. background.js picks up changes
+ * "proxyPath": boolean, background/proxy.js) and a view of the host state. background/main.js picks up changes
  * through storage.onChanged; nothing else is stored.
  */
 'use strict';
@@ -82,9 +82,11 @@ function showDetails(info) {
   }
 }
 
-/** Everything a bug report needs, and nothing secret: the host's info, the extension's version, the browser. */
+/** Everything a bug report needs, and nothing secret: the host's info, the extension's version, the browser.
+ *  Not the last requests: which sites the user signed in to is not the report's business. */
 async function copyDiagnostics() {
-  const report = { extension: api.runtime.getManifest().version, userAgent: navigator.userAgent, host: lastStatus };
+  const host = lastStatus ? { ...lastStatus, history: undefined } : null;
+  const report = { extension: api.runtime.getManifest().version, userAgent: navigator.userAgent, host };
   await navigator.clipboard.writeText(JSON.stringify(report, null, 2));
   document.getElementById('copied').textContent = 'Copied.';
 }

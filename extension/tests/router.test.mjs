@@ -5,67 +5,71 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const router = require('../background/router.js');
+const hostPort = require('../background/host-port.js');
+const admission = require('../background/admission.js');
+const inFlight = require('../background/in-flight.js');
+const siteList = require('../background/site-list.js');
 const { REFUSALS } = require('../common/frame-rules.js');
 const OPAQUE = { name: 'NotAllowedError', message: "The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects." };
 const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
 
 test('origin from a Chromium sender record (sender.origin)', () => {
-  assert.deepEqual(router.originFromSender({ origin: 'https://example.com', url: 'https://example.com/login?x=1', frameId: 0, tab: { id: 1, url: 'https://example.com/login' } }), { origin: 'https://example.com' });
+  assert.deepEqual(admission.originFromSender({ origin: 'https://example.com', url: 'https://example.com/login?x=1', frameId: 0, tab: { id: 1, url: 'https://example.com/login' } }), { origin: 'https://example.com' });
 });
 
 test('origin from a Firefox sender record (sender.url only)', () => {
-  assert.deepEqual(router.originFromSender({ url: 'https://example.com:8443/a/b#c', frameId: 0, tab: { id: 1, url: 'https://example.com:8443/a/b' } }), { origin: 'https://example.com:8443' });
-  assert.deepEqual(router.originFromSender({ url: 'http://localhost:4000/', frameId: 0 }), { origin: 'http://localhost:4000' });
+  assert.deepEqual(admission.originFromSender({ url: 'https://example.com:8443/a/b#c', frameId: 0, tab: { id: 1, url: 'https://example.com:8443/a/b' } }), { origin: 'https://example.com:8443' });
+  assert.deepEqual(admission.originFromSender({ url: 'http://localhost:4000/', frameId: 0 }), { origin: 'http://localhost:4000' });
 });
 
 test('a cross-origin frame gets topOrigin from the tab url; a same-origin frame does not', () => {
-  assert.deepEqual(router.originFromSender({ origin: 'https://idp.example', frameId: 5, tab: { url: 'https://shop.example/checkout' } }), { origin: 'https://idp.example', topOrigin: 'https://shop.example' });
-  assert.deepEqual(router.originFromSender({ url: 'https://idp.example/frame', frameId: 5, tab: { url: 'https://shop.example/' } }), { origin: 'https://idp.example', topOrigin: 'https://shop.example' });
-  assert.deepEqual(router.originFromSender({ origin: 'https://a.example', frameId: 3, tab: { url: 'https://a.example/x' } }), { origin: 'https://a.example' });
+  assert.deepEqual(admission.originFromSender({ origin: 'https://idp.example', frameId: 5, tab: { url: 'https://shop.example/checkout' } }), { origin: 'https://idp.example', topOrigin: 'https://shop.example' });
+  assert.deepEqual(admission.originFromSender({ url: 'https://idp.example/frame', frameId: 5, tab: { url: 'https://shop.example/' } }), { origin: 'https://idp.example', topOrigin: 'https://shop.example' });
+  assert.deepEqual(admission.originFromSender({ origin: 'https://a.example', frameId: 3, tab: { url: 'https://a.example/x' } }), { origin: 'https://a.example' });
 });
 
 test('opaque or missing origins are not served', () => {
-  assert.equal(router.originFromSender({ origin: 'null', url: 'about:srcdoc', frameId: 2 }), null);
+  assert.equal(admission.originFromSender({ origin: 'null', url: 'about:srcdoc', frameId: 2 }), null);
   // A CSP-sandboxed document (or sandboxed iframe) keeps its URL: the URL's origin is not its origin.
-  assert.equal(router.originFromSender({ origin: 'null', url: 'https://victim.example/upload/1.html', frameId: 0, tab: { id: 1, url: 'https://victim.example/upload/1.html' } }), null);
-  assert.equal(router.originFromSender({ url: 'data:text/html,hi', frameId: 0 }), null);
-  assert.equal(router.originFromSender({}), null);
-  assert.equal(router.originFromSender(null), null);
+  assert.equal(admission.originFromSender({ origin: 'null', url: 'https://victim.example/upload/1.html', frameId: 0, tab: { id: 1, url: 'https://victim.example/upload/1.html' } }), null);
+  assert.equal(admission.originFromSender({ url: 'data:text/html,hi', frameId: 0 }), null);
+  assert.equal(admission.originFromSender({}), null);
+  assert.equal(admission.originFromSender(null), null);
 });
 
 test('host-missing errors of both browsers fall back to the browser; a crash after hearing the host does not', () => {
-  assert.deepEqual(router.classifyDisconnect('Specified native messaging host not found.', false), { fallback: true, reason: 'host-missing', detail: 'Specified native messaging host not found.' });
-  assert.equal(router.classifyDisconnect('No such native application webauthn_bridge', false).reason, 'host-missing');
-  assert.equal(router.classifyDisconnect('Access to the specified native messaging host is forbidden.', false).reason, 'host-forbidden');
-  assert.deepEqual(router.classifyDisconnect('Native host has exited.', false), { fallback: true, reason: 'host-failed', detail: 'Native host has exited.' });
-  assert.equal(router.classifyDisconnect(undefined, false).fallback, true);
-  assert.deepEqual(router.classifyDisconnect('Native host has exited.', true), { fallback: false, reason: 'host-exited', detail: 'Native host has exited.' });
+  assert.deepEqual(hostPort.classifyDisconnect('Specified native messaging host not found.', false), { fallback: true, reason: 'host-missing', detail: 'Specified native messaging host not found.' });
+  assert.equal(hostPort.classifyDisconnect('No such native application webauthn_bridge', false).reason, 'host-missing');
+  assert.equal(hostPort.classifyDisconnect('Access to the specified native messaging host is forbidden.', false).reason, 'host-forbidden');
+  assert.deepEqual(hostPort.classifyDisconnect('Native host has exited.', false), { fallback: true, reason: 'host-failed', detail: 'Native host has exited.' });
+  assert.equal(hostPort.classifyDisconnect(undefined, false).fallback, true);
+  assert.deepEqual(hostPort.classifyDisconnect('Native host has exited.', true), { fallback: false, reason: 'host-exited', detail: 'Native host has exited.' });
 });
 
 test('reconnect backoff doubles from 1 s and stops at 60 s', () => {
-  assert.deepEqual([0, 1, 2, 3, 6, 7, 20].map(router.backoffDelay), [1000, 2000, 4000, 8000, 60000, 60000, 60000]);
+  assert.deepEqual([0, 1, 2, 3, 6, 7, 20].map(hostPort.backoffDelay), [1000, 2000, 4000, 8000, 60000, 60000, 60000]);
 });
 
 test('per-site switch: host, *.domain and origin lines; comments and blanks ignored', () => {
   const lines = ['# banks', '', 'bank.example', '*.corp.example', 'https://app.example:8443', 'Mixed.Example.'];
-  assert.equal(router.siteMatches(lines, 'https://bank.example'), true);
-  assert.equal(router.siteMatches(lines, 'http://bank.example:8080'), true, 'a host line matches any scheme/port');
-  assert.equal(router.siteMatches(lines, 'https://www.bank.example'), false, 'a host line is not a domain');
-  assert.equal(router.siteMatches(lines, 'https://corp.example'), true);
-  assert.equal(router.siteMatches(lines, 'https://a.b.corp.example'), true);
-  assert.equal(router.siteMatches(lines, 'https://notcorp.example'), false);
-  assert.equal(router.siteMatches(lines, 'https://app.example:8443'), true);
-  assert.equal(router.siteMatches(lines, 'https://app.example'), false);
-  assert.equal(router.siteMatches(lines, 'https://mixed.example'), true);
-  assert.equal(router.siteMatches([], 'https://bank.example'), false);
-  assert.equal(router.siteMatches(undefined, 'https://bank.example'), false);
-  assert.equal(router.parseSitePattern('  # x'), null);
+  assert.equal(siteList.siteMatches(lines, 'https://bank.example'), true);
+  assert.equal(siteList.siteMatches(lines, 'http://bank.example:8080'), true, 'a host line matches any scheme/port');
+  assert.equal(siteList.siteMatches(lines, 'https://www.bank.example'), false, 'a host line is not a domain');
+  assert.equal(siteList.siteMatches(lines, 'https://corp.example'), true);
+  assert.equal(siteList.siteMatches(lines, 'https://a.b.corp.example'), true);
+  assert.equal(siteList.siteMatches(lines, 'https://notcorp.example'), false);
+  assert.equal(siteList.siteMatches(lines, 'https://app.example:8443'), true);
+  assert.equal(siteList.siteMatches(lines, 'https://app.example'), false);
+  assert.equal(siteList.siteMatches(lines, 'https://mixed.example'), true);
+  assert.equal(siteList.siteMatches([], 'https://bank.example'), false);
+  assert.equal(siteList.siteMatches(undefined, 'https://bank.example'), false);
+  assert.equal(siteList.parseSitePattern('  # x'), null);
 });
 
 test('host ids are unique per tab, frame, page and request', () => {
-  const ids = new Set([router.makeHostId(1, 0, 1, 1), router.makeHostId(1, 0, 1, 2), router.makeHostId(1, 3, 1, 3), router.makeHostId(2, 0, 2, 4)]);
+  const ids = new Set([inFlight.makeHostId(1, 0, 1, 1), inFlight.makeHostId(1, 0, 1, 2), inFlight.makeHostId(1, 3, 1, 3), inFlight.makeHostId(2, 0, 2, 4)]);
   assert.equal(ids.size, 4);
-  assert.equal(router.makeHostId(7, 3, 2, 9), 'r9-t7-f3-p2');
+  assert.equal(inFlight.makeHostId(7, 3, 2, 9), 'r9-t7-f3-p2');
 });
 
 // ---- the stateful bridge with fake ports ----
@@ -371,10 +375,10 @@ test('malformed page messages and unknown host frames are ignored', async () => 
 });
 
 test('watchdog: timeout clamped to [10 s, 10 min] plus 30 s grace, 5 min by default', () => {
-  assert.equal(router.watchdogDelay({ timeout: 1000 }), 40000);
-  assert.equal(router.watchdogDelay({ timeout: 60000 }), 90000);
-  assert.equal(router.watchdogDelay({ timeout: 1e9 }), 630000);
-  assert.equal(router.watchdogDelay({}), 330000);
+  assert.equal(inFlight.watchdogDelay({ timeout: 1000 }), 40000);
+  assert.equal(inFlight.watchdogDelay({ timeout: 60000 }), 90000);
+  assert.equal(inFlight.watchdogDelay({ timeout: 1e9 }), 630000);
+  assert.equal(inFlight.watchdogDelay({}), 330000);
 });
 
 test('a host that never answers: the watchdog cancels and the page gets NotAllowedError', async () => {

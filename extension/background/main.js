@@ -1,16 +1,19 @@
 /*
- * background.js — Chromium service worker (classic) and Firefox background page (event page).
+ * background/main.js — Chromium service worker (classic) and Firefox background page (event page).
  *
- * Thin browser glue around background/router.js: every listener is registered synchronously at top level,
- * so a service worker woken by an event finds its handler. The one native port is opened right away and kept
- * open; while it is open Chromium keeps the worker alive.
+ * Thin browser glue around router.js: every listener is registered synchronously at top level, so a service
+ * worker woken by an event finds its handler. The one native port is opened right away and kept open; while it
+ * is open Chromium keeps the worker alive. The toolbar button (icon, badge, title) says whether the host serves,
+ * and its popup (popup/popup.html) asks here for the host state and the last requests.
  */
 'use strict';
 
-// Chromium runs this file alone as a service worker; Firefox lists the same files before it in background.scripts.
+// Chromium runs this file alone as a service worker (importScripts resolves against this file's folder);
+// Firefox lists the same files before it in background.scripts.
 if (typeof importScripts === 'function' && typeof WebAuthnBridgeRouter === 'undefined') {
-  importScripts('common/frame-rules.js', 'background/admission.js', 'background/site-list.js', 'background/host-queue.js',
-    'background/router.js', 'background/prompt-window.js', 'background/proxy-codec.js', 'background/proxy.js');
+  importScripts('../common/frame-rules.js', '../common/host-states.js', 'admission.js', 'site-list.js', 'host-queue.js',
+    'host-port.js', 'history.js', 'requesters.js', 'in-flight.js', 'intake.js', 'router.js', 'prompt-window.js',
+    'proxy-codec.js', 'proxy.js');
 }
 
 const api = globalThis.browser ?? globalThis.chrome;
@@ -20,16 +23,17 @@ const SITES_KEY = 'browserSites';
 const PROXY_KEY = 'proxyPath';
 const PROXY_DEFAULT = false;
 
-const INDICATOR = {
-  connected: { text: '', color: '#2e7d32', title: 'webauthn-bridge: security keys are served by the webauthn-bridge host.' },
-  connecting: { text: '…', color: '#f9a825', title: 'webauthn-bridge: connecting to the webauthn-bridge host.' },
-  unavailable: { text: 'off', color: '#c62828', title: '' },
-};
+// storage.session key of the popup's last requests (background/history.js): kept across a worker restart.
+const HISTORY_KEY = 'requestHistory';
 
-const REASONS = {
-  'host-missing': 'the native host webauthn_bridge is not installed for this browser (run install.sh)',
-  'host-forbidden': 'the native host does not allow this extension (re-run install.sh)',
-  'host-failed': 'the native host failed to start (see `webauthn-bridge doctor`)',
+// Root-relative: Chromium resolves a relative icon path against the service worker's folder, Firefox against
+// the background page's.
+const ICON_ON = { 16: '/icons/icon-16.png', 32: '/icons/icon-32.png' };
+const ICON_OFF = { 16: '/icons/icon-off-16.png', 32: '/icons/icon-off-32.png' };
+const INDICATOR = {
+  connected: { text: '', color: '#2e7d32', icon: ICON_ON, title: 'webauthn-bridge: security keys are served by the webauthn-bridge host.' },
+  connecting: { text: '…', color: '#f9a825', icon: ICON_ON, title: 'webauthn-bridge: connecting to the webauthn-bridge host.' },
+  unavailable: { text: 'off', color: '#c62828', icon: ICON_OFF, title: '' },
 };
 
 function setIndicator({ state, reason, detail }) {
@@ -37,13 +41,14 @@ function setIndicator({ state, reason, detail }) {
   const look = INDICATOR[state] || INDICATOR.connecting;
   let title = look.title;
   if (state === 'unavailable') {
-    title = `webauthn-bridge is OFF: ${REASONS[reason] || detail || reason}. Sites use the browser's own WebAuthn.`;
+    title = `webauthn-bridge is OFF: ${WebAuthnBridgeHostStates.reasonText(reason, detail)}. Sites use the browser's own WebAuthn.`;
   }
   // The action API may be missing (e.g. an old Firefox without "action"); the badge is only a hint.
   try {
     api.action.setBadgeText({ text: look.text });
     api.action.setBadgeBackgroundColor({ color: look.color });
     api.action.setTitle({ title });
+    Promise.resolve(api.action.setIcon({ path: look.icon })).catch(() => { /* the manifest's icon stays */ });
   } catch (_) { /* no toolbar button */ }
 }
 
@@ -132,6 +137,13 @@ const proxy = WebAuthnBridgeProxy.createProxy({
 });
 proxy.listen();
 
+// The popup's last requests; storage.session outlives a service worker restart, not the browser.
+const session = api.storage.session || null;
+const history = WebAuthnBridgeHistory.createHistory({
+  save: (entries) => { if (session) session.set({ [HISTORY_KEY]: entries }).catch(() => {}); },
+});
+if (session) session.get(HISTORY_KEY).then((stored) => history.restore(stored[HISTORY_KEY]), () => {});
+
 const bridge = WebAuthnBridgeRouter.createBridge({
   connectNative: () => api.runtime.connectNative(HOST_NAME),
   // Firefox puts the reason on port.error; Chromium on runtime.lastError (reading it also keeps Chromium
@@ -147,6 +159,7 @@ const bridge = WebAuthnBridgeRouter.createBridge({
   frameTree,
   isTabFocused,
   proxy,
+  history,
 });
 
 api.runtime.onConnect.addListener((port) => {
@@ -183,16 +196,17 @@ api.storage.onChanged.addListener((changes, area) => {
 });
 api.storage.local.get([SITES_KEY, PROXY_KEY]).then((stored) => proxy.update(proxySettings(stored)), () => {});
 
-// The options page asks for the host state; only our own extension pages may ask.
+// The options page and the popup ask for the host state; only our own extension pages may ask. With
+// `refresh`, the host is asked for its `info` again first (keys plugged in since start-up show).
 api.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const fromExtensionPage = typeof sender.url === 'string' && sender.url.startsWith(api.runtime.getURL(''));
   if (sender.id !== api.runtime.id || !fromExtensionPage || !message || message.kind !== 'bridge-status') return false;
-  sendResponse(bridge.status());
-  return false;
+  if (message.refresh !== true) {
+    sendResponse(bridge.status());
+    return false;
+  }
+  bridge.refreshInfo().then(() => sendResponse(bridge.status()), () => sendResponse(bridge.status()));
+  return true;
 });
-
-if (api.action && api.action.onClicked) {
-  api.action.onClicked.addListener(() => api.runtime.openOptionsPage());
-}
 
 bridge.start();
