@@ -89,6 +89,8 @@ final class DeviceConnection: @unchecked Sendable {
     var pending: PendingCommand?
     /// Set by the keepAliveForever fault: the channel to pester and when the next KEEPALIVE is due.
     var endlessKeepalive: (channel: UInt32, next: Date)?
+    /// How the fault plan corrupts the answer to the CBOR request in progress (nil: it does not).
+    var responseFault: ResponseFault?
     var closed = false
 
     init(token: SoftToken) { self.token = token }

@@ -16,9 +16,10 @@ extension SoftToken {
     func receive(report raw: [UInt8], on connection: DeviceConnection) -> Bool {
         monitor.lock()
         defer { monitor.unlock(); monitor.broadcast() }
-        guard !connection.closed, !isUnplugged, countReportForFaults() else { return false }
+        guard !connection.closed, !isUnplugged else { return false }
         let report = raw.count == CTAPHID.reportSize + 1 ? Array(raw.dropFirst()) : raw
-        guard report.count == CTAPHID.reportSize else { return false }
+        if report.count == CTAPHID.reportSize { noteMessageStartForFaults(report) }
+        guard countReportForFaults(), report.count == CTAPHID.reportSize else { return false }
         let channel = UInt32(report[0]) << 24 | UInt32(report[1]) << 16 | UInt32(report[2]) << 8 | UInt32(report[3])
 
         guard report[4] & 0x80 != 0 else {
@@ -131,13 +132,14 @@ extension SoftToken {
             // it cannot be mistaken for the answer to this command.
             if connection.pending != nil { abandonPending(on: connection) }
             connection.outbox.removeAll()
+            connection.responseFault = nil
             guard !payload.isEmpty else { return sendError(.invalidLength, channel: channel, on: connection) }
             guard payload.count <= state.configuration.maxMessageSize else {
                 return sendCBOR([CTAPStatus.requestTooLarge.rawValue], channel: channel, on: connection)
             }
-            if let status = faultPlan.injectedErrors[payload[0]] {
-                return sendCBOR([status], channel: channel, on: connection)
-            }
+            let fault = faults(forRequest: payload)
+            connection.responseFault = fault.response
+            if let status = fault.status { return sendCBOR([status], channel: channel, on: connection) }
             switch execute(payload, userTouched: false) {
             case .response(let response):
                 sendCBOR(response, channel: channel, on: connection)
@@ -171,44 +173,16 @@ extension SoftToken {
         connection.outbox += CTAPHID.frames(channel: channel, command: CTAPHID.Command.error.rawValue, payload: [code.rawValue])
     }
 
-    /// Queues a CBOR response, corrupted as the fault plan says.
+    /// Queues a CBOR response, corrupted as the fault plan said when its request arrived.
     private func sendCBOR(_ response: [UInt8], channel: UInt32, on connection: DeviceConnection) {
-        let command = CTAPHID.Command.cbor.rawValue
-        switch faultPlan.response {
-        case nil:
-            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: response)
-        case .garbage:
-            var reports = CTAPHID.frames(channel: channel, command: command, payload: response)
-            var noise = [UInt8](repeating: 0, count: CTAPHID.reportSize - 4)
-            for i in noise.indices { noise[i] = UInt8.random(in: 0...255) }
-            // A command byte that is neither CBOR, KEEPALIVE nor ERROR, so libfido2 cannot mistake it for an answer.
-            noise[0] = 0x80 | 0x2A
-            reports[0] = Array(reports[0].prefix(4)) + noise
-            connection.outbox += reports
-        case .wrongChannel:
-            let other = channel == 0x0BAD_F00D ? 0x0BAD_F00E : 0x0BAD_F00D
-            connection.outbox += CTAPHID.frames(channel: UInt32(other), command: command, payload: response)
-        case .badSequence:
-            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: response, firstSequence: 5)
-        case .stall:
-            break
-        case .keepAliveForever:
-            connection.endlessKeepalive = (channel, Date())
-        }
+        if connection.responseFault == .keepAliveForever { connection.endlessKeepalive = (channel, Date()) }
+        connection.outbox += Self.responseReports(response, channel: channel, fault: connection.responseFault)
     }
 
     /// A token whose state file is gone has been pulled out of the port: every open connection fails from then
     /// on, as reads and writes on a removed USB key's hidraw node do. Checked on every report and every 100 ms
     /// while a command waits for the user, so removing the file during a touch or PIN wait unplugs the key.
     var isUnplugged: Bool { access(path, F_OK) != 0 }
-
-    /// Counts one report against `dropConnectionAfterReports`; false once the connection is "unplugged".
-    private func countReportForFaults() -> Bool {
-        guard let limit = faultPlan.dropConnectionAfterReports else { return true }
-        guard faultReportCount < limit else { return false }
-        faultReportCount += 1
-        return true
-    }
 
     // MARK: - Reading
 

@@ -25,8 +25,12 @@ public final class SoftToken: @unchecked Sendable {
     var session: SessionState
     var signingKeys = SigningKeyCache()
     var faultPlan = FaultPlan.none
-    /// Reports seen since `faults` was last set (for `dropConnectionAfterReports`).
+    /// Reports seen since `faults` was last set (for `dropConnectionAfterReports` and `unplugAfterReports`).
     var faultReportCount = 0
+    /// Whether reports count yet: at once, or from the first report of the command the plan aims at.
+    var faultCountingStarted = true
+    /// The fault file's text the plan came from (`FaultPlanFile`), nil when none did.
+    var faultFileText: String?
     var transport = TransportState()
 
     init(path: String, state: TokenState, journalSize: Int? = nil) throws(SoftTokenError) {
@@ -66,10 +70,7 @@ public final class SoftToken: @unchecked Sendable {
     public var faults: FaultPlan {
         get { locked { faultPlan } }
         set {
-            locked {
-                faultPlan = newValue
-                faultReportCount = 0
-            }
+            locked { install(newValue) }
         }
     }
 
