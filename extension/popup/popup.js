@@ -144,9 +144,13 @@
     const keys = doc.getElementById('keys');
     const devices = status && status.info && Array.isArray(status.info.devices) ? status.info.devices : null;
     keys.replaceChildren();
-    if (summary.state !== 'connected' || !devices) keys.append(empty(doc, summary.state === 'connected' ? 'Asking the host…' : 'Unknown while the host is not connected.'));
+    if (summary.state !== 'connected') keys.append(empty(doc, 'Unknown while the host is not connected.'));
+    else if (!devices) keys.append(empty(doc, 'Asking the host…'));
     else if (devices.length === 0) keys.append(empty(doc, 'None plugged in.'));
-    else for (const device of devices) { const l = keyLines(device); keys.append(item(doc, l.primary, l.secondary)); }
+    for (const device of summary.state === 'connected' && devices ? devices : []) {
+      const lines = keyLines(device);
+      keys.append(item(doc, lines.primary, lines.secondary));
+    }
 
     const list = doc.getElementById('requests');
     const history = status && Array.isArray(status.history) ? status.history : [];
@@ -154,7 +158,8 @@
     if (history.length === 0) list.append(empty(doc, 'None since the browser started.'));
     for (const entry of history) {
       const outcome = outcomeText(entry);
-      list.append(item(doc, `${TYPE_LABELS[entry.type] || 'Request'} · ${siteText(entry)}`, outcome.text, { time: timeText(entry.time), tone: outcome.tone }));
+      const what = `${TYPE_LABELS[entry.type] || 'Request'} · ${siteText(entry)}`;
+      list.append(item(doc, what, outcome.text, { time: timeText(entry.time), tone: outcome.tone }));
     }
   }
 
