@@ -33,8 +33,14 @@ enum ErrorMapping {
             return WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         case FIDOError.deviceRemoved:
             return WebAuthnError(name: .notAllowed, message: "The security key was removed.")
-        case FIDOError.actionTimeout, FIDOError.userActionTimeout, FIDOError.receiveFailed:
+        case FIDOError.actionTimeout, FIDOError.userActionTimeout:
             return timeout
+        case FIDOError.receiveFailed:
+            // libfido2 says FIDO_ERR_RX both when its timeout ran out and when the key's answer was unreadable
+            // (a report that is short, garbled or out of sequence, a message too long): only the first is a timeout.
+            return timedOut ? timeout : WebAuthnError(name: .notAllowed, message: "The security key's answer could not be read (FIDO_ERR_RX).")
+        case FIDOError.keyStoreFull:
+            return WebAuthnError(name: .notAllowed, message: "The security key has no room for another passkey: remove one you no longer use.")
         case FIDOError.keepaliveCancel, FIDOError.operationDenied, FIDOError.notAllowed, FIDOError.upRequired:
             return WebAuthnError(name: .notAllowed, message: "The operation was refused on the security key.")
         default:

@@ -43,6 +43,7 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let unsupportedAlgorithm = FIDO_ERR_UNSUPPORTED_ALGORITHM
     public static let unsupportedOption = FIDO_ERR_UNSUPPORTED_OPTION
     public static let unsupportedExtension = FIDO_ERR_UNSUPPORTED_EXTENSION
+    public static let keyStoreFull = FIDO_ERR_KEY_STORE_FULL
     public static let receiveFailed = FIDO_ERR_RX
     public static let transmitFailed = FIDO_ERR_TX
     public static let internalError = FIDO_ERR_INTERNAL
