@@ -16,7 +16,7 @@ struct AuthenticationCeremony {
     func run() throws(WebAuthnError) -> JSONValue {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
-        let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
+        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000))
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         let allowList = options.allowCredentials.map(\.id)
         let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
@@ -82,7 +82,7 @@ struct AuthenticationCeremony {
         let chosen = try choose(among: assertions, deadline: deadline)
         var largeBlob = written
         if largeBlob == nil { largeBlob = try readLargeBlob(extensionInputs, chosen, on: device, deadline: deadline) }
-        environment.replies.updateNotice(id, "processing")
+        environment.replies.updateNotice(id, .processing)
         log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
@@ -97,7 +97,7 @@ struct AuthenticationCeremony {
                      ("id", a.userID.map(JSONValue.binary) ?? .null)])
         }
         controller.expectSelection()
-        environment.replies.status(controller.id, "select-account", extra: [("accounts", .array(accounts))])
+        environment.replies.status(controller.id, .selectAccount, extra: [("accounts", .array(accounts))])
         switch controller.awaitSelection(until: deadline) {
         case .chosen(let index?) where assertions.indices.contains(index): return assertions[index]
         case .chosen(let index?):

@@ -17,11 +17,11 @@ final class DeferredStatus: Sendable {
 
     private let replies: ReplyChannel
     private let id: String
-    private let pending: Mutex<[String]>
+    private let pending: Mutex<[CeremonyStatus]>
 
     /// Sends `statuses` now if the page already shows a notice for `id`, otherwise after `grace` unless
     /// `withdraw()` comes first.
-    init(_ statuses: [String], for id: String, on replies: ReplyChannel,
+    init(_ statuses: [CeremonyStatus], for id: String, on replies: ReplyChannel,
          grace: DispatchTimeInterval = DeferredStatus.grace) {
         self.replies = replies
         self.id = id

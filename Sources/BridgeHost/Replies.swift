@@ -15,9 +15,9 @@ public final class ReplyChannel: Sendable {
         self.log = log
     }
 
-    func status(_ id: String, _ status: String, detail: String? = nil, extra: [(String, JSONValue)] = []) {
+    func status(_ id: String, _ status: CeremonyStatus, detail: String? = nil, extra: [(String, JSONValue)] = []) {
         noticed.withLock { _ = $0.insert(id) }
-        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string("status")), ("status", .string(status))]
+        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string(ReplyType.status.rawValue)), ("status", .string(status.rawValue))]
         if let detail { fields.append(("detail", .string(detail))) }
         send(.object(fields + extra), id: id)
     }
@@ -29,13 +29,13 @@ public final class ReplyChannel: Sendable {
 
     /// A status that only updates a notice already shown ("processing" right before the answer): without
     /// one it would cost the page a frame and a notice drawn and removed within the same instant.
-    func updateNotice(_ id: String, _ status: String) {
+    func updateNotice(_ id: String, _ status: CeremonyStatus) {
         if hasNotice(id) { self.status(id, status) }
     }
 
     func result(_ id: String, _ key: String, _ value: JSONValue, timing: JSONValue? = nil) {
         ended(id)
-        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string("result")), (key, value)]
+        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string(ReplyType.result.rawValue)), (key, value)]
         if let timing { fields.append(("timing", timing)) }
         sendFinal(.object(fields), id: id)
     }
@@ -51,7 +51,7 @@ public final class ReplyChannel: Sendable {
     static func errorFrame(id: String?, _ error: WebAuthnError) -> JSONValue {
         let pageMessage = ErrorMapping.pageMessage(for: error)
         var fields: [(String, JSONValue)] = [
-            ("id", id.map(JSONValue.string) ?? .null), ("type", .string("error")),
+            ("id", id.map(JSONValue.string) ?? .null), ("type", .string(ReplyType.error.rawValue)),
             ("error", .object([("name", .string(error.name.rawValue)), ("message", .string(pageMessage))])),
         ]
         if pageMessage != error.message { fields.append(("detail", .string(error.message))) }

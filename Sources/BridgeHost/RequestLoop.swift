@@ -87,17 +87,18 @@ public final class RequestLoop: @unchecked Sendable {
         guard case .string(let type)? = frame["type"] else {
             return rejectFrame(id: answerableID(id), "A request needs a string \"type\".")
         }
-        switch type {
-        case "cancel": return cancel(id: id)
-        case "select": return select(id: id, frame: frame)
+        let requestType = RequestType(rawValue: type)
+        switch requestType {
+        case .cancel: return cancel(id: id)
+        case .select: return select(id: id, frame: frame)
         default: break
         }
         guard let answerable = answerableID(id) else {
             return rejectFrame(id: nil, "A \"\(type)\" request reuses the id of the request in progress.")
         }
-        switch type {
-        case "create", "get": startCeremony(id: answerable, type: type, frame: frame)
-        case "info": environment.replies.result(answerable, "info", HostInfo.report(devices: devices, log: environment.log))
+        switch requestType {
+        case .create, .get: startCeremony(id: answerable, type: type, frame: frame)
+        case .info: environment.replies.result(answerable, "info", HostInfo.report(devices: devices, log: environment.log))
         default: rejectFrame(id: answerable, "Unknown request type \"\(type)\".")
         }
     }
@@ -170,12 +171,17 @@ public final class RequestLoop: @unchecked Sendable {
         guard let options = frame["options"], case .object = options else {
             throw WebAuthnError(name: .typeError, message: "The request has no \"options\" object.")
         }
+        // Run while the keys are watched: the ceremony starts over when its key is pulled out or another plugged in.
         if type == "create" {
             let parsed = try PublicKeyCredentialCreationOptions(json: options)
-            return try RegistrationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+            return try environment.deviceSelector.followingKeys(of: controller) { () throws(WebAuthnError) in
+                try RegistrationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+            }
         }
         let parsed = try PublicKeyCredentialRequestOptions(json: options)
-        return try AuthenticationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+        return try environment.deviceSelector.followingKeys(of: controller) { () throws(WebAuthnError) in
+            try AuthenticationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+        }
     }
 
     private func finish(_ controller: CeremonyController) {

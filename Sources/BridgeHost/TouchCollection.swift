@@ -11,7 +11,7 @@ extension CeremonyController {
     /// holds (no credential, an excluded one) without the user having acted, as browsers behave. `statuses` are
     /// the ones a ceremony that goes on would have shown at this point (`UserVerificationRunner.waits(for:)`).
     func collectTouch(on device: Device, replies: ReplyChannel, deadline: Date,
-                      statuses: [String] = UserVerificationRunner.waits(for: .none)) throws(WebAuthnError) {
+                      statuses: [CeremonyStatus] = UserVerificationRunner.waits(for: .none)) throws(WebAuthnError) {
         let notice = DeferredStatus(statuses, for: id, on: replies)
         defer { notice.withdraw() }
         let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))

@@ -64,8 +64,8 @@ struct UserVerificationRunner {
 
     /// The statuses that announce the wait on the key once `method` is under way: built-in UV, then the touch.
     /// Status codes only: the extension owns the sentences the user reads.
-    static func waits(for method: UserVerificationMethod) -> [String] {
-        method == .builtIn ? ["uv", "touch"] : ["touch"]
+    static func waits(for method: UserVerificationMethod) -> [CeremonyStatus] {
+        method == .builtIn ? [.uv, .touch] : [.touch]
     }
 
     private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> SecretBytes {
@@ -75,7 +75,7 @@ struct UserVerificationRunner {
             throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
         }
         let attempts = try? device.pinRetries()
-        replies.status(controller.id, "pin", detail: retryMessage)
+        replies.status(controller.id, .pin, detail: retryMessage)
         let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
         let started = ContinuousClock.now
         do {

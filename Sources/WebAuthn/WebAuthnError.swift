@@ -2,7 +2,7 @@
 /// The host sends `name` verbatim so the page sees what it would see without the bridge.
 /// "RangeError" is what Chromium names the DOMException it rejects an over-long credential list with (a
 /// DOMException whose name is RangeError, not a JavaScript RangeError: checked in Chromium 156).
-public enum DOMExceptionName: String, Sendable, Equatable {
+public enum DOMExceptionName: String, CaseIterable, Sendable, Equatable {
     case notAllowed = "NotAllowedError"
     case invalidState = "InvalidStateError"
     case security = "SecurityError"

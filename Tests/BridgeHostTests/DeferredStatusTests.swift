@@ -37,14 +37,14 @@ private final class Channel {
 }
 
 struct DeferredStatusTests {
-    static let statuses = ["uv", "touch"]
+    static let statuses: [CeremonyStatus] = [.uv, .touch]
 
     @Test func aKeyThatAnswersWithinTheGraceCostsNoFrames() throws {
         let channel = try Channel()
         let notice = DeferredStatus(Self.statuses, for: "r-1", on: channel.replies, grace: .milliseconds(150))
         notice.withdraw()
         Thread.sleep(forTimeInterval: 0.3)
-        channel.replies.updateNotice("r-1", "processing")
+        channel.replies.updateNotice("r-1", .processing)
         #expect(try channel.sent() == [])
     }
 
@@ -54,13 +54,13 @@ struct DeferredStatusTests {
         Thread.sleep(forTimeInterval: 0.3)
         notice.withdraw()
         #expect(channel.replies.hasNotice("r-1"))
-        channel.replies.updateNotice("r-1", "processing")
+        channel.replies.updateNotice("r-1", .processing)
         #expect(try channel.sent() == ["r-1:uv", "r-1:touch", "r-1:processing"])
     }
 
     @Test func withANoticeAlreadyUpTheStatusesGoAtOnce() throws {
         let channel = try Channel()
-        channel.replies.status("r-1", "pin", detail: "Enter your PIN.")
+        channel.replies.status("r-1", .pin, detail: "Enter your PIN.")
         let notice = DeferredStatus(Self.statuses, for: "r-1", on: channel.replies, grace: .seconds(60))
         notice.withdraw()
         #expect(try channel.sent() == ["r-1:pin", "r-1:uv", "r-1:touch"])
@@ -68,10 +68,10 @@ struct DeferredStatusTests {
 
     @Test func theAnswerEndsTheNoticeSoNoUpdateFollowsIt() throws {
         let channel = try Channel()
-        channel.replies.status("r-1", "select-key")
+        channel.replies.status("r-1", .selectKey)
         channel.replies.result("r-1", "credential", .null)
-        channel.replies.updateNotice("r-1", "processing")
-        channel.replies.status("r-2", "pin")
+        channel.replies.updateNotice("r-1", .processing)
+        channel.replies.status("r-2", .pin)
         channel.replies.error("r-2", WebAuthnError(name: .notAllowed, message: "no"))
         #expect(!channel.replies.hasNotice("r-1") && !channel.replies.hasNotice("r-2"))
         #expect(try channel.sent() == ["r-1:select-key", "r-1:result", "r-2:pin", "r-2:error"])

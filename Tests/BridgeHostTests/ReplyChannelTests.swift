@@ -57,7 +57,7 @@ struct ReplyChannelTests {
 
     @Test func aStatusTooLargeForTheBrowserIsDroppedAndEndsNothing() throws {
         let channel = SmallPipe(limit: 300)
-        channel.replies.status("r-1", "select-account", extra: [("accounts", .string(String(repeating: "a", count: 1000)))])
+        channel.replies.status("r-1", .selectAccount, extra: [("accounts", .string(String(repeating: "a", count: 1000)))])
         channel.replies.error("r-1", WebAuthnError(name: .notAllowed, message: "No account was chosen."))
         let frames = try channel.frames()
         #expect(frames.map { $0["type"]?.stringValue } == ["error"], "one final answer, and no error in place of the status")

@@ -1,0 +1,57 @@
+import Foundation
+import NativeMessaging
+import Testing
+import WebAuthn
+@testable import BridgeHost
+
+/// docs/protocol-constants.json is the one list of the names and numbers the extension and the host share; the
+/// host's typed copies must say the same (extension/tests/protocol-constants.test.mjs holds the extension's).
+struct ProtocolConstantsTests {
+    static let constants: JSONValue = {
+        let file = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/protocol-constants.json")
+        guard let data = FileManager.default.contents(atPath: file.path), let json = try? JSONValue.parse(Array(data))
+        else { preconditionFailure("cannot read \(file.path)") }
+        return json
+    }()
+
+    static func names(_ key: String) -> [String] {
+        (constants[key]?.arrayValue ?? []).compactMap(\.stringValue).sorted()
+    }
+
+    static func number(_ group: String, _ key: String) -> Int? {
+        constants[group]?[key]?.intValue
+    }
+
+    @Test func frameTypesAreTheSharedOnes() {
+        #expect(RequestType.allCases.map(\.rawValue).sorted() == Self.names("requestTypes"))
+        #expect(ReplyType.allCases.map(\.rawValue).sorted() == Self.names("replyTypes"))
+    }
+
+    @Test func statusCodesAreTheSharedOnes() {
+        #expect(CeremonyStatus.allCases.map(\.rawValue).sorted() == Self.names("statuses"))
+    }
+
+    @Test func errorNamesAreTheSharedOnes() {
+        #expect(DOMExceptionName.allCases.map(\.rawValue).sorted() == Self.names("errorNames"))
+    }
+
+    @Test func binaryValuesUseTheSharedMarker() throws {
+        let marker = try #require(Self.constants["binaryMarker"]?.stringValue)
+        #expect(String(decoding: JSONValue.binary([1]).serialized(), as: UTF8.self) == "{\"\(marker)\":\"AQ\"}")
+    }
+
+    @Test func limitsAreTheSharedOnes() {
+        #expect(FrameLimits.outbound == Self.number("limits", "outboundFrameBytes"))
+        #expect(FrameLimits.defaultInbound == Self.number("limits", "defaultInboundFrameBytes"))
+        #expect(RequestLoop.maximumIDBytes == Self.number("limits", "requestIdBytes"))
+        #expect(CredentialDescriptorList.maximumEntries == Self.number("limits", "credentialListEntries"))
+    }
+
+    @Test func timeoutPolicyIsTheSharedOne() {
+        #expect(Timeouts.defaultMilliseconds == Self.number("timeouts", "defaultMilliseconds"))
+        #expect(Timeouts.minimumMilliseconds == Self.number("timeouts", "minimumMilliseconds"))
+        #expect(Timeouts.maximumMilliseconds == Self.number("timeouts", "maximumMilliseconds"))
+    }
+}
