@@ -6,7 +6,10 @@
 # prebuilt binary with --host-binary), copies it to PREFIX/libexec/webauthn-bridge/, writes one host manifest per
 # browser from manifests/*.json.in, records every file and directory it created, and prints how to load the
 # extension. Running it again changes nothing that is already right; --uninstall removes exactly what the record
-# lists. It does not load the extension itself: browsers allow that only from their own UI.
+# lists. A user install does not load the extension itself: browsers allow that only from their own UI. With
+# --system it also installs the packaged extension (.xpi, .crx) under PREFIX/share/webauthn-bridge/ and the browser
+# policies that make Firefox and Chromium install it on their next start (docs/install.md, "System install").
+# --root DIR stages all of it under DIR (as DESTDIR does) for a package; the files name the final paths.
 set -euo pipefail
 
 readonly HOST_NAME=webauthn_bridge
@@ -24,13 +27,20 @@ Usage: $0 [options]
 
   --host-binary PATH     install this prebuilt host instead of building one (skips swift build)
   --prefix DIR           install the host as DIR/libexec/$PRODUCT/$PRODUCT (default: ~/.local)
-  --system               install for all users: prefix /usr/local and the system manifest directories
+  --system               install for all users: prefix /usr/local, the system manifest directories, the packaged
+                         extension and the browser policies that install it (Firefox, Chromium)
+  --root DIR             stage every file under DIR instead of / (for building a package); implies no apt-get
+  --xpi FILE             with --system: the Firefox package (default: dist/webauthn-bridge-VERSION.xpi, built
+                         with scripts/package.sh when missing)
+  --crx FILE             with --system: the signed CRX (default: dist/webauthn-bridge-VERSION.crx); its id is read
+                         from chromium-id.txt beside it, or given with --crx-id ID
+  --no-extension         with --system: the host and its manifests only, no extension and no browser policy
   --browser NAME         register with this browser only (repeatable): firefox firefox-esr librewolf
                          chromium google-chrome brave vivaldi microsoft-edge
   --manifest-dir DIR     write the host manifest into DIR (repeatable; pair each with --browser-kind)
   --browser-kind KIND    firefox or chromium: which manifest format DIR needs
   --chromium-id ID       Chromium extension id (default: extension/chromium-id.txt)
-  --uninstall            remove what an earlier run installed (same --prefix/--system)
+  --uninstall            remove what an earlier run installed (same --prefix/--system/--root), policies included
   --dry-run              print every action without doing it
   -h, --help             this text
 
@@ -48,6 +58,11 @@ system=0
 uninstall=0
 dry_run=0
 chromium_id=''
+root=''
+xpi=''
+crx=''
+crx_id=''
+with_extension=1
 browsers=()
 manifest_dirs=()
 browser_kinds=()
@@ -57,6 +72,11 @@ while (($#)); do
     --host-binary) host_binary=${2:?--host-binary needs a path}; shift 2 ;;
     --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
     --system) system=1; shift ;;
+    --root) root=${2:?--root needs a directory}; shift 2 ;;
+    --xpi) xpi=${2:?--xpi needs a file}; shift 2 ;;
+    --crx) crx=${2:?--crx needs a file}; shift 2 ;;
+    --crx-id) crx_id=${2:?--crx-id needs an id}; shift 2 ;;
+    --no-extension) with_extension=0; shift ;;
     --browser) browsers+=("${2:?--browser needs a name}"); shift 2 ;;
     --manifest-dir) manifest_dirs+=("${2:?--manifest-dir needs a directory}"); shift 2 ;;
     --browser-kind) browser_kinds+=("${2:?--browser-kind needs firefox or chromium}"); shift 2 ;;
@@ -109,6 +129,13 @@ json_escape() {
 }
 
 check_path "the install path" "$host_path"
+# Every path below is a final one (written into manifests, policies and the record); files go to "$root$path".
+if [[ -n $root ]]; then
+  root=$(realpath -m -- "$root")
+  [[ $root != / ]] || root=''
+  check_path "--root" "$root"
+fi
+readonly root
 
 # --- actions (every change goes through these, so --dry-run shows all of them) -------------------------------
 run() {
@@ -119,9 +146,9 @@ created=()   # "dir PATH" / "file PATH" lines for the record
 
 make_dir() {
   local dir=$1 missing=() d=$1
-  while [[ ! -d $d ]]; do missing=("$d" "${missing[@]}"); d=$(dirname "$d"); done
+  while [[ $d != / && ! -d $root$d ]]; do missing=("$d" "${missing[@]}"); d=$(dirname "$d"); done
   ((${#missing[@]})) || return 0
-  run mkdir -p -- "$dir"
+  run mkdir -p -- "$root$dir"
   for d in "${missing[@]}"; do created+=("dir $d"); done
 }
 
@@ -129,13 +156,25 @@ make_dir() {
 write_file() {
   local path=$1 content=$2
   created+=("file $path")
-  if [[ -f $path ]] && [[ "$(cat -- "$path")" == "$content" ]]; then
-    say "unchanged: $path"
+  if [[ -f $root$path ]] && [[ "$(cat -- "$root$path")" == "$content" ]]; then
+    say "unchanged: $root$path"
     return 0
   fi
-  if ((dry_run)); then say "would write: $path"; return 0; fi
-  printf '%s\n' "$content" | replace_file "$path" 0644
-  say "wrote: $path"
+  if ((dry_run)); then say "would write: $root$path"; return 0; fi
+  printf '%s\n' "$content" | replace_file "$root$path" 0644
+  say "wrote: $root$path"
+}
+
+# copy_file SOURCE PATH: SOURCE installed as PATH (mode 0644), only when the bytes differ.
+copy_file() {
+  local source=$1 path=$2
+  created+=("file $path")
+  if [[ -f $root$path ]] && cmp -s -- "$source" "$root$path"; then
+    say "unchanged: $root$path"
+    return 0
+  fi
+  run install -m 0644 -- "$source" "$root$path"
+  ((dry_run)) || say "installed: $root$path"
 }
 
 # replace_file PATH MODE: stdin becomes PATH, all at once. The text goes to a new file of a random name in PATH's
@@ -152,25 +191,31 @@ replace_file() {
 
 # --- uninstall ---------------------------------------------------------------------------------------------
 if ((uninstall)); then
-  [[ -f $record ]] || die "nothing to uninstall: $record not found (use the same --prefix/--system as the install)"
-  mapfile -t entries <"$record"
+  [[ -f $root$record ]] || die "nothing to uninstall: $root$record not found (use the same --prefix/--system/--root as the install)"
+  mapfile -t entries <"$root$record"
   # Files first, then directories deepest first, and a directory only if it is empty: never more than we made.
+  policies=0
   for e in "${entries[@]}"; do
     [[ $e == file\ * ]] || continue
     f=${e#file }
-    if [[ -e $f || -L $f ]]; then run rm -f -- "$f"; ((dry_run)) || say "removed: $f"; fi
+    [[ $f != */policies/* ]] || policies=1
+    if [[ -e $root$f || -L $root$f ]]; then run rm -f -- "$root$f"; ((dry_run)) || say "removed: $root$f"; fi
   done
   # An install interrupted before its record was complete still leaves the binary: remove it too.
-  if [[ -e $host_path ]] && ! grep -qxF "file $host_path" "$record"; then run rm -f -- "$host_path"; fi
-  run rm -f -- "$record"
+  if [[ -e $root$host_path ]] && ! grep -qxF "file $host_path" "$root$record"; then run rm -f -- "$root$host_path"; fi
+  run rm -f -- "$root$record"
   mapfile -t dirs < <(printf '%s\n' "${entries[@]}" | sed -n 's/^dir //p' | awk '{ print length, $0 }' | sort -rn | cut -d' ' -f2-)
   [[ " ${dirs[*]} " == *" $install_dir "* ]] || dirs+=("$install_dir")
   for d in "${dirs[@]}"; do
-    [[ -n $d && -d $d ]] || continue
-    if ((dry_run)); then say "would remove directory if empty: $d"; continue; fi
-    if rmdir -- "$d" 2>/dev/null; then say "removed: $d/"; fi
+    [[ -n $d && -d $root$d ]] || continue
+    if ((dry_run)); then say "would remove directory if empty: $root$d"; continue; fi
+    if rmdir -- "$root$d" 2>/dev/null; then say "removed: $root$d/"; fi
   done
-  say "webauthn-bridge uninstalled from $prefix. Remove the extension from each browser by hand."
+  if ((policies)); then
+    say "webauthn-bridge uninstalled from $prefix. The browsers remove the policy-installed extension at their next start."
+  else
+    say "webauthn-bridge uninstalled from $prefix. Remove the extension from each browser by hand."
+  fi
   exit 0
 fi
 
@@ -207,6 +252,7 @@ browser_command() {
 }
 
 targets=()   # kind, manifest dir, display name (joined by FS)
+declare -A selected=()   # the browsers by name (not the custom directories): which policies --system writes
 if ((${#manifest_dirs[@]})); then
   for i in "${!manifest_dirs[@]}"; do
     dir=$(realpath -m -- "${manifest_dirs[$i]}")
@@ -223,16 +269,21 @@ if ((${#browsers[@]})); then
   for b in "${browsers[@]}"; do
     info=$(browser_info "$b") || die "unknown browser '$b' (one of: ${ALL_BROWSERS[*]})"
     IFS=${FS} read -r kind profile user_dir system_dir name <<<"$info"
+    selected[$b]=1
     if ((system)); then targets+=("$kind${FS}$system_dir${FS}$name"); else targets+=("$kind${FS}$user_dir${FS}$name"); fi
   done
 elif ((${#manifest_dirs[@]} == 0)); then
   for b in "${ALL_BROWSERS[@]}"; do
     IFS=${FS} read -r kind profile user_dir system_dir name <<<"$(browser_info "$b")"
+    # A staged install (--root) is for another machine: every browser, whatever this one has.
     if ((system)); then
-      command -v "$(browser_command "$b")" >/dev/null && targets+=("$kind${FS}$system_dir${FS}$name")
+      [[ -n $root ]] || command -v "$(browser_command "$b")" >/dev/null || continue
+      targets+=("$kind${FS}$system_dir${FS}$name")
     else
-      [[ -d $profile ]] && targets+=("$kind${FS}$user_dir${FS}$name")
+      [[ -d $profile ]] || continue
+      targets+=("$kind${FS}$user_dir${FS}$name")
     fi
+    selected[$b]=1
   done
 fi
 ((${#targets[@]})) || say "note: no supported browser found; name one with --browser NAME (the manifest directory is then created)"
@@ -256,7 +307,8 @@ check_packages() {
 if [[ -n $host_binary ]]; then
   [[ -x $host_binary ]] || die "--host-binary: not an executable file: $host_binary"
   host_binary=$(realpath -- "$host_binary")
-  check_packages "${RUNTIME_PACKAGES[@]}"
+  # A staged install runs elsewhere: its package declares these instead.
+  [[ -n $root ]] || check_packages "${RUNTIME_PACKAGES[@]}"
 else
   check_packages "${BUILD_PACKAGES[@]}"
   command -v swift >/dev/null || die "swift not found on PATH: install a Swift 6 toolchain (https://swift.org/install/linux/)"
@@ -272,16 +324,28 @@ fi
 
 # --- the host binary ---------------------------------------------------------------------------------------
 make_dir "$install_dir"
-if [[ -f $host_path ]] && cmp -s -- "$host_binary" "$host_path"; then
-  say "unchanged: $host_path"
+if [[ -f $root$host_path ]] && cmp -s -- "$host_binary" "$root$host_path"; then
+  say "unchanged: $root$host_path"
 else
   # install(1) replaces the file by a new inode, so a host that a browser is running keeps its old copy.
-  run install -m 0755 -- "$host_binary" "$host_path"
-  ((dry_run)) || say "installed: $host_path"
+  run install -m 0755 -- "$host_binary" "$root$host_path"
+  ((dry_run)) || say "installed: $root$host_path"
+fi
+
+# --- the packaged extension (--system): what the policies below install -------------------------------------
+# shellcheck source-path=SCRIPTDIR source=install-policies.sh
+. "$REPO/install-policies.sh"
+if ((!system)) && [[ -n $xpi$crx$crx_id ]]; then die "--xpi, --crx and --crx-id go with --system"; fi
+want_firefox_policy=0
+want_chromium_policy=0
+if ((system && with_extension)); then
+  [[ -z ${selected[firefox]:-}${selected[firefox-esr]:-} ]] || want_firefox_policy=1
+  [[ -z ${selected[chromium]:-} ]] || want_chromium_policy=1
+  ((want_firefox_policy || want_chromium_policy)) && find_packages
 fi
 
 # Write each manifest directory once (Firefox and Firefox ESR share one; Brave and Vivaldi share Chrome's system one).
-declare -A written=()
+declare -A written=() warned=()
 names_by_kind_firefox=()
 names_by_kind_chromium=()
 for t in "${targets[@]}"; do
@@ -298,25 +362,36 @@ for t in "${targets[@]}"; do
       chromium_id=$(tr -d '[:space:]' <"$id_file")
     fi
     [[ $chromium_id =~ ^[a-p]{32}$ ]] || die "not a Chromium extension id: '$chromium_id'"
-    content=${content//@CHROMIUM_ID@/"$chromium_id"}
-    if [[ $chromium_id != "$(tr -d '[:space:]' <"$REPO/extension/chromium-id.txt")" && -z ${id_warned:-} ]]; then
+    # The unpacked extension's id, and the CRX's when the policy installs one signed with another key.
+    ids=("$chromium_id")
+    [[ -z $crx_id || $crx_id == "$chromium_id" ]] || ids+=("$crx_id")
+    origins=$(printf '"chrome-extension://%s/", ' "${ids[@]}")
+    placeholder='"chrome-extension://@CHROMIUM_ID@/"'
+    content=${content//"$placeholder"/"${origins%, }"}
+    for id in "${ids[@]}"; do
+      [[ $id != "$(tr -d '[:space:]' <"$REPO/extension/chromium-id.txt")" && -z ${warned[$id]:-} ]] || continue
       # The manifest lets Chromium start the host for this id, but the host serves only its own extension
       # unless the configuration names another one.
-      id_warned=1
-      say "note: the host serves extension $chromium_id only when $config_home/webauthn-bridge/config.json has"
-      say "      \"allowedExtensions\": [\"$chromium_id\"]"
-    fi
+      warned[$id]=1
+      if ((system)); then where="each user's ~/.config/webauthn-bridge/config.json"; else where="$config_home/webauthn-bridge/config.json"; fi
+      say "note: the host serves extension $id only when $where has"
+      say "      \"allowedExtensions\": [\"$id\"]"
+    done
   fi
   make_dir "$dir"
   write_file "$dir/$HOST_NAME.json" "$content"
 done
 
+if ((want_firefox_policy || want_chromium_policy)); then install_packages; fi
+((want_firefox_policy)) && install_firefox_policy
+((want_chromium_policy)) && install_chromium_policy
+
 # --- the record (merged with an earlier one, so repeated runs for different browsers all uninstall) ----------
 if ((dry_run)); then
-  say "would record installed files in: $record"
+  say "would record installed files in: $root$record"
 else
   created+=("file $host_path")
-  { [[ -f $record ]] && cat -- "$record"; printf '%s\n' "${created[@]}"; } | LC_ALL=C sort -u | replace_file "$record" 0644
+  { [[ -f $root$record ]] && cat -- "$root$record"; printf '%s\n' "${created[@]}"; } | LC_ALL=C sort -u | replace_file "$root$record" 0644
 fi
 
 # --- confined browsers: detected, not supported -------------------------------------------------------------
@@ -332,17 +407,21 @@ done
 join() { local IFS=','; local s="$*"; echo "${s//,/, }"; }
 say ""
 say "Host installed: $host_path"
-if ((${#names_by_kind_chromium[@]})); then
+if ((policy_chromium)); then
+  say "Chromium installs the extension from $CHROMIUM_POLICY_DIR/$PRODUCT.json at its next start (see chrome://policy)."
+elif ((${#names_by_kind_chromium[@]})); then
   say "In $(join "${names_by_kind_chromium[@]}"): open chrome://extensions, turn on Developer mode, click \"Load unpacked\""
   say "  and choose $REPO/extension"
 fi
-if ((${#names_by_kind_firefox[@]})); then
+if ((policy_firefox)); then
+  say "Firefox and Firefox ESR install the extension from $FIREFOX_POLICIES at their next start (see about:policies)."
+elif ((${#names_by_kind_firefox[@]})); then
   say "In $(join "${names_by_kind_firefox[@]}"): open about:debugging → This Firefox → \"Load Temporary Add-on…\" and choose"
   say "  $REPO/extension/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned add-on"
   say "  installed permanently when about:config has xpinstall.signatures.required=false)"
 fi
 # stdin from /dev/null and a timeout: a host that took --help for host mode would otherwise wait forever.
-if ((!dry_run)) && timeout 5 "$host_path" --help </dev/null 2>&1 | grep -qw doctor; then
+if ((!dry_run)) && timeout 5 "$root$host_path" --help </dev/null 2>&1 | grep -qw doctor; then
   say "Check the install: $host_path doctor"
 else
   say "Check the install: $host_path doctor   (when your version has it)"

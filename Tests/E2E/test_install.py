@@ -124,7 +124,9 @@ def test_unknown_option_fails(home):
 def test_install_sh_is_shellcheck_clean():
     if not shutil.which("shellcheck"):
         pytest.fail("shellcheck is not installed (run.sh installs it)")
-    result = subprocess.run(["shellcheck", str(INSTALL_SH)], capture_output=True, text=True)
+    # -x: install.sh sources install-policies.sh, which is checked with it.
+    result = subprocess.run(["shellcheck", "-x", str(INSTALL_SH), str(INSTALL_SH.parent / "install-policies.sh")],
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
 
 
@@ -261,3 +263,143 @@ def test_a_symlink_planted_at_every_predictable_temporary_name_is_not_followed(h
     leftovers = [p for d in {t.parent for t in targets} for p in d.iterdir() if ".webauthn_bridge.json." in p.name
                  or ".installed-files." in p.name]
     assert leftovers == []
+
+
+# --- --system with --root: the staged tree a package is built from (docs/install.md, "System install") ----------
+
+@pytest.fixture
+def packages(tmp_path):
+    """A stand-in .xpi and .crx, with the chromium-id.txt package.sh writes beside the CRX."""
+    out = tmp_path / "dist"
+    out.mkdir()
+    (out / "webauthn-bridge.xpi").write_bytes(b"PK xpi stand-in")
+    (out / "webauthn-bridge.crx").write_bytes(b"Cr24 crx stand-in")
+    (out / "chromium-id.txt").write_text(CHROMIUM_ID + "\n")
+    return out
+
+
+def system_install(home, fake_host, root, packages, *extra, check=True):
+    return run_install_sh("--system", "--root", str(root), "--prefix", "/usr", "--host-binary", str(fake_host),
+                          "--xpi", str(packages / "webauthn-bridge.xpi"), "--crx", str(packages / "webauthn-bridge.crx"),
+                          *extra, home=home, check=check)
+
+
+STAGED = {
+    "usr/libexec/webauthn-bridge/webauthn-bridge", "usr/libexec/webauthn-bridge/installed-files",
+    "usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json",
+    "usr/lib/librewolf/native-messaging-hosts/webauthn_bridge.json",
+    "etc/chromium/native-messaging-hosts/webauthn_bridge.json",
+    "etc/opt/chrome/native-messaging-hosts/webauthn_bridge.json",
+    "etc/opt/edge/native-messaging-hosts/webauthn_bridge.json",
+    "usr/share/webauthn-bridge/webauthn-bridge.xpi", "usr/share/webauthn-bridge/webauthn-bridge.crx",
+    "usr/share/webauthn-bridge/chromium-id.txt", "usr/share/webauthn-bridge/updates.xml",
+    "etc/firefox/policies/policies.json", "etc/chromium/policies/managed/webauthn-bridge.json",
+}
+
+
+def files(root: Path) -> set:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_staged_system_install_writes_every_file_under_root_naming_the_final_paths(home, fake_host, tmp_path, packages):
+    root = tmp_path / "stage"
+    system_install(home, fake_host, root, packages)
+    # Every browser (a package is for another machine), the extension and both policies: nothing else.
+    assert files(root) == STAGED
+    assert (root / "usr/share/webauthn-bridge/webauthn-bridge.crx").read_bytes() == b"Cr24 crx stand-in"
+    firefox = json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
+    assert firefox["ExtensionSettings"] == {"webauthn-bridge@webauthn-bridge": {
+        "installation_mode": "force_installed", "install_url": "file:///usr/share/webauthn-bridge/webauthn-bridge.xpi"}}
+    # The stand-in is unsigned: Firefox ESR then needs the signature check off.
+    assert firefox["Preferences"] == {"xpinstall.signatures.required": {"Value": False, "Status": "default"}}
+    chromium = json.loads((root / "etc/chromium/policies/managed/webauthn-bridge.json").read_text())
+    assert chromium == {"ExtensionInstallForcelist": [f"{CHROMIUM_ID};file:///usr/share/webauthn-bridge/updates.xml"]}
+    updates = (root / "usr/share/webauthn-bridge/updates.xml").read_text()
+    assert f"appid='{CHROMIUM_ID}'" in updates and "codebase='file:///usr/share/webauthn-bridge/webauthn-bridge.crx'" in updates
+    host = json.loads((root / "etc/chromium/native-messaging-hosts/webauthn_bridge.json").read_text())
+    assert host["path"] == "/usr/libexec/webauthn-bridge/webauthn-bridge"
+    # The unpacked extension's id and the CRX's: "Load unpacked" and the policy install both reach the host.
+    assert host["allowed_origins"] == [f"chrome-extension://{CHROMIUM_ID_OF_REPO}/", f"chrome-extension://{CHROMIUM_ID}/"]
+    record = (root / "usr/libexec/webauthn-bridge/installed-files").read_text().splitlines()
+    assert {line[5:] for line in record if line.startswith("file ")} == {"/" + f for f in STAGED} - {
+        "/usr/libexec/webauthn-bridge/installed-files"}
+    assert all(not line.split(" ", 1)[1].startswith(str(root)) for line in record)
+
+
+def test_a_staged_install_runs_again_unchanged_and_uninstalls_to_nothing(home, fake_host, tmp_path, packages):
+    root = tmp_path / "stage"
+    (root / "etc/chromium/policies/managed").mkdir(parents=True)
+    (root / "etc/chromium/policies/managed/site.json").write_text('{"HomepageLocation": "https://example.org"}')
+    before = tree(root)
+    system_install(home, fake_host, root, packages)
+    after = tree(root)
+    again = system_install(home, fake_host, root, packages)
+    assert tree(root) == after
+    assert [line for line in again.stdout.splitlines() if line.startswith(("wrote:", "installed:"))] == []
+    run_install_sh("--uninstall", "--system", "--root", str(root), "--prefix", "/usr", home=home)
+    # The administrator's policy file and its directories stay; everything install.sh made is gone.
+    assert tree(root) == before
+
+
+def test_an_administrators_firefox_policies_json_is_left_unchanged_and_the_entries_to_merge_are_printed(
+        home, fake_host, tmp_path, packages):
+    root = tmp_path / "stage"
+    theirs = root / "etc/firefox/policies/policies.json"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text('{"policies": {"DisableTelemetry": true}}')
+    out = system_install(home, fake_host, root, packages).stdout
+    assert theirs.read_text() == '{"policies": {"DisableTelemetry": true}}'
+    assert "exists and is not ours: left unchanged" in out
+    assert '"install_url": "file:///usr/share/webauthn-bridge/webauthn-bridge.xpi"' in out
+    run_install_sh("--uninstall", "--system", "--root", str(root), "--prefix", "/usr", home=home)
+    assert theirs.read_text() == '{"policies": {"DisableTelemetry": true}}'
+
+
+def test_a_chromium_forcelist_set_by_another_file_is_not_overridden(home, fake_host, tmp_path, packages):
+    # Chromium takes a policy from one file only (the name sorting last): a second forcelist would drop one list.
+    root = tmp_path / "stage"
+    managed = root / "etc/chromium/policies/managed"
+    managed.mkdir(parents=True)
+    (managed / "admin.json").write_text('{"ExtensionInstallForcelist": ["abababababababababababababababab;https://x"]}')
+    system_install(home, fake_host, root, packages)
+    ours = json.loads((managed / "webauthn-bridge.json").read_text())
+    assert ours == {"ExtensionSettings": {CHROMIUM_ID: {
+        "installation_mode": "force_installed", "update_url": "file:///usr/share/webauthn-bridge/updates.xml"}}}
+    # Both taken: nothing written, the line to add printed.
+    (managed / "admin.json").write_text('{"ExtensionInstallForcelist": [], "ExtensionSettings": {}}')
+    run_install_sh("--uninstall", "--system", "--root", str(root), "--prefix", "/usr", home=home)
+    out = system_install(home, fake_host, root, packages).stdout
+    assert not (managed / "webauthn-bridge.json").exists()
+    assert f'Add "{CHROMIUM_ID};file:///usr/share/webauthn-bridge/updates.xml"' in out
+
+
+def test_no_extension_and_one_browser(home, fake_host, tmp_path, packages):
+    root = tmp_path / "stage"
+    system_install(home, fake_host, root, packages, "--browser", "chromium", "--no-extension")
+    assert files(root) == {"usr/libexec/webauthn-bridge/webauthn-bridge", "usr/libexec/webauthn-bridge/installed-files",
+                           "etc/chromium/native-messaging-hosts/webauthn_bridge.json"}
+    root2 = tmp_path / "stage2"
+    system_install(home, fake_host, root2, packages, "--browser", "firefox-esr")
+    assert {"etc/firefox/policies/policies.json", "usr/share/webauthn-bridge/webauthn-bridge.xpi"} <= files(root2)
+    assert not (root2 / "etc/chromium").exists()
+
+
+def test_a_signed_xpi_needs_no_signature_preference(home, fake_host, tmp_path, packages):
+    (packages / "webauthn-bridge.xpi").write_bytes(b"PK ... META-INF/cose.sig ... META-INF/mozilla.rsa")
+    root = tmp_path / "stage"
+    system_install(home, fake_host, root, packages, "--browser", "firefox")
+    assert "Preferences" not in json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
+
+
+def test_a_file_url_percent_encodes_what_a_url_path_cannot_hold(home, fake_host, tmp_path, packages):
+    root = tmp_path / "stage"
+    system_install(home, fake_host, root, packages, "--prefix", "/opt/web authn#é%", "--browser", "firefox")
+    policy = json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
+    url = policy["ExtensionSettings"]["webauthn-bridge@webauthn-bridge"]["install_url"]
+    assert url == "file:///opt/web%20authn%23%C3%A9%25/share/webauthn-bridge/webauthn-bridge.xpi"
+
+
+def test_extension_options_need_system(home, fake_host, packages):
+    result = run_install_sh("--host-binary", str(fake_host), "--xpi", str(packages / "webauthn-bridge.xpi"),
+                            home=home, check=False)
+    assert result.returncode != 0 and "go with --system" in result.stderr
