@@ -16,7 +16,7 @@ struct AuthenticationCeremony {
     func run() throws(WebAuthnError) -> JSONValue {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
-        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000))
+        let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         let allowList = options.allowCredentials.map(\.id)
         let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)

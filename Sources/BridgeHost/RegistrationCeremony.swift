@@ -21,7 +21,7 @@ struct RegistrationCeremony {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
         let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
-        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000))
+        let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
         let extensionInputs = try RegistrationExtensionInputs(options.extensions)
         let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
