@@ -118,17 +118,19 @@ class Browser:
 
 
 class Chromium(Browser):
-    """Chromium with --load-extension (or, with extension=None, none: the browser's own WebAuthn); the host
-    manifest must be in <user-data-dir>/NativeMessagingHosts."""
+    """Chromium with --load-extension (or, with extension=None, none: the browser's own WebAuthn, or what it
+    installs itself by policy); the host manifest must be in <user-data-dir>/NativeMessagingHosts (or the system
+    directory). `launcher` goes before the command (e.g. a mount namespace's unshare)."""
     name = "chromium"
 
-    def __init__(self, workdir: Path, env: dict, extension: Path | None, user_data_dir: Path):
+    def __init__(self, workdir: Path, env: dict, extension: Path | None, user_data_dir: Path,
+                 launcher: tuple[str, ...] = ()):
         super().__init__(workdir, env)
         self.user_data_dir = user_data_dir
         extension_flags = ([f"--load-extension={extension}", f"--disable-extensions-except={extension}"]
                            if extension else [])
         with open(self.log_path, "ab") as log:
-            self._spawn([CHROMIUM, "--headless=new", "--no-sandbox", f"--user-data-dir={user_data_dir}",
+            self._spawn([*launcher, CHROMIUM, "--headless=new", "--no-sandbox", f"--user-data-dir={user_data_dir}",
                          "--no-first-run", "--no-default-browser-check", "--log-level=3", *extension_flags,
                          "--remote-debugging-port=0", "about:blank"], log)
         port_file = user_data_dir / "DevToolsActivePort"
@@ -188,21 +190,24 @@ class Chromium(Browser):
 
 
 class Firefox(Browser):
-    """Firefox ESR; the extension is a temporary add-on installed over BiDi (no signing, no prefs needed)."""
+    """Firefox ESR; the extension is a temporary add-on installed over BiDi (no signing, no prefs needed), or none
+    (extension=None: what the browser installs itself, e.g. by policy). `launcher` goes before the command (as
+    for Chromium: e.g. a mount namespace's unshare)."""
     name = "firefox"
 
-    def __init__(self, workdir: Path, env: dict, extension: Path, profile: Path, prefs: dict | None = None):
+    def __init__(self, workdir: Path, env: dict, extension: Path | None, profile: Path, prefs: dict | None = None,
+                 launcher: tuple[str, ...] = ()):
         super().__init__(workdir, env)
         profile.mkdir(parents=True, exist_ok=True)
         all_prefs = {**FIREFOX_PREFS, **(prefs or {})}
         (profile / "user.js").write_text("".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n"
                                                  for k, v in all_prefs.items()))
-        self._spawn([FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
+        self._spawn([*launcher, FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
                      "--remote-debugging-port", "0", "about:blank"], subprocess.PIPE)
         url = self._bidi_url(timeout=60)
         self.conn = Connection(f"{url}/session", suppress_origin=True)
         self.conn.call("session.new", {"capabilities": {}}, timeout=60)
-        self.extension_id = self.conn.call(
+        self.extension_id = extension and self.conn.call(
             "webExtension.install", {"extensionData": {"type": "path", "path": str(extension)}})["extension"]
         self.tab = self.conn.call("browsingContext.getTree", {})["contexts"][0]["context"]
 
