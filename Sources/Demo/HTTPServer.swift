@@ -17,14 +17,15 @@ public final class HTTPServer: Sendable {
 
     public let port: UInt16
     private let listener: Int32
-    private let handler: Handler
+    private let handler = Mutex<Handler?>(nil)
     private let log: @Sendable (String) -> Void
     private let limits: HTTPLimits
     private let connections = Mutex(0)
     static let maxConnections = 16
     static let ioTimeoutSeconds = 10
 
-    public init(limits: HTTPLimits = HTTPLimits(), log: @escaping @Sendable (String) -> Void, handler: @escaping Handler) throws(DemoError) {
+    /// Listens at once, so `port` is known before the routes that need it are made.
+    public init(limits: HTTPLimits = HTTPLimits(), log: @escaping @Sendable (String) -> Void) throws(DemoError) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw DemoError("cannot create a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
@@ -45,13 +46,13 @@ public final class HTTPServer: Sendable {
         }
         port = UInt16(bigEndian: address.sin_port)
         listener = fd
-        self.handler = handler
         self.log = log
         self.limits = limits
     }
 
-    /// Accepts connections on a thread of its own until `stop()`.
-    public func start() {
+    /// Accepts connections on a thread of its own until `stop()`, each request answered by `handler`.
+    public func start(_ handler: @escaping Handler) {
+        self.handler.withLock { $0 = handler }
         startDetachedThread(name: "demo-http") { [self] in
             while true {
                 // accept4 needs _GNU_SOURCE, which Glibc's module lacks; the browser is started with every descriptor
@@ -89,7 +90,9 @@ public final class HTTPServer: Sendable {
         setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let response: HTTPResponse
         switch readRequest(connection) {
-        case .success(let request): response = handler(request)
+        case .success(let request):
+            guard let handler = handler.withLock({ $0 }) else { return }
+            response = handler(request)
         case .failure(let error):
             if error.status == 0 { return }   // the peer closed or went quiet before sending a request
             log("refused a request: \(error)")

@@ -17,7 +17,7 @@ struct WebAuthnBridgeCommand: ParsableCommand {
         // The one version of host, extension and packages is the repository's VERSION file; scripts/package.sh
         // refuses to build when this line or extension/manifest.json differ from it (a test checks all three).
         version: "0.1.0",
-        subcommands: [HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self, BenchCommand.self]
+        subcommands: [HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self, BenchCommand.self, DemoCommand.self]
     )
 
     static func main() {

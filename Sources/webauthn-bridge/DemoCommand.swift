@@ -1,0 +1,62 @@
+import ArgumentParser
+import Demo
+import Glibc
+
+/// `webauthn-bridge demo`: see the bridge work without a security key and without touching your browser profile.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Try the bridge without a key: a SoftToken, a demo relying party on localhost, a throwaway browser profile.",
+        discussion: """
+            Creates a SoftToken (a software authenticator) in a temporary directory and serves a small relying party \
+            on http://localhost:PORT/ (127.0.0.1 only) that registers, signs in and shows what it verified. With \
+            --browser it starts that browser on a throwaway profile with the extension and the SoftToken, opened on \
+            the demo page; without, it prints the command to do so. Ctrl-C stops everything and removes the \
+            temporary directory.
+            """)
+
+    @Option(help: "Start this browser: chromium or firefox (Firefox ESR, Developer Edition or Nightly).")
+    var browser: String?
+
+    @Option(name: .customLong("browser-binary"), help: "The browser's executable (default: chromium / firefox-esr on PATH).")
+    var browserBinary: String?
+
+    @Option(name: .customLong("extension"), help: "The unpacked extension's directory (default: the installed copy, or the source tree's extension/).")
+    var extensionDirectory: String?
+
+    @Flag(help: "Start the browser without a window and print its remote-control address (DevTools or WebDriver BiDi), for tests.")
+    var headless = false
+
+    func validate() throws {
+        if let browser, BrowserKind(rawValue: browser) == nil { throw ValidationError("--browser must be chromium or firefox, not '\(browser)'") }
+        if headless, browser == nil { throw ValidationError("--headless needs --browser") }
+        if browserBinary != nil, browser == nil { throw ValidationError("--browser-binary needs --browser") }
+    }
+
+    func run() throws {
+        var options = DemoOptions()
+        options.browser = browser.flatMap(BrowserKind.init(rawValue:))
+        options.browserBinary = browserBinary
+        options.extensionDirectory = extensionDirectory
+        options.headless = headless
+        do {
+            try DemoSession.run(options, executable: Self.executablePath())
+        } catch {
+            writeError("webauthn-bridge demo: \(error)\n")
+            throw ExitCode(1)
+        }
+    }
+
+    /// This binary, which the browser is to start as its native-messaging host.
+    static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return CommandLine.arguments[0] }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func writeError(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}
