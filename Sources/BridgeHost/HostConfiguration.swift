@@ -22,15 +22,25 @@ public struct HostConfiguration: Sendable, Equatable {
     /// Reads the config file (when present) and then the environment.
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> HostConfiguration {
         let home = homeDirectory(environment)
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-        var config = HostConfiguration(logFile: stateHome + "/webauthn-bridge/host.log")
+        var config = HostConfiguration(logFile: defaultLogFile(environment))
         let configPath = configHome + "/webauthn-bridge/config.json"
         if let data = FileManager.default.contents(atPath: configPath) {
             try config.apply(fileContents: data, path: configPath)
         }
         try config.apply(environment: environment)
         return config
+    }
+
+    /// `$XDG_STATE_HOME/webauthn-bridge/host.log` (`~/.local/state/…`).
+    static func defaultLogFile(_ environment: [String: String]) -> String {
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectory(environment) + "/.local/state"
+        return stateHome + "/webauthn-bridge/host.log"
+    }
+
+    /// Where to say that the configuration cannot be read: the log file the environment names, else the default.
+    public static func logFileDespiteErrors(_ environment: [String: String]) -> String {
+        environment["WEBAUTHN_BRIDGE_LOG_FILE"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultLogFile(environment)
     }
 
     mutating func apply(fileContents data: Data, path: String) throws(ConfigurationError) {

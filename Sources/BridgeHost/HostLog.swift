@@ -23,7 +23,8 @@ public enum LogLevel: String, Sendable, Comparable, CaseIterable {
 
 /// The host log: one line per event, `time level [request] message`, appended to a size-bounded file
 /// that is rotated (`host.log` → `host.log.1` … `.3`). A log that cannot be written never stops a
-/// ceremony: the first failure prints one warning on stderr and logging carries on without the file.
+/// ceremony: a file that cannot be opened, or that refuses lines (a full disk), gets one warning on stderr and
+/// logging carries on; once the file takes lines again, the first one says how many were lost.
 ///
 /// Callers must never pass a PIN, PIN token, PRF output or private key; values that identify the caller
 /// (origin, rp.id, request id) are what makes a failed sign-in debuggable. They may pass anything a page or
@@ -33,7 +34,7 @@ public final class HostLog: Sendable {
     public let level: LogLevel
     let maxBytes: Int
     let keptFiles: Int
-    private let state = Mutex<(file: Int32?, size: Int, warned: Bool)>((nil, 0, false))
+    private let state = Mutex<(file: Int32?, size: Int, warned: Bool, lost: Int)>((nil, 0, false, 0))
 
     public init(path: String, level: LogLevel, maxBytes: Int = 1 << 20, keptFiles: Int = 3) {
         self.path = path
@@ -86,7 +87,20 @@ public final class HostLog: Sendable {
                 s.size = 0
             }
             guard let file = s.file else { return }
-            if Self.writeAll(data, to: file) { s.size += data.count }
+            if s.lost > 0 {
+                let note = Data("\(Self.timestamp()) WARN \(s.lost) log line(s) could not be written before this one\n".utf8)
+                if Self.writeAll(note, to: file) { (s.size, s.lost) = (s.size + note.count, 0) }
+            }
+            if s.lost == 0, Self.writeAll(data, to: file) {
+                s.size += data.count
+                return
+            }
+            let reason = String(cString: strerror(errno))
+            s.lost += 1
+            if !s.warned {
+                s.warned = true
+                writeToStandardError("webauthn-bridge: cannot write log \(path): \(reason); carrying on, lines are lost until it takes them again\n")
+            }
         }
     }
 

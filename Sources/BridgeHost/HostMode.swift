@@ -17,6 +17,9 @@ public enum HostMode {
         let configuration: HostConfiguration
         do { configuration = try HostConfiguration.load(environment: environment) } catch {
             writeToStandardError("webauthn-bridge: configuration error: \(error)\n")
+            // The browser shows the user nothing of stderr; the log is where `webauthn-bridge log` finds why.
+            HostLog(path: HostConfiguration.logFileDespiteErrors(environment), level: .error)
+                .error("configuration error: \(error); the host serves nothing until it is fixed")
             return 2
         }
         let log = HostLog(path: configuration.logFile, level: configuration.logLevel)
