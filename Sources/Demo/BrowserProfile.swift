@@ -13,7 +13,8 @@ public enum BrowserKind: String, Sendable, CaseIterable {
 ///   whose `extensions/` directory holds a proxy file named by the add-on's id containing the extension's path;
 ///   user.js turns off signature checks (honoured by ESR, Developer Edition and Nightly, not release) and the
 ///   sideload prompt (`extensions.autoDisableScopes` 0), so the unsigned add-on is enabled at start.
-/// The browser's environment carries WEBAUTHN_BRIDGE_SOFT_TOKEN, and the host inherits it.
+/// The browser's environment carries WEBAUTHN_BRIDGE_SOFT_TOKEN (and a log file and TMPDIR in the demo's
+/// directory), and the host inherits it.
 public struct BrowserProfile: Sendable {
     public let kind: BrowserKind
     /// Arguments after the browser's path, the page's URL last.
@@ -29,7 +30,10 @@ public struct BrowserProfile: Sendable {
         _ kind: BrowserKind, root: String, host: String, extension ext: DemoExtension, softToken: String, hostLog: String,
         url: String, headless: Bool
     ) throws(DemoError) -> BrowserProfile {
-        var environment = [("WEBAUTHN_BRIDGE_SOFT_TOKEN", softToken), ("WEBAUTHN_BRIDGE_LOG_FILE", hostLog)]
+        // The browser's temporary files (Chromium's singleton socket directory, which it leaves behind when
+        // stopped by a signal) go inside the demo's directory too, and with it.
+        try makeDirectories("\(root)/tmp")
+        var environment = [("WEBAUTHN_BRIDGE_SOFT_TOKEN", softToken), ("WEBAUTHN_BRIDGE_LOG_FILE", hostLog), ("TMPDIR", "\(root)/tmp")]
         switch kind {
         case .chromium:
             let userDataDir = "\(root)/chromium-profile"

@@ -136,6 +136,11 @@ enum DemoPage {
     $("register").addEventListener("click", () => register());
     $("signin").addEventListener("click", () => signIn());
     showBridge();
+    // The first page a browser opens can load before the extension has registered its scripts: reload once.
+    if (!bridgeActive() && !sessionStorage.getItem("reloadedForExtension")) {
+      sessionStorage.setItem("reloadedForExtension", "1");
+      setTimeout(() => location.reload(), 1000);
+    }
     window.demo = {register, signIn, bridgeActive};
     """#
 }
