@@ -11,7 +11,7 @@
  *     after a cancel it never answered, or when the native port drops;
  *   - a request held past its publicKey.timeout (clamped as Chromium does) fails as Chromium's would.
  *
- * Pure: the tab's focus comes from deps.isTabFocused (tabs/windows API in background.js), sending and
+ * Pure: the tab's focus comes from deps.isTabFocused (tabs/windows API in main.js), sending and
  * cancelling from router.js. It never looks at a request's contents.
  */
 (function (root) {

@@ -13,7 +13,7 @@
  *   the user, which stays shown until the user closes the window. The user closing the window while the
  *   request runs is Cancel (the bridge answers NotAllowedError, as Chromium does when its dialog is cancelled).
  *
- * Pure of browser globals (node tests it); the browser calls are in `deps`, given by background.js.
+ * Pure of browser globals (node tests it); the browser calls are in `deps`, given by main.js.
  */
 (function (root) {
   'use strict';

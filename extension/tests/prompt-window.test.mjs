@@ -1,4 +1,4 @@
-// background/prompt-window.js wired to the real bridge (router.js) as background.js wires them, with fake
+// background/prompt-window.js wired to the real bridge (router.js) as background/main.js wires them, with fake
 // ports and a fake windows API: which statuses open the security-key window, what it is told, what the page
 // never gets, and what closing it does.
 import { test } from 'node:test';
