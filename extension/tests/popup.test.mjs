@@ -97,6 +97,32 @@ test('the bridge lists each request it answered with the trusted origin, never w
   ]);
 });
 
+test('refresh: the bridge asks the host for info again and answers with it; a lost host answers null', async () => {
+  const natives = [];
+  const timers = [];
+  const bridge = router.createBridge({
+    connectNative: () => { const p = fakePort(); natives.push(p); return p; },
+    disconnectError: () => 'Native host has exited.', loadSiteList: async () => [], setIndicator: () => {},
+    setTimeout: (fn, ms) => timers.push({ fn, ms }), clearTimeout: () => {}, now: () => 0,
+    frameTree: async () => null, isTabFocused: async () => true,
+  });
+  bridge.start();
+  const host = natives[0];
+  host.onMessage.fire({ id: 'bg-info-1', type: 'result', info: { version: '1', devices: [] } });
+  const fresh = bridge.refreshInfo();
+  assert.deepEqual(host.sent.at(-1), { id: 'bg-info-2', type: 'info' });
+  host.onMessage.fire({ id: 'bg-info-2', type: 'result', info: { version: '1', devices: [{ product: 'Key' }] } });
+  assert.deepEqual((await fresh).devices, [{ product: 'Key' }]);
+  assert.deepEqual(bridge.status().info.devices, [{ product: 'Key' }]);
+  const lost = bridge.refreshInfo();
+  host.onDisconnect.fire();
+  assert.equal(await lost, null);
+  // A host that never answers: the wait ends with the info the bridge has.
+  const silent = bridge.refreshInfo();
+  timers.filter((t) => t.ms === 5000).forEach((t) => t.fn());
+  assert.deepEqual((await silent).devices, [{ product: 'Key' }]);
+});
+
 // ---- popup.js rendering, in a small stand-in DOM that has no HTML parser at all ----
 
 class Element {
