@@ -34,7 +34,9 @@ public enum AssertionVerifier {
         try CeremonyChecks.clientData(clientDataJSON, expected: expected)
         let data = try CeremonyChecks.parseAuthenticatorData(authenticatorData)
         try CeremonyChecks.authenticatorData(data, expected: expected)
-        if let userHandle, userHandle != credential.userHandle { throw .malformed("userHandle is not the credential's user") }
+        if let userHandle, userHandle != credential.userHandle {
+            throw .malformed("userHandle is not the credential's user")
+        }
         let message = CeremonyChecks.signedMessage(authenticatorData: authenticatorData, clientDataJSON: clientDataJSON)
         guard credential.publicKey.verify(signature: signature, message: message) else { throw .badSignature }
         // §7.2 step 21: a counter that does not grow (unless both are 0, a key without counters) signals a clone.

@@ -13,13 +13,17 @@ enum BrowserLocator {
 
     static func find(_ kind: BrowserKind, explicit: String?) throws(DemoError) -> String {
         if let explicit {
-            guard access(explicit, X_OK) == 0 else { throw DemoError("--browser-binary \(explicit) is not an executable file") }
+            guard access(explicit, X_OK) == 0 else {
+                throw DemoError("--browser-binary \(explicit) is not an executable file")
+            }
             return absolute(explicit)
         }
         for name in names(kind) {
             if let path = onPath(name) { return path }
         }
-        throw DemoError("no \(kind.rawValue) found on PATH (looked for \(names(kind).joined(separator: ", "))); give its path with --browser-binary")
+        throw DemoError(
+            "no \(kind.rawValue) found on PATH (looked for \(names(kind).joined(separator: ", "))); give its path with --browser-binary"
+        )
     }
 
     /// The name to show in a printed command: the first one on PATH, or the usual one.
@@ -29,7 +33,8 @@ enum BrowserLocator {
 
     static func onPath(_ name: String) -> String? {
         let path = String(cString: getenv("PATH") ?? strdup("/usr/local/bin:/usr/bin:/bin"))
-        for directory in path.split(separator: ":") where isFile("\(directory)/\(name)") && access("\(directory)/\(name)", X_OK) == 0 {
+        for directory in path.split(separator: ":")
+        where isFile("\(directory)/\(name)") && access("\(directory)/\(name)", X_OK) == 0 {
             return "\(directory)/\(name)"
         }
         return nil

@@ -6,7 +6,9 @@ public final class BrowserProcess: Sendable {
     public let pid: pid_t
     public let logPath: String
 
-    public init(executable: String, arguments: [String], environment: [(String, String)], logPath: String) throws(DemoError) {
+    public init(executable: String, arguments: [String], environment: [(String, String)], logPath: String)
+        throws(DemoError)
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -19,12 +21,14 @@ public final class BrowserProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), defaults = sigset_t()
+        var none = sigset_t()
+        var defaults = sigset_t()
         sigemptyset(&none)
         sigfillset(&defaults)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | Self.setSessionFlag))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | Self.setSessionFlag))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = Self.merged(environment).map { strdup($0) } + [nil]
@@ -56,7 +60,8 @@ public final class BrowserProcess: Sendable {
     /// `posix_spawn_file_actions_addclosefrom_np` is not exported to Swift: looked up.
     private static func closeDescriptorsAboveStderr(_ actions: inout posix_spawn_file_actions_t) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return }
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return }
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
@@ -77,7 +82,7 @@ public final class BrowserProcess: Sendable {
                 _ = ChildReaper.waitFor(seconds: 5, until: { reap() != nil })
             }
         }
-        kill(-pid, SIGKILL)   // helpers still in the group; the group id stays reserved while any member lives
+        kill(-pid, SIGKILL)  // helpers still in the group; the group id stays reserved while any member lives
     }
 
     /// The last lines of the browser's output, to show when it ended on its own.

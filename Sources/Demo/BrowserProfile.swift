@@ -27,32 +27,45 @@ public struct BrowserProfile: Sendable {
     static let hostName = "webauthn_bridge"
 
     public static func prepare(
-        _ kind: BrowserKind, root: String, host: String, extension ext: DemoExtension, softToken: String, hostLog: String,
+        _ kind: BrowserKind, root: String, host: String, extension ext: DemoExtension, softToken: String,
+        hostLog: String,
         url: String, headless: Bool
     ) throws(DemoError) -> BrowserProfile {
         // The browser's temporary files (Chromium's singleton socket directory, which it leaves behind when
         // stopped by a signal) go inside the demo's directory too, and with it.
         try makeDirectories("\(root)/tmp")
-        var environment = [("WEBAUTHN_BRIDGE_SOFT_TOKEN", softToken), ("WEBAUTHN_BRIDGE_LOG_FILE", hostLog), ("TMPDIR", "\(root)/tmp")]
+        var environment = [
+            ("WEBAUTHN_BRIDGE_SOFT_TOKEN", softToken), ("WEBAUTHN_BRIDGE_LOG_FILE", hostLog), ("TMPDIR", "\(root)/tmp"),
+        ]
         switch kind {
         case .chromium:
             let userDataDir = "\(root)/chromium-profile"
-            try writeManifest(in: "\(userDataDir)/NativeMessagingHosts", host: host, allowed: ("allowed_origins", "chrome-extension://\(ext.chromiumID)/"))
-            var arguments = ["--user-data-dir=\(userDataDir)", "--no-first-run", "--no-default-browser-check",
-                             "--load-extension=\(ext.directory)", "--disable-extensions-except=\(ext.directory)"]
-            if geteuid() == 0 { arguments.append("--no-sandbox") }   // Chromium refuses to start as root with its sandbox
+            try writeManifest(
+                in: "\(userDataDir)/NativeMessagingHosts", host: host,
+                allowed: ("allowed_origins", "chrome-extension://\(ext.chromiumID)/"))
+            var arguments = [
+                "--user-data-dir=\(userDataDir)", "--no-first-run", "--no-default-browser-check",
+                "--load-extension=\(ext.directory)", "--disable-extensions-except=\(ext.directory)",
+            ]
+            // Chromium refuses to start as root with its sandbox.
+            if geteuid() == 0 { arguments.append("--no-sandbox") }
             if headless { arguments += ["--headless=new", "--remote-debugging-port=0"] }
-            return BrowserProfile(kind: kind, arguments: arguments + [url], environment: environment, directory: userDataDir)
+            return BrowserProfile(
+                kind: kind, arguments: arguments + [url], environment: environment, directory: userDataDir)
         case .firefox:
-            let home = "\(root)/home", profile = "\(root)/firefox-profile"
-            try writeManifest(in: "\(home)/.mozilla/native-messaging-hosts", host: host, allowed: ("allowed_extensions", ext.geckoID))
+            let home = "\(root)/home"
+            let profile = "\(root)/firefox-profile"
+            try writeManifest(
+                in: "\(home)/.mozilla/native-messaging-hosts", host: host, allowed: ("allowed_extensions", ext.geckoID))
             try makeDirectories("\(profile)/extensions")
             try writeFile("\(profile)/extensions/\(ext.geckoID)", ext.directory + "\n")
-            try writeFile("\(profile)/user.js", firefoxPreferences.map { "user_pref(\"\($0.0)\", \($0.1));\n" }.joined())
+            try writeFile(
+                "\(profile)/user.js", firefoxPreferences.map { "user_pref(\"\($0.0)\", \($0.1));\n" }.joined())
             environment.append(("HOME", home))
             var arguments = ["--no-remote", "--profile", profile]
             if headless { arguments += ["--headless", "--remote-debugging-port", "0"] }
-            return BrowserProfile(kind: kind, arguments: arguments + [url], environment: environment, directory: profile)
+            return BrowserProfile(
+                kind: kind, arguments: arguments + [url], environment: environment, directory: profile)
         }
     }
 
@@ -82,13 +95,16 @@ public struct BrowserProfile: Sendable {
 
     /// The command a user can paste to start this browser as the demo would: environment, binary, arguments.
     public func command(browser: String) -> String {
-        (["env"] + environment.map { "\($0.0)=\($0.1)" } + [browser] + arguments).map(shellQuoted).joined(separator: " ")
+        (["env"] + environment.map { "\($0.0)=\($0.1)" } + [browser] + arguments).map(shellQuoted).joined(
+            separator: " ")
     }
 }
 
 /// A word as a POSIX shell reads it back unchanged.
 func shellQuoted(_ word: String) -> String {
-    let plain = word.unicodeScalars.allSatisfy { $0.properties.isAlphabetic && $0.isASCII || "0123456789-_./=:,+@%".unicodeScalars.contains($0) }
+    let plain = word.unicodeScalars.allSatisfy {
+        $0.properties.isAlphabetic && $0.isASCII || "0123456789-_./=:,+@%".unicodeScalars.contains($0)
+    }
     return plain && !word.isEmpty ? word : "'" + word.replacingAll("'", with: "'\\''") + "'"
 }
 

@@ -5,11 +5,12 @@ enum CertificateKey {
     /// validity, subject, subjectPublicKeyInfo, … }, … } (RFC 5280 §4.1). Returns the SPKI's whole TLV.
     static func subjectPublicKeyInfo(_ der: [UInt8]) -> [UInt8]? {
         guard let certificate = element(der[...]), certificate.tag == 0x30,
-              let tbs = element(certificate.content), tbs.tag == 0x30 else { return nil }
+            let tbs = element(certificate.content), tbs.tag == 0x30
+        else { return nil }
         var rest = tbs.content
         guard let first = element(rest) else { return nil }
-        if first.tag == 0xA0 { rest = first.remainder }   // explicit version
-        for _ in 0..<5 {                                  // serial, signature, issuer, validity, subject
+        if first.tag == 0xA0 { rest = first.remainder }  // explicit version
+        for _ in 0..<5 {  // serial, signature, issuer, validity, subject
             guard let skipped = element(rest) else { return nil }
             rest = skipped.remainder
         }
@@ -40,6 +41,7 @@ enum CertificateKey {
         }
         guard bytes.endIndex - index >= length else { return nil }
         let end = index + length
-        return Element(tag: tag, whole: bytes[bytes.startIndex..<end], content: bytes[index..<end], remainder: bytes[end...])
+        return Element(
+            tag: tag, whole: bytes[bytes.startIndex..<end], content: bytes[index..<end], remainder: bytes[end...])
     }
 }

@@ -11,7 +11,7 @@ enum ChildReaper {
     static func becomeSubreaper() -> Bool {
         typealias Prctl = @convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return false }  // RTLD_DEFAULT
-        return unsafeBitCast(symbol, to: Prctl.self)(36, 1, 0, 0, 0) == 0   // PR_SET_CHILD_SUBREAPER
+        return unsafeBitCast(symbol, to: Prctl.self)(36, 1, 0, 0, 0) == 0  // PR_SET_CHILD_SUBREAPER
     }
 
     /// The PIDs whose parent is this process, from /proc.
@@ -21,7 +21,9 @@ enum ChildReaper {
         defer { closedir(directory) }
         var found: [pid_t] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard let pid = pid_t(name), let stat = readFile("/proc/\(pid)/stat", limit: 4096) else { continue }
             // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
             guard let close = stat.lastIndex(of: ")") else { continue }

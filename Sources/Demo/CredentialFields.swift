@@ -9,8 +9,10 @@ public struct CredentialFields: Sendable {
     public let signature: [UInt8]?
     public let userHandle: [UInt8]?
 
-    public init(rawID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8]? = nil, authenticatorData: [UInt8]? = nil,
-                signature: [UInt8]? = nil, userHandle: [UInt8]? = nil) {
+    public init(
+        rawID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8]? = nil, authenticatorData: [UInt8]? = nil,
+        signature: [UInt8]? = nil, userHandle: [UInt8]? = nil
+    ) {
         self.rawID = rawID
         self.clientDataJSON = clientDataJSON
         self.attestationObject = attestationObject
@@ -22,13 +24,17 @@ public struct CredentialFields: Sendable {
     /// Reads {"rawId", "type": "public-key", "response": {...}}; every binary member must be base64url.
     public init(json: JSONValue) throws(VerificationError) {
         guard json["type"]?.stringValue == "public-key" else { throw .malformed("type is not \"public-key\"") }
-        guard let response = json["response"], response.objectValue != nil else { throw .malformed("no response object") }
+        guard let response = json["response"], response.objectValue != nil else {
+            throw .malformed("no response object")
+        }
         func bytes(_ value: JSONValue?, _ name: String, required: Bool) throws(VerificationError) -> [UInt8]? {
             guard let value, !value.isNull else {
                 if required { throw .malformed("\(name) is missing") }
                 return nil
             }
-            guard let text = value.stringValue, let decoded = Base64URL.decode(text) else { throw .malformed("\(name) is not base64url") }
+            guard let text = value.stringValue, let decoded = Base64URL.decode(text) else {
+                throw .malformed("\(name) is not base64url")
+            }
             return decoded
         }
         rawID = try bytes(json["rawId"], "rawId", required: true)!

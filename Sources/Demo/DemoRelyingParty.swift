@@ -24,7 +24,7 @@ public final class DemoRelyingParty: Sendable {
 
     private let state = Mutex(State())
     static let maxPending = 32
-    static let maxCredentials = 64   // the most Chromium (and the bridge) puts in one allow list
+    static let maxCredentials = 64  // the most Chromium (and the bridge) puts in one allow list
 
     public init(port: UInt16) {
         origin = "http://\(Self.rpID):\(port)"
@@ -37,7 +37,10 @@ public final class DemoRelyingParty: Sendable {
         let challenge = issue(.registration(userName: userName, userHandle: userHandle))
         return [
             "rp": ["id": .string(Self.rpID), "name": "webauthn-bridge demo"],
-            "user": ["id": .string(Base64URL.encode(userHandle)), "name": .string(userName), "displayName": .string(userName)],
+            "user": [
+                "id": .string(Base64URL.encode(userHandle)), "name": .string(userName),
+                "displayName": .string(userName),
+            ],
             "challenge": .string(Base64URL.encode(challenge)),
             "pubKeyCredParams": [["type": "public-key", "alg": -7], ["type": "public-key", "alg": -8]],
             "timeout": 60000,
@@ -75,7 +78,8 @@ public final class DemoRelyingParty: Sendable {
     /// data is only read here to find it; `CeremonyChecks` verifies it again against what this returns.
     private func takePending(clientDataJSON: [UInt8]) throws(VerificationError) -> ([UInt8], Pending) {
         guard let challengeText = (try? JSONValue.parse(clientDataJSON))?["challenge"]?.stringValue,
-              let challenge = Base64URL.decode(challengeText) else { throw .malformed("clientDataJSON has no challenge") }
+            let challenge = Base64URL.decode(challengeText)
+        else { throw .malformed("clientDataJSON has no challenge") }
         let found = state.withLock { state -> Pending? in
             guard let purpose = state.pending.removeValue(forKey: challenge) else { return nil }
             state.pendingOrder.removeAll { $0 == challenge }
@@ -94,9 +98,12 @@ public final class DemoRelyingParty: Sendable {
         let expected = ExpectedCeremony(type: .create, challenge: challenge, origin: origin, rpID: Self.rpID)
         let verified = try RegistrationVerifier.verify(
             clientDataJSON: credential.clientDataJSON, attestationObject: attestationObject, expected: expected)
-        guard verified.credentialID == credential.rawID else { throw .malformed("rawId is not the attested credential id") }
-        let stored = StoredCredential(id: verified.credentialID, publicKey: verified.publicKey, userName: userName,
-                                      userHandle: userHandle, signCount: verified.signCount)
+        guard verified.credentialID == credential.rawID else {
+            throw .malformed("rawId is not the attested credential id")
+        }
+        let stored = StoredCredential(
+            id: verified.credentialID, publicKey: verified.publicKey, userName: userName,
+            userHandle: userHandle, signCount: verified.signCount)
         let summary = VerifiedSummary.registration(verified, userName: userName, rpID: Self.rpID)
         state.withLock { state in
             state.credentials.removeAll { $0.id == stored.id }
@@ -113,7 +120,9 @@ public final class DemoRelyingParty: Sendable {
         guard let authenticatorData = credential.authenticatorData, let signature = credential.signature else {
             throw .malformed("no authenticatorData or signature")
         }
-        guard let stored = state.withLock({ $0.credentials.first { $0.id == credential.rawID } }) else { throw .unknownCredential }
+        guard let stored = state.withLock({ $0.credentials.first { $0.id == credential.rawID } }) else {
+            throw .unknownCredential
+        }
         let expected = ExpectedCeremony(type: .get, challenge: challenge, origin: origin, rpID: Self.rpID)
         let verified = try AssertionVerifier.verify(
             clientDataJSON: credential.clientDataJSON, authenticatorData: authenticatorData, signature: signature,
@@ -121,7 +130,9 @@ public final class DemoRelyingParty: Sendable {
         let summary = VerifiedSummary.authentication(verified, credential: stored, rpID: Self.rpID)
         state.withLock { state in
             // Stored only now: a refused assertion must not move the counter.
-            if let index = state.credentials.firstIndex(where: { $0.id == stored.id }) { state.credentials[index].signCount = verified.signCount }
+            if let index = state.credentials.firstIndex(where: { $0.id == stored.id }) {
+                state.credentials[index].signCount = verified.signCount
+            }
             state.lastAuthentication = summary
         }
         return summary

@@ -23,22 +23,36 @@ public struct DemoRoutes: Sendable {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.header("host") == host else {
-            return .text(421, "This server answers only as http://\(host)/ (a relying party needs a domain name, not an IP address).")
+            return .text(
+                421,
+                "This server answers only as http://\(host)/ (a relying party needs a domain name, not an IP address).")
         }
         if request.method == "GET" {
             switch request.path {
-            case "/": return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array(DemoPage.html.utf8))
-            case "/demo.js": return HTTPResponse(status: 200, contentType: "text/javascript; charset=utf-8", body: Array(DemoPage.script.utf8))
-            case "/demo.css": return HTTPResponse(status: 200, contentType: "text/css; charset=utf-8", body: Array(DemoPage.style.utf8))
+            case "/":
+                return HTTPResponse(
+                    status: 200, contentType: "text/html; charset=utf-8", body: Array(DemoPage.html.utf8))
+            case "/demo.js":
+                return HTTPResponse(
+                    status: 200, contentType: "text/javascript; charset=utf-8", body: Array(DemoPage.script.utf8))
+            case "/demo.css":
+                return HTTPResponse(
+                    status: 200, contentType: "text/css; charset=utf-8", body: Array(DemoPage.style.utf8))
             case "/api/verified": return json(200, relyingParty.lastVerified)
             default: return .text(404, "Not found.")
             }
         }
-        guard ["/api/register/options", "/api/register/verify", "/api/login/options", "/api/login/verify"].contains(request.path) else {
+        guard
+            ["/api/register/options", "/api/register/verify", "/api/login/options", "/api/login/verify"].contains(
+                request.path)
+        else {
             return .text(404, "Not found.")
         }
-        guard request.header("origin") == relyingParty.origin else { return .text(403, "POST only from the demo page.") }
-        guard request.header("content-type")?.split(separator: ";").first?.trimmingWhitespace() == "application/json" else {
+        guard request.header("origin") == relyingParty.origin else {
+            return .text(403, "POST only from the demo page.")
+        }
+        guard request.header("content-type")?.split(separator: ";").first?.trimmingWhitespace() == "application/json"
+        else {
             return .text(415, "The body must be application/json.")
         }
         let body: JSONValue
@@ -50,20 +64,27 @@ public struct DemoRoutes: Sendable {
         switch path {
         case "/api/register/options":
             let name = body["username"]?.stringValue ?? ""
-            guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
+            guard (1...64).contains(name.count),
+                name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+            else {
                 return failure(400, "choose a user name of 1 to 64 printable characters")
             }
             return json(200, relyingParty.registrationOptions(userName: name))
         case "/api/login/options":
-            guard let options = relyingParty.authenticationOptions() else { return failure(400, "register a credential first") }
+            guard let options = relyingParty.authenticationOptions() else {
+                return failure(400, "register a credential first")
+            }
             return json(200, options)
         default:
             do {
                 let credential = try CredentialFields(json: body)
-                let verified = path == "/api/register/verify"
+                let verified =
+                    path == "/api/register/verify"
                     ? try relyingParty.verifyRegistration(credential)
                     : try relyingParty.verifyAuthentication(credential)
-                log("verified \(verified["ceremony"]?.stringValue ?? "ceremony") for \(verified["user"]?.stringValue ?? "?")")
+                log(
+                    "verified \(verified["ceremony"]?.stringValue ?? "ceremony") for \(verified["user"]?.stringValue ?? "?")"
+                )
                 return json(200, .object([("verified", true)] + (verified.objectValue ?? [])))
             } catch {
                 log("refused: \(error)")

@@ -1,10 +1,11 @@
+import Glibc
+import SoftToken
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
-import SoftToken
 
 /// What `webauthn-bridge demo` was asked to do.
 public struct DemoOptions: Sendable {
@@ -24,7 +25,9 @@ public enum DemoSession {
 
     public static func run(_ options: DemoOptions, executable: String) throws(DemoError) {
         let ext = try DemoExtension.locate(explicit: options.extensionDirectory, executable: executable)
-        let browserPath = try options.browser.map { kind throws(DemoError) in try BrowserLocator.find(kind, explicit: options.browserBinary) }
+        let browserPath = try options.browser.map { kind throws(DemoError) in
+            try BrowserLocator.find(kind, explicit: options.browserBinary)
+        }
 
         // Blocked before any thread starts, so every thread inherits the mask and only `waitForSignal` sees them.
         var waited = sigset_t()
@@ -44,7 +47,8 @@ public enum DemoSession {
             say("Stopped: \(browser == nil ? "" : "the browser and its host are gone, ")\(root) removed.")
         }
 
-        let token = "\(root)/softtoken.state", hostLog = "\(root)/host.log"
+        let token = "\(root)/softtoken.state"
+        let hostLog = "\(root)/host.log"
         do {
             _ = try SoftToken.create(at: token, configuration: SoftTokenConfiguration(), pin: nil)
         } catch {
@@ -57,27 +61,35 @@ public enum DemoSession {
         listening.start { routes.respond(to: $0) }
         let url = relyingParty.origin + "/"
 
-        say("""
+        say(
+            """
             webauthn-bridge demo: try the bridge without a security key.
               SoftToken:  \(token)  (a software authenticator for this demo only; its keys are not protected)
               extension:  \(ext.directory)
               demo page:  \(url)
             """)
         func profile(_ kind: BrowserKind) throws(DemoError) -> BrowserProfile {
-            try BrowserProfile.prepare(kind, root: root, host: executable, extension: ext, softToken: token, hostLog: hostLog,
-                                       url: url, headless: options.headless)
+            try BrowserProfile.prepare(
+                kind, root: root, host: executable, extension: ext, softToken: token, hostLog: hostLog,
+                url: url, headless: options.headless)
         }
         if let kind = options.browser, let browserPath {
             let prepared = try profile(kind)
-            browser = try BrowserProcess(executable: browserPath, arguments: prepared.arguments, environment: prepared.environment,
-                                         logPath: "\(root)/\(kind.rawValue).log")
-            say("Started \(kind.rawValue) (pid \(browser!.pid), \(browserPath)) on a throwaway profile: \(prepared.directory)")
+            browser = try BrowserProcess(
+                executable: browserPath, arguments: prepared.arguments, environment: prepared.environment,
+                logPath: "\(root)/\(kind.rawValue).log")
+            say(
+                "Started \(kind.rawValue) (pid \(browser!.pid), \(browserPath)) on a throwaway profile: \(prepared.directory)"
+            )
             if kind == .firefox, !browserPath.contains("esr") { say(BrowserLocator.firefoxReleaseNote) }
-            if options.headless, let endpoint = try RemoteEndpoint.wait(for: kind, profile: prepared, browser: browser!) {
+            if options.headless, let endpoint = try RemoteEndpoint.wait(for: kind, profile: prepared, browser: browser!)
+            {
                 say("Remote control: \(endpoint)")
             }
         } else {
-            say("Start a browser on a throwaway profile with the extension and this SoftToken, opened on the demo page:")
+            say(
+                "Start a browser on a throwaway profile with the extension and this SoftToken, opened on the demo page:"
+            )
             for kind in BrowserKind.allCases {
                 say("  \(kind.rawValue):\n    \(try profile(kind).command(browser: BrowserLocator.suggestion(kind)))")
             }
@@ -94,7 +106,8 @@ public enum DemoSession {
             if signal != SIGCHLD { return "Received \(signalName(signal)); stopping." }
             if let browser, let status = browser.reap() {
                 let tail = browser.outputTail()
-                return "The browser exited (\(describe(status))); stopping." + (tail.isEmpty ? "" : " Its last output:\n\(tail)")
+                return "The browser exited (\(describe(status))); stopping."
+                    + (tail.isEmpty ? "" : " Its last output:\n\(tail)")
             }
             _ = ChildReaper.reapExited()
         }
@@ -105,7 +118,8 @@ public enum DemoSession {
         var set = sigset_t()
         sigemptyset(&set)
         for signal in signals { sigaddset(&set, signal) }
-        var timeout = timespec(tv_sec: Int(seconds ?? 3600), tv_nsec: Int(((seconds ?? 0) - (seconds ?? 0).rounded(.down)) * 1e9))
+        var timeout = timespec(
+            tv_sec: Int(seconds ?? 3600), tv_nsec: Int(((seconds ?? 0) - (seconds ?? 0).rounded(.down)) * 1e9))
         let signal = sigtimedwait(&set, nil, &timeout)
         return signal > 0 ? signal : nil
     }
@@ -126,7 +140,9 @@ public enum DemoSession {
     static func makeTemporaryDirectory() throws(DemoError) -> String {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(base)/webauthn-bridge-demo-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else { throw DemoError("cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))") }
+        guard mkdtemp(&template) != nil else {
+            throw DemoError("cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
+        }
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

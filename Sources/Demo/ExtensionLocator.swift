@@ -16,20 +16,26 @@ public struct DemoExtension: Sendable {
     /// Package.swift and extension/manifest.json, above the binary).
     public static func locate(explicit: String?, executable: String) throws(DemoError) -> DemoExtension {
         if let explicit {
-            guard isFile("\(explicit)/manifest.json") else { throw DemoError("--extension \(explicit): no manifest.json there") }
+            guard isFile("\(explicit)/manifest.json") else {
+                throw DemoError("--extension \(explicit): no manifest.json there")
+            }
             return try load(absolute(explicit))
         }
         let candidates = candidates(executable: executable)
         guard let found = candidates.first(where: { isFile("\($0)/manifest.json") }) else {
-            throw DemoError("the webauthn-bridge extension was not found; looked in:\n  " + candidates.joined(separator: "\n  ")
-                            + "\nGive its directory with --extension DIR (a clone's extension/ directory).")
+            throw DemoError(
+                "the webauthn-bridge extension was not found; looked in:\n  " + candidates.joined(separator: "\n  ")
+                    + "\nGive its directory with --extension DIR (a clone's extension/ directory).")
         }
         return try load(found)
     }
 
     static func candidates(executable: String) -> [String] {
         let binaryDirectory = parent(executable)
-        var found = [normalized("\(binaryDirectory)/../../share/webauthn-bridge/extension"), "/usr/share/webauthn-bridge/extension"]
+        var found = [
+            normalized("\(binaryDirectory)/../../share/webauthn-bridge/extension"),
+            "/usr/share/webauthn-bridge/extension",
+        ]
         var directory = binaryDirectory
         while directory != "/" {
             if isFile("\(directory)/Package.swift"), isFile("\(directory)/extension/manifest.json") {
@@ -49,7 +55,9 @@ public struct DemoExtension: Sendable {
             throw DemoError("\(directory)/manifest.json has no browser_specific_settings.gecko.id, which Firefox needs")
         }
         guard let key = manifest["key"]?.stringValue, let chromiumID = chromiumID(publicKeyBase64: key) else {
-            throw DemoError("\(directory)/manifest.json has no usable \"key\": Chromium would give the extension an id the host does not serve")
+            throw DemoError(
+                "\(directory)/manifest.json has no usable \"key\": Chromium would give the extension an id the host does not serve"
+            )
         }
         return DemoExtension(directory: directory, geckoID: geckoID, chromiumID: chromiumID)
     }
@@ -121,6 +129,8 @@ func makeDirectories(_ path: String) throws(DemoError) {
     var built = ""
     for component in path.split(separator: "/") {
         built += "/\(component)"
-        if mkdir(built, 0o700) != 0, errno != EEXIST { throw DemoError("cannot create \(built): \(String(cString: strerror(errno)))") }
+        if mkdir(built, 0o700) != 0, errno != EEXIST {
+            throw DemoError("cannot create \(built): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -11,7 +11,8 @@ public struct HTTPRequest: Sendable, Equatable {
 
     public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
         lhs.method == rhs.method && lhs.path == rhs.path && lhs.body == rhs.body
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 
     /// The value of the one header named `name` (lowercase); nil when absent.
@@ -24,7 +25,10 @@ public struct HTTPRequest: Sendable, Equatable {
 public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: Int
     public let reason: String
-    public init(_ status: Int, _ reason: String) { self.status = status; self.reason = reason }
+    public init(_ status: Int, _ reason: String) {
+        self.status = status
+        self.reason = reason
+    }
     public var description: String { "HTTP \(status): \(reason)" }
 }
 
@@ -59,7 +63,9 @@ public enum HTTPRequestParser {
         }
         let headBytes = buffer[..<headerEnd]
         try rejectBareLineFeed(headBytes)
-        guard let head = String(validating: headBytes, as: UTF8.self) else { throw HTTPError(400, "headers are not UTF-8") }
+        guard let head = String(validating: headBytes, as: UTF8.self) else {
+            throw HTTPError(400, "headers are not UTF-8")
+        }
         var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
         let (method, path) = try requestLine(lines.removeFirst())
         let headers = try headerFields(lines, limits: limits)
@@ -69,14 +75,16 @@ public enum HTTPRequestParser {
         let bodyStart = headerEnd + 4
         guard buffer.count >= bodyStart + bodyLength else { return .incomplete }
         let body = Array(buffer[bodyStart..<bodyStart + bodyLength])
-        return .complete(HTTPRequest(method: method, path: path, headers: headers, body: body), consumed: bodyStart + bodyLength)
+        return .complete(
+            HTTPRequest(method: method, path: path, headers: headers, body: body), consumed: bodyStart + bodyLength)
     }
 
     /// The offset of the CRLFCRLF ending the headers, searched only within the limit.
     static func endOfHeaders(in buffer: [UInt8], limit: Int) -> Int? {
         let end = min(buffer.count, limit + 4)
         guard end >= 4 else { return nil }
-        for i in 0...(end - 4) where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+        for i in 0...(end - 4)
+        where buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
             return i
         }
         return nil
@@ -96,8 +104,12 @@ public enum HTTPRequestParser {
     static func requestLine(_ line: String) throws(HTTPError) -> (String, String) {
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw HTTPError(400, "malformed request line") }
-        let method = String(parts[0]), target = parts[1], version = parts[2]
-        guard version == "HTTP/1.1" || version == "HTTP/1.0" else { throw HTTPError(505, "unsupported version \(version.prefix(16))") }
+        let method = String(parts[0])
+        let target = parts[1]
+        let version = parts[2]
+        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
+            throw HTTPError(505, "unsupported version \(version.prefix(16))")
+        }
         guard methods.contains(method) else { throw HTTPError(405, "method \(method.prefix(16)) not allowed") }
         guard target.first == "/", target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw HTTPError(400, "the request target is not an absolute path of visible ASCII")
@@ -106,14 +118,21 @@ public enum HTTPRequestParser {
         return (method, String(path))
     }
 
-    static func headerFields(_ lines: [String], limits: HTTPLimits) throws(HTTPError) -> [(name: String, value: String)] {
-        guard lines.count <= limits.maxHeaderCount else { throw HTTPError(431, "more than \(limits.maxHeaderCount) headers") }
+    static func headerFields(_ lines: [String], limits: HTTPLimits) throws(HTTPError) -> [(name: String, value: String)]
+    {
+        guard lines.count <= limits.maxHeaderCount else {
+            throw HTTPError(431, "more than \(limits.maxHeaderCount) headers")
+        }
         var headers: [(name: String, value: String)] = []
         for line in lines {
-            guard let first = line.first, first != " ", first != "\t" else { throw HTTPError(400, "obsolete line folding or an empty header line") }
+            guard let first = line.first, first != " ", first != "\t" else {
+                throw HTTPError(400, "obsolete line folding or an empty header line")
+            }
             guard let colon = line.firstIndex(of: ":") else { throw HTTPError(400, "a header line without a colon") }
             let name = line[..<colon]
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else { throw HTTPError(400, "an invalid header name") }
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter) else {
+                throw HTTPError(400, "an invalid header name")
+            }
             let value = line[line.index(after: colon)...].trimmingWhitespace()
             headers.append((name.lowercased(), value))
         }
@@ -121,21 +140,28 @@ public enum HTTPRequestParser {
     }
 
     static func contentLength(_ headers: [(name: String, value: String)], limits: HTTPLimits) throws(HTTPError) -> Int {
-        if headers.contains(where: { $0.name == "transfer-encoding" }) { throw HTTPError(501, "Transfer-Encoding is not supported") }
+        if headers.contains(where: { $0.name == "transfer-encoding" }) {
+            throw HTTPError(501, "Transfer-Encoding is not supported")
+        }
         let values = headers.filter { $0.name == "content-length" }.map(\.value)
         guard let text = values.first else { return 0 }
         guard values.count == 1 else { throw HTTPError(400, "more than one Content-Length") }
-        guard !text.isEmpty, text.count <= 12, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int(text) else {
+        guard !text.isEmpty, text.count <= 12, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let length = Int(text)
+        else {
             throw HTTPError(400, "Content-Length is not a number")
         }
-        guard length <= limits.maxBodyBytes else { throw HTTPError(413, "a body of \(length) bytes exceeds \(limits.maxBodyBytes)") }
+        guard length <= limits.maxBodyBytes else {
+            throw HTTPError(413, "a body of \(length) bytes exceeds \(limits.maxBodyBytes)")
+        }
         return length
     }
 
     /// RFC 9110 token characters.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
         default:
             return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)

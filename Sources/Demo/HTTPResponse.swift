@@ -25,16 +25,17 @@ public struct HTTPResponse: Sendable {
     /// The bytes on the wire. The page's scripts come from this origin only, and nothing is cached: each demo
     /// run is a new server on a new port.
     public var serialized: [UInt8] {
-        let head = [
-            "HTTP/1.1 \(status) \(Self.reasons[status] ?? "Status")",
-            "Content-Type: \(contentType)",
-            "Content-Length: \(body.count)",
-            "Cache-Control: no-store",
-            "X-Content-Type-Options: nosniff",
-            "Referrer-Policy: no-referrer",
-            "Content-Security-Policy: default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-            "Connection: close",
-        ].joined(separator: "\r\n") + "\r\n\r\n"
+        let head =
+            [
+                "HTTP/1.1 \(status) \(Self.reasons[status] ?? "Status")",
+                "Content-Type: \(contentType)",
+                "Content-Length: \(body.count)",
+                "Cache-Control: no-store",
+                "X-Content-Type-Options: nosniff",
+                "Referrer-Policy: no-referrer",
+                "Content-Security-Policy: default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+                "Connection: close",
+            ].joined(separator: "\r\n") + "\r\n\r\n"
         return Array(head.utf8) + body
     }
 }

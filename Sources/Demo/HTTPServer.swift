@@ -31,9 +31,11 @@ public final class HTTPServer: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")   // loopback only: nothing outside this machine can connect
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")  // loopback only: nothing outside this machine can connect
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -60,7 +62,7 @@ public final class HTTPServer: Sendable {
                 let connection = accept(listener, nil, nil)
                 if connection < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
-                    return   // the listener was shut down
+                    return  // the listener was shut down
                 }
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
                 let admitted = connections.withLock { count in
@@ -68,7 +70,10 @@ public final class HTTPServer: Sendable {
                     count += 1
                     return true
                 }
-                guard admitted else { close(connection); continue }
+                guard admitted else {
+                    close(connection)
+                    continue
+                }
                 startDetachedThread(name: "demo-conn") { [self] in
                     serve(connection)
                     close(connection)
@@ -94,7 +99,7 @@ public final class HTTPServer: Sendable {
             guard let handler = handler.withLock({ $0 }) else { return }
             response = handler(request)
         case .failure(let error):
-            if error.status == 0 { return }   // the peer closed or went quiet before sending a request
+            if error.status == 0 { return }  // the peer closed or went quiet before sending a request
             log("refused a request: \(error)")
             response = .text(error.status, error.reason)
         }
@@ -108,12 +113,16 @@ public final class HTTPServer: Sendable {
             let count = recv(connection, &chunk, chunk.count, 0)
             if count < 0, errno == EINTR { continue }
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                return .failure(buffer.isEmpty ? HTTPError(0, "idle connection") : HTTPError(408, "the request did not arrive in time"))
+                return .failure(
+                    buffer.isEmpty
+                        ? HTTPError(0, "idle connection") : HTTPError(408, "the request did not arrive in time"))
             }
             if count <= 0 { return .failure(HTTPError(0, "closed")) }
             buffer += chunk[..<count]
             do {
-                if case .complete(let request, _) = try HTTPRequestParser.parse(buffer, limits: limits) { return .success(request) }
+                if case .complete(let request, _) = try HTTPRequestParser.parse(buffer, limits: limits) {
+                    return .success(request)
+                }
             } catch {
                 return .failure(error)
             }
@@ -123,7 +132,9 @@ public final class HTTPServer: Sendable {
     private func send(_ bytes: [UInt8], on connection: Int32) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0, errno == EINTR { continue }
             guard sent > 0 else { return }
             offset += sent

@@ -24,26 +24,40 @@ public enum RegistrationVerifier {
     ) throws(VerificationError) -> VerifiedRegistration {
         try CeremonyChecks.clientData(clientDataJSON, expected: expected)
         let object: CBOR
-        do { object = try CBOR.decode(attestationObject) } catch { throw .malformed("attestationObject is not CBOR (\(error))") }
-        guard let format = object[text: "fmt"]?.textValue, let statement = object[text: "attStmt"], statement.mapValue != nil,
-              let authDataBytes = object[text: "authData"]?.bytesValue else {
+        do { object = try CBOR.decode(attestationObject) } catch {
+            throw .malformed("attestationObject is not CBOR (\(error))")
+        }
+        guard let format = object[text: "fmt"]?.textValue, let statement = object[text: "attStmt"],
+            statement.mapValue != nil,
+            let authDataBytes = object[text: "authData"]?.bytesValue
+        else {
             throw .malformed("attestationObject lacks fmt, attStmt or authData")
         }
         let data = try CeremonyChecks.parseAuthenticatorData(authDataBytes)
         try CeremonyChecks.authenticatorData(data, expected: expected)
-        guard let credential = data.attestedCredential else { throw .malformed("no attested credential data (AT flag)") }
-        guard let publicKey = credential.publicKey else { throw .malformed("a credential public key of an unsupported type") }
+        guard let credential = data.attestedCredential else {
+            throw .malformed("no attested credential data (AT flag)")
+        }
+        guard let publicKey = credential.publicKey else {
+            throw .malformed("a credential public key of an unsupported type")
+        }
         let message = CeremonyChecks.signedMessage(authenticatorData: authDataBytes, clientDataJSON: clientDataJSON)
-        let attestation = try checkStatement(format: format, statement: statement, message: message, credentialKey: publicKey)
+        let attestation = try checkStatement(
+            format: format, statement: statement, message: message, credentialKey: publicKey)
         return VerifiedRegistration(
-            credentialID: credential.credentialID, publicKey: publicKey, algorithm: credential.algorithm, flags: data.flags,
+            credentialID: credential.credentialID, publicKey: publicKey, algorithm: credential.algorithm,
+            flags: data.flags,
             signCount: data.signCount, aaguid: credential.aaguid, attestationFormat: format, attestation: attestation)
     }
 
-    static func checkStatement(format: String, statement: CBOR, message: [UInt8], credentialKey: PublicKey) throws(VerificationError) -> String {
+    static func checkStatement(format: String, statement: CBOR, message: [UInt8], credentialKey: PublicKey)
+        throws(VerificationError) -> String
+    {
         switch format {
         case "none":
-            guard statement.mapValue?.isEmpty == true else { throw .attestation("format \"none\" with a non-empty statement") }
+            guard statement.mapValue?.isEmpty == true else {
+                throw .attestation("format \"none\" with a non-empty statement")
+            }
             return "none (the browser or the page asked for no attestation)"
         case "packed":
             return try checkPacked(statement, message: message, credentialKey: credentialKey)
@@ -54,20 +68,30 @@ public enum RegistrationVerifier {
 
     /// §8.2: with x5c, the signature verifies with the first certificate's key; without, it is self attestation
     /// and verifies with the credential's own key, whose algorithm it must name.
-    static func checkPacked(_ statement: CBOR, message: [UInt8], credentialKey: PublicKey) throws(VerificationError) -> String {
-        guard let algorithm = statement[text: "alg"]?.intValue, let signature = statement[text: "sig"]?.bytesValue else {
+    static func checkPacked(_ statement: CBOR, message: [UInt8], credentialKey: PublicKey) throws(VerificationError)
+        -> String
+    {
+        guard let algorithm = statement[text: "alg"]?.intValue, let signature = statement[text: "sig"]?.bytesValue
+        else {
             throw .attestation("packed statement lacks alg or sig")
         }
         if let chain = statement[text: "x5c"]?.arrayValue {
             guard let leaf = chain.first?.bytesValue, let spki = CertificateKey.subjectPublicKeyInfo(leaf),
-                  let key = try? PublicKey.fromSPKI(spki, algorithm: algorithm) else {
+                let key = try? PublicKey.fromSPKI(spki, algorithm: algorithm)
+            else {
                 throw .attestation("packed x5c[0] is not a certificate with a usable key")
             }
-            guard key.verify(signature: signature, message: message) else { throw .attestation("packed signature does not verify with x5c[0]") }
+            guard key.verify(signature: signature, message: message) else {
+                throw .attestation("packed signature does not verify with x5c[0]")
+            }
             return "packed, signature valid with the attestation certificate (its issuer is not checked)"
         }
-        guard algorithm == credentialKey.algorithm else { throw .attestation("self attestation names alg \(algorithm), the key is \(credentialKey.algorithm)") }
-        guard credentialKey.verify(signature: signature, message: message) else { throw .attestation("self attestation signature does not verify") }
+        guard algorithm == credentialKey.algorithm else {
+            throw .attestation("self attestation names alg \(algorithm), the key is \(credentialKey.algorithm)")
+        }
+        guard credentialKey.verify(signature: signature, message: message) else {
+            throw .attestation("self attestation signature does not verify")
+        }
         return "packed self attestation, signature valid with the credential key"
     }
 }

@@ -4,7 +4,9 @@ import Glibc
 /// Firefox: WebDriver BiDi), so that a test can drive the demo page; this finds the address it chose.
 enum RemoteEndpoint {
     /// Waits up to 60 s for the address; nil (and a note) when the browser announced none, throws when it exited.
-    static func wait(for kind: BrowserKind, profile: BrowserProfile, browser: BrowserProcess) throws(DemoError) -> String? {
+    static func wait(for kind: BrowserKind, profile: BrowserProfile, browser: BrowserProcess) throws(DemoError)
+        -> String?
+    {
         var found: String?
         let announced = ChildReaper.waitFor(seconds: 60) {
             if browser.reap() != nil { return true }
@@ -27,7 +29,8 @@ enum RemoteEndpoint {
 
     /// Firefox prints "WebDriver BiDi listening on ws://127.0.0.1:PORT".
     static func firefox(log: String) -> String? {
-        guard let text = readFile(log, limit: 4 << 20), let range = text.firstRange(of: "WebDriver BiDi listening on ") else { return nil }
+        guard let text = readFile(log, limit: 4 << 20), let range = text.firstRange(of: "WebDriver BiDi listening on ")
+        else { return nil }
         let address = text[range.upperBound...].prefix { !$0.isWhitespace }
         return address.hasPrefix("ws://") ? String(address) : nil
     }

@@ -57,7 +57,8 @@ enum CeremonyChecks {
         do { parsed = try JSONValue.parse(bytes) } catch { throw .malformed("clientDataJSON is not JSON (\(error))") }
         guard let type = parsed["type"]?.stringValue else { throw .malformed("clientDataJSON has no type") }
         guard type == expected.type.rawValue else { throw .wrongType(type) }
-        guard let challengeText = parsed["challenge"]?.stringValue, let challenge = Base64URL.decode(challengeText) else {
+        guard let challengeText = parsed["challenge"]?.stringValue, let challenge = Base64URL.decode(challengeText)
+        else {
             throw .malformed("clientDataJSON.challenge is not base64url")
         }
         guard challenge == expected.challenge else { throw .challengeMismatch }

@@ -12,9 +12,12 @@ enum VerifiedSummary {
             "aaguid": .string(hex(verified.aaguid)),
             "attestationFormat": .string(verified.attestationFormat),
             "attestation": .string(verified.attestation),
-        ] + common(verified.flags, signCount: verified.signCount, rpID: rpID,
-                   // A registration is signed only by its attestation statement; format "none" carries no signature.
-                   signatureValid: verified.attestationFormat == "packed" ? .bool(true) : .string("no signature (attestation \"\(verified.attestationFormat)\")"))
+        ]
+            + common(
+                verified.flags, signCount: verified.signCount, rpID: rpID,
+                // A registration is signed only by its attestation statement; format "none" carries no signature.
+                signatureValid: verified.attestationFormat == "packed"
+                    ? .bool(true) : .string("no signature (attestation \"\(verified.attestationFormat)\")"))
     }
 
     static func authentication(_ verified: VerifiedAssertion, credential: StoredCredential, rpID: String) -> JSONValue {
@@ -27,15 +30,23 @@ enum VerifiedSummary {
     }
 
     /// Every check that failed threw before a summary is made, so the checks below are all passed ones.
-    private static func common(_ flags: AuthenticatorData.Flags, signCount: UInt32, rpID: String, signatureValid: JSONValue) -> [(String, JSONValue)] {
+    private static func common(
+        _ flags: AuthenticatorData.Flags, signCount: UInt32, rpID: String, signatureValid: JSONValue
+    ) -> [(String, JSONValue)] {
         [
             ("origin", "matches this server's origin"),
             ("challenge", "matches the one this server issued (used once)"),
             ("rpId", .string(rpID)),
             ("rpIdHash", .string(hex(Digest.sha256(Array(rpID.utf8))))),
             ("rpIdHashValid", true),
-            ("flags", ["UP": .bool(flags.userPresent), "UV": .bool(flags.userVerified), "BE": .bool(flags.backupEligible),
-                       "BS": .bool(flags.backedUp), "AT": .bool(flags.attestedCredentialData), "ED": .bool(flags.extensionData)]),
+            (
+                "flags",
+                [
+                    "UP": .bool(flags.userPresent), "UV": .bool(flags.userVerified), "BE": .bool(flags.backupEligible),
+                    "BS": .bool(flags.backedUp), "AT": .bool(flags.attestedCredentialData),
+                    "ED": .bool(flags.extensionData),
+                ]
+            ),
             ("signatureValid", signatureValid),
             ("counter", .number(Double(signCount))),
         ]

@@ -6,7 +6,8 @@ import Glibc
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Try the bridge without a key: a SoftToken, a demo relying party on localhost, a throwaway browser profile.",
+        abstract:
+            "Try the bridge without a key: a SoftToken, a demo relying party on localhost, a throwaway browser profile.",
         discussion: """
             Creates a SoftToken (a software authenticator) in a temporary directory and serves a small relying party \
             on http://localhost:PORT/ (127.0.0.1 only) that registers, signs in and shows what it verified. With \
@@ -18,17 +19,26 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Start this browser: chromium or firefox (Firefox ESR, Developer Edition or Nightly).")
     var browser: String?
 
-    @Option(name: .customLong("browser-binary"), help: "The browser's executable (default: chromium / firefox-esr on PATH).")
+    @Option(
+        name: .customLong("browser-binary"), help: "The browser's executable (default: chromium / firefox-esr on PATH)."
+    )
     var browserBinary: String?
 
-    @Option(name: .customLong("extension"), help: "The unpacked extension's directory (default: the installed copy, or the source tree's extension/).")
+    @Option(
+        name: .customLong("extension"),
+        help: "The unpacked extension's directory (default: the installed copy, or the source tree's extension/).")
     var extensionDirectory: String?
 
-    @Flag(help: "Start the browser without a window and print its remote-control address (DevTools or WebDriver BiDi), for tests.")
+    @Flag(
+        help:
+            "Start the browser without a window and print its remote-control address (DevTools or WebDriver BiDi), for tests."
+    )
     var headless = false
 
     func validate() throws {
-        if let browser, BrowserKind(rawValue: browser) == nil { throw ValidationError("--browser must be chromium or firefox, not '\(browser)'") }
+        if let browser, BrowserKind(rawValue: browser) == nil {
+            throw ValidationError("--browser must be chromium or firefox, not '\(browser)'")
+        }
         if headless, browser == nil { throw ValidationError("--headless needs --browser") }
         if browserBinary != nil, browser == nil { throw ValidationError("--browser-binary needs --browser") }
     }

@@ -1,7 +1,8 @@
-@testable import Demo
 import Glibc
 import Testing
 import WebAuthn
+
+@testable import Demo
 
 /// What the demo writes for each browser, and the Chromium id it derives from the extension's key.
 @Suite struct BrowserProfileTests {
@@ -25,7 +26,9 @@ import WebAuthn
     }
 
     @Test func refusesADirectoryWithoutAManifest() {
-        #expect(throws: DemoError.self) { try DemoExtension.locate(explicit: "/nonexistent-extension", executable: "/x") }
+        #expect(throws: DemoError.self) {
+            try DemoExtension.locate(explicit: "/nonexistent-extension", executable: "/x")
+        }
     }
 
     @Test(arguments: BrowserKind.allCases)
@@ -34,11 +37,13 @@ import WebAuthn
         let root = String(cString: mkdtemp(&template)!)
         defer { _ = system("rm -rf '\(root)'") }
         let ext = try DemoExtension.locate(explicit: "\(Self.repository)/extension", executable: "/x")
-        let profile = try BrowserProfile.prepare(kind, root: root, host: "/opt/wb/webauthn-bridge", extension: ext,
-                                                 softToken: "\(root)/t.state", hostLog: "\(root)/h.log", url: "http://localhost:1/", headless: true)
+        let profile = try BrowserProfile.prepare(
+            kind, root: root, host: "/opt/wb/webauthn-bridge", extension: ext,
+            softToken: "\(root)/t.state", hostLog: "\(root)/h.log", url: "http://localhost:1/", headless: true)
         #expect(profile.arguments.last == "http://localhost:1/")
         #expect(profile.environment.contains { $0 == ("WEBAUTHN_BRIDGE_SOFT_TOKEN", "\(root)/t.state") })
-        let manifestPath = kind == .chromium
+        let manifestPath =
+            kind == .chromium
             ? "\(root)/chromium-profile/NativeMessagingHosts/webauthn_bridge.json"
             : "\(root)/home/.mozilla/native-messaging-hosts/webauthn_bridge.json"
         let manifest = try JSONValue.parse(readFile(manifestPath) ?? "")
@@ -51,7 +56,8 @@ import WebAuthn
             #expect(profile.arguments.contains("--headless=new"))
         case .firefox:
             #expect(manifest["allowed_extensions"] == ["webauthn-bridge@webauthn-bridge"])
-            #expect(readFile("\(root)/firefox-profile/extensions/webauthn-bridge@webauthn-bridge") == ext.directory + "\n")
+            #expect(
+                readFile("\(root)/firefox-profile/extensions/webauthn-bridge@webauthn-bridge") == ext.directory + "\n")
             let prefs = readFile("\(root)/firefox-profile/user.js") ?? ""
             #expect(prefs.contains("user_pref(\"xpinstall.signatures.required\", false);"))
             #expect(prefs.contains("user_pref(\"extensions.autoDisableScopes\", 0);"))

@@ -5,9 +5,11 @@ import Testing
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     @Test func parsesAPostWithItsBody() throws {
-        let text = "POST /api/login/options HTTP/1.1\r\nHost: localhost:8080\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+        let text =
+            "POST /api/login/options HTTP/1.1\r\nHost: localhost:8080\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         guard case .complete(let request, let consumed) = try HTTPRequestParser.parse(Self.bytes(text)) else {
-            Issue.record("not complete"); return
+            Issue.record("not complete")
+            return
         }
         #expect(consumed == text.utf8.count)
         #expect(request.method == "POST")
@@ -18,18 +20,24 @@ import Testing
 
     @Test func waitsForTheRestOfHeadersAndBody() throws {
         #expect(try HTTPRequestParser.parse(Self.bytes("GET / HTTP/1.1\r\nHost: x")) == .incomplete)
-        #expect(try HTTPRequestParser.parse(Self.bytes("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n{}")) == .incomplete)
+        #expect(
+            try HTTPRequestParser.parse(Self.bytes("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n{}")) == .incomplete)
     }
 
     @Test func stripsTheQuery() throws {
-        guard case .complete(let request, _) = try HTTPRequestParser.parse(Self.bytes("GET /?a=b HTTP/1.1\r\n\r\n")) else {
-            Issue.record("not complete"); return
+        guard case .complete(let request, _) = try HTTPRequestParser.parse(Self.bytes("GET /?a=b HTTP/1.1\r\n\r\n"))
+        else {
+            Issue.record("not complete")
+            return
         }
         #expect(request.path == "/")
     }
 
     @Test(arguments: [
-        ("GET / HTTP/1.1\r\nHost: a\r\n" + String(repeating: "X-Pad: " + String(repeating: "a", count: 100) + "\r\n", count: 90) + "\r\n", 431),
+        (
+            "GET / HTTP/1.1\r\nHost: a\r\n"
+                + String(repeating: "X-Pad: " + String(repeating: "a", count: 100) + "\r\n", count: 90) + "\r\n", 431
+        ),
         ("GET / HTTP/1.1\r\n" + String(repeating: "a", count: 9000), 431),
         ("POST / HTTP/1.1\r\nContent-Length: 70000\r\n\r\n", 413),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 501),

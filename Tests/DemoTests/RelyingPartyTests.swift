@@ -1,8 +1,9 @@
 import CBOR
 import Cryptography
-@testable import Demo
 import Testing
 import WebAuthn
+
+@testable import Demo
 
 /// The demo relying party end to end over its routes, with responses made here by a real key as an
 /// authenticator would: register, sign in, and the refusals a careful RP owes (challenge used once, Host, Origin).
@@ -18,16 +19,23 @@ import WebAuthn
         key = try SigningKey.generate(.es256)
     }
 
-    func post(_ path: String, _ body: JSONValue, origin: String = "http://localhost:8123", host: String = "localhost:8123") -> (Int, JSONValue?) {
-        let request = HTTPRequest(method: "POST", path: path, headers: [
-            (name: "host", value: host), (name: "origin", value: origin), (name: "content-type", value: "application/json"),
-        ], body: body.serialized())
+    func post(
+        _ path: String, _ body: JSONValue, origin: String = "http://localhost:8123", host: String = "localhost:8123"
+    ) -> (Int, JSONValue?) {
+        let request = HTTPRequest(
+            method: "POST", path: path,
+            headers: [
+                (name: "host", value: host), (name: "origin", value: origin),
+                (name: "content-type", value: "application/json"),
+            ], body: body.serialized())
         let response = routes.respond(to: request)
         return (response.status, try? JSONValue.parse(response.body))
     }
 
     func clientData(_ type: String, _ options: JSONValue) -> [UInt8] {
-        Array(#"{"type":"\#(type)","challenge":"\#(options["challenge"]!.stringValue!)","origin":"http://localhost:8123","crossOrigin":false}"#.utf8)
+        Array(
+            #"{"type":"\#(type)","challenge":"\#(options["challenge"]!.stringValue!)","origin":"http://localhost:8123","crossOrigin":false}"#
+                .utf8)
     }
 
     func authData(flags: UInt8, counter: UInt32, attested: [UInt8] = []) -> [UInt8] {
@@ -37,14 +45,19 @@ import WebAuthn
     func register() throws -> JSONValue {
         let (_, options) = post("/api/register/options", ["username": "alice"])
         let client = clientData("webauthn.create", options!)
-        let cose = CBOR.map(key.coseKey.map { label, value in
-            switch value {
-            case .int(let number): (CBOR.int(label), CBOR.int(number))
-            case .bytes(let bytes): (CBOR.int(label), CBOR.bytes(bytes))
-            }
-        })
-        let data = authData(flags: 0x41, counter: 0, attested: [UInt8](repeating: 0, count: 16) + [0, 16] + credentialID + cose.encode())
-        let statement = CBOR.map([(.text("alg"), .int(-7)), (.text("sig"), .bytes(try key.sign(data + Digest.sha256(client))))])
+        let cose = CBOR.map(
+            key.coseKey.map { label, value in
+                switch value {
+                case .int(let number): (CBOR.int(label), CBOR.int(number))
+                case .bytes(let bytes): (CBOR.int(label), CBOR.bytes(bytes))
+                }
+            })
+        let data = authData(
+            flags: 0x41, counter: 0,
+            attested: [UInt8](repeating: 0, count: 16) + [0, 16] + credentialID + cose.encode())
+        let statement = CBOR.map([
+            (.text("alg"), .int(-7)), (.text("sig"), .bytes(try key.sign(data + Digest.sha256(client)))),
+        ])
         let object = AttestationObject.encode(format: "packed", statement: statement, authenticatorData: data)
         return credential(client, [("attestationObject", .string(Base64URL.encode(object)))])
     }
@@ -54,12 +67,19 @@ import WebAuthn
         let client = clientData("webauthn.get", options!)
         let data = authData(flags: 0x01, counter: counter)
         let signature = try key.sign(data + Digest.sha256(client))
-        return credential(client, [("authenticatorData", .string(Base64URL.encode(data))), ("signature", .string(Base64URL.encode(signature)))])
+        return credential(
+            client,
+            [
+                ("authenticatorData", .string(Base64URL.encode(data))),
+                ("signature", .string(Base64URL.encode(signature))),
+            ])
     }
 
     func credential(_ client: [UInt8], _ members: [(String, JSONValue)]) -> JSONValue {
-        ["type": "public-key", "rawId": .string(Base64URL.encode(credentialID)),
-         "response": .object([("clientDataJSON", .string(Base64URL.encode(client)))] + members)]
+        [
+            "type": "public-key", "rawId": .string(Base64URL.encode(credentialID)),
+            "response": .object([("clientDataJSON", .string(Base64URL.encode(client)))] + members),
+        ]
     }
 
     @Test func registersSignsInAndKeepsWhatItVerified() throws {
@@ -90,7 +110,8 @@ import WebAuthn
         #expect(post("/api/login/verify", try assertion(counter: 3)).0 == 200)
         let (status, refused) = post("/api/login/verify", try assertion(counter: 3))
         #expect(status == 400)
-        #expect(refused?["error"]?.stringValue == VerificationError.counterNotIncreased(stored: 3, received: 3).description)
+        #expect(
+            refused?["error"]?.stringValue == VerificationError.counterNotIncreased(stored: 3, received: 3).description)
         #expect(relyingParty.lastVerified["authentication"]?["counter"] == 3)
     }
 
@@ -98,6 +119,6 @@ import WebAuthn
         #expect(post("/api/register/options", ["username": "a"], host: "127.0.0.1:8123").0 == 421)
         #expect(post("/api/register/options", ["username": "a"], host: "evil.example:8123").0 == 421)
         #expect(post("/api/register/options", ["username": "a"], origin: "http://evil.example").0 == 403)
-        #expect(post("/api/login/options", [:]).0 == 400)   // nothing registered yet
+        #expect(post("/api/login/options", [:]).0 == 400)  // nothing registered yet
     }
 }
