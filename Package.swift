@@ -6,15 +6,13 @@ import PackageDescription
 //   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
 //   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken}  (the demo command)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → Secrets;  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
-// Release links on Linux use lld with the functions a browser-launched host runs placed next to each other
-// (scripts/link-order.txt, made by scripts/link_order.py): the kernel maps code in 64 KiB runs around each page
-// touched, so scattered start-up code would cost several MB of resident memory. Relative relocations are packed
-// (DT_RELR, glibc ≥ 2.36) so that start-up reads ~8 KB of them instead of ~1 MB.
+// Release links on Linux use lld (it ships with the Swift toolchain; the default gold cannot) to pack relative
+// relocations (DT_RELR, glibc ≥ 2.36): start-up reads ~8 KB of them instead of ~1 MB, ~0.9 MB less resident
+// memory per host. A hand-made function order saved another ~1.8 MB and went stale with every change, so it is
+// gone (docs/performance.md, "Memory and the link").
 let releaseLinkLayout: [LinkerSetting] = [
     .unsafeFlags([
         "-use-ld=lld",
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link-order.txt",
-        "-Xlinker", "--no-warn-symbol-ordering",
         "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
     ], .when(platforms: [.linux], configuration: .release)),
 ]
