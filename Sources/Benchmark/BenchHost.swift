@@ -15,8 +15,14 @@ final class BenchHost {
     private var reader: FrameReader
 
     init(hostPath: String, environment: [String: String]) throws {
-        process = try ChildProcess(executable: hostPath, arguments: ["chrome-extension://\(ExtensionAllowList.chromiumID)/"],
-                                   environment: environment)
+        do {
+            process = try ChildProcess(executable: hostPath, arguments: ["chrome-extension://\(ExtensionAllowList.chromiumID)/"],
+                                       environment: environment)
+        } catch .unavailable(let why), .failed(let why) {
+            throw BenchError(why)  // PromptError's own wording speaks of a PIN prompt
+        } catch {
+            throw BenchError("cannot start \(hostPath): \(error)")
+        }
         writer = FrameWriter(fileDescriptor: process.input, maxFrameSize: 8 << 20)
         reader = FrameReader(fileDescriptor: process.output, maxFrameSize: 8 << 20)
     }
@@ -35,21 +41,19 @@ final class BenchHost {
         }
     }
 
+    /// The host's memory, descriptors and threads now; nil once it is gone.
+    var figures: ProcessFigures? { ProcessFigures(pid: process.pid) }
+
     /// Peak resident set size of the host (VmHWM), in KiB.
-    var peakRSSKiB: Int? { statusField("VmHWM") }
+    var peakRSSKiB: Int? { figures?.peakKiB }
 
-    /// Resident memory now, split: anonymous (heap, stacks: the host's own) and file-backed (code pages of the
-    /// executable and libraries, clean and shared with the page cache).
-    var residentKiB: (anonymous: Int, file: Int)? {
-        guard let anonymous = statusField("RssAnon"), let file = statusField("RssFile") else { return nil }
-        return (anonymous, file)
-    }
+    /// Resident memory now, split: anonymous (the host's own) and file-backed (code pages, shared).
+    var residentKiB: (anonymous: Int, file: Int)? { figures.map { ($0.anonymousKiB, $0.fileBackedKiB) } }
 
-    /// A "Name:   123 kB" line of /proc/PID/status, in KiB.
-    func statusField(_ name: String) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
-        return Int(line.split(separator: " ").dropFirst().first ?? "")
+    /// Asks `info`, as the extension does first: the host is up and serving once this returns.
+    func info(id: String = "i") throws {
+        let reply = try request(.object([("id", .string(id)), ("type", "info")]))
+        guard reply["type"] == .string("result") else { throw BenchError("info failed: \(reply.serializedString.prefix(300))") }
     }
 
     func close() {

@@ -69,7 +69,7 @@ public struct HostBenchmark {
         for _ in 0..<options.launches {
             let started = ContinuousClock.now
             let host = try BenchHost(hostPath: hostPath, environment: environment(token: token))
-            _ = try host.request(.object([("id", "i"), ("type", "info")]))
+            try host.info()
             sample.add(elapsedMilliseconds(since: started))
             host.close()
         }
