@@ -1,0 +1,204 @@
+"""scripts/package.sh deb, checked from the package itself (docs/release.md, "The Debian package"): control fields
+and Depends, no maintainer scripts, the exact file list, host manifests pointing at the installed host for every
+supported browser, the man page, lintian clean but for the explained overrides, a reproducible build, and a
+`dpkg --root` install whose host says VERSION, then remove and purge leaving no file behind.
+
+The package needs a release host built with --static-swift-stdlib (a debug build links the Swift runtime from the
+toolchain, which no Debian package provides, so dpkg-shlibdeps cannot name a dependency for it). That build takes
+about 3 minutes on the 2-core CI machine, so this file builds none: it runs when WEBAUTHN_BRIDGE_RELEASE_HOST names
+one, or .build/release/webauthn-bridge exists and says VERSION (install.sh leaves it there), and skips otherwise."""
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from bridge import REPO
+from test_package import VERSION, extension_files
+
+PRODUCT = "webauthn-bridge"
+HOST = f"/usr/libexec/{PRODUCT}/{PRODUCT}"
+SHARE = f"/usr/share/{PRODUCT}"
+CHROMIUM_DIRS = ["etc/chromium/native-messaging-hosts", "etc/opt/chrome/native-messaging-hosts",
+                 "etc/opt/edge/native-messaging-hosts"]
+FIREFOX_DIRS = ["usr/lib/mozilla/native-messaging-hosts", "usr/lib/librewolf/native-messaging-hosts"]
+SUBCOMMANDS = ["host", "token", "devices", "doctor", "log", "bench"]
+
+
+def release_host():
+    path = os.environ.get("WEBAUTHN_BRIDGE_RELEASE_HOST") or str(REPO / ".build" / "release" / PRODUCT)
+    if not os.access(path, os.X_OK):
+        return None
+    said = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    return path if said.stdout.strip() == VERSION else None
+
+
+pytestmark = pytest.mark.skipif(release_host() is None, reason=(
+    "no release host: set WEBAUTHN_BRIDGE_RELEASE_HOST or run `swift build -c release --static-swift-stdlib` "
+    "(about 3 minutes on 2 cores)"))
+
+
+def build_deb(out):
+    result = subprocess.run([REPO / "scripts" / "package.sh", "deb", "--host-binary", release_host(), "--out", out],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / f"{PRODUCT}_{VERSION}_amd64.deb"
+
+
+@pytest.fixture(scope="module")
+def deb(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist")
+    return out, build_deb(out)
+
+
+def deb_members(path):
+    """{path: TarInfo} and {path: bytes} of the data archive, paths without the leading './'."""
+    data = subprocess.run(["dpkg-deb", "--fsys-tarfile", path], check=True, capture_output=True).stdout
+    infos, contents = {}, {}
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for info in tar.getmembers():
+            name = info.name.removeprefix("./").rstrip("/")
+            if not name:
+                continue
+            infos[name] = info
+            if info.isfile():
+                contents[name] = tar.extractfile(info).read()
+    return infos, contents
+
+
+def control_fields(path) -> dict:
+    text = subprocess.run(["dpkg-deb", "--field", path], check=True, capture_output=True, text=True).stdout
+    fields, key = {}, None
+    for line in text.splitlines():
+        if line.startswith(" ") and key:
+            fields[key] += "\n" + line
+        else:
+            key, _, value = line.partition(": ")
+            fields[key] = value
+    return fields
+
+
+def test_control_depends_and_no_maintainer_scripts(deb, tmp_path):
+    _, path = deb
+    fields = control_fields(path)
+    assert (fields["Package"], fields["Version"], fields["Architecture"]) == (PRODUCT, VERSION, "amd64")
+    depends = [d.split(" ")[0] for d in fields["Depends"].split(", ")]
+    for needed in ("libc6", "libfido2-1", "libpsl5", "libssl3", "publicsuffix"):
+        assert needed in depends
+    assert not [d for d in depends if "swift" in d]              # the Swift runtime is linked in
+    subprocess.run(["dpkg-deb", "--control", path, tmp_path / "control"], check=True)
+    assert sorted(p.name for p in (tmp_path / "control").iterdir()) == ["control", "md5sums"]
+
+
+def test_file_list_is_exactly_the_layout(deb):
+    out, path = deb
+    infos, contents = deb_members(path)
+    files = {n for n, i in infos.items() if not i.isdir()}
+    expected = {HOST[1:], f"usr/bin/{PRODUCT}", f"usr/share/doc/{PRODUCT}/copyright",
+                f"usr/share/doc/{PRODUCT}/changelog.gz", f"usr/share/man/man1/{PRODUCT}.1.gz",
+                f"usr/share/lintian/overrides/{PRODUCT}", f"{SHARE[1:]}/webauthn-bridge.xpi",
+                f"{SHARE[1:]}/webauthn-bridge.crx", f"{SHARE[1:]}/chromium-id.txt",
+                f"{SHARE[1:]}/native-messaging-hosts/webauthn_bridge.json"}
+    expected |= {f"{d}/webauthn_bridge.json" for d in CHROMIUM_DIRS + FIREFOX_DIRS}
+    expected |= {f"{SHARE[1:]}/extension/{f}" for f in extension_files()}
+    assert files == expected
+    assert infos[HOST[1:]].mode == 0o755 and infos[f"usr/bin/{PRODUCT}"].linkname == f"../libexec/{PRODUCT}/{PRODUCT}"
+    assert all(i.uid == 0 and i.gid == 0 for i in infos.values())
+    assert contents[f"{SHARE[1:]}/webauthn-bridge.xpi"] == (out / f"webauthn-bridge-{VERSION}.xpi").read_bytes()
+    assert contents[f"{SHARE[1:]}/webauthn-bridge.crx"] == (out / f"webauthn-bridge-{VERSION}.crx").read_bytes()
+    for f in extension_files():                                  # the unpacked extension as in the repository
+        assert contents[f"{SHARE[1:]}/extension/{f}"] == (REPO / "extension" / f).read_bytes()
+
+
+def test_host_manifests_name_the_installed_host_for_every_browser(deb):
+    out, path = deb
+    infos, contents = deb_members(path)
+    crx_id = (out / "chromium-id.txt").read_text().strip()
+    repo_id = (REPO / "extension" / "chromium-id.txt").read_text().strip()
+    for d in FIREFOX_DIRS:
+        m = json.loads(contents[f"{d}/webauthn_bridge.json"])
+        assert (m["name"], m["path"], m["type"]) == ("webauthn_bridge", HOST, "stdio")
+        assert m["allowed_extensions"] == ["webauthn-bridge@webauthn-bridge"]
+    chromium = f"{SHARE}/native-messaging-hosts/webauthn_bridge.json"
+    for d in CHROMIUM_DIRS:                                      # symlinks: /etc holds no conffile to leave behind
+        assert infos[f"{d}/webauthn_bridge.json"].issym() and infos[f"{d}/webauthn_bridge.json"].linkname == chromium
+    m = json.loads(contents[chromium[1:]])
+    assert (m["name"], m["path"], m["type"]) == ("webauthn_bridge", HOST, "stdio")
+    assert set(m["allowed_origins"]) == {f"chrome-extension://{crx_id}/", f"chrome-extension://{repo_id}/"}
+
+
+def test_man_page_is_the_commands_own_help(deb):
+    _, path = deb
+    _, contents = deb_members(path)
+    page = gzip.decompress(contents[f"usr/share/man/man1/{PRODUCT}.1.gz"]).decode()
+    assert ".Dt WEBAUTHN-BRIDGE 1" in page and '"Generated by swift-argument-parser"' in page
+    for sub in SUBCOMMANDS:
+        assert f".It Em {sub}\n" in page, sub
+    rendered = subprocess.run(["man", "-l", "-"], input=page, capture_output=True, text=True,
+                              env={**os.environ, "MANWIDTH": "100", "MAN_KEEP_STDERR": "1"})
+    assert rendered.returncode == 0 and "webauthn-bridge" in rendered.stdout
+    assert "warning" not in rendered.stderr.lower(), rendered.stderr
+
+
+def test_md5sums_match(deb, tmp_path):
+    _, path = deb
+    _, contents = deb_members(path)
+    subprocess.run(["dpkg-deb", "--control", path, tmp_path / "control"], check=True)
+    sums = dict(reversed(line.split("  ", 1)) for line in (tmp_path / "control" / "md5sums").read_text().splitlines())
+    assert sums == {name: hashlib.md5(data).hexdigest() for name, data in contents.items()}
+
+
+def test_lintian_has_no_errors_or_warnings(deb):
+    _, path = deb
+    if not shutil.which("lintian"):
+        pytest.fail("lintian is not installed (scripts/test.sh installs it)")
+    result = subprocess.run(["lintian", "--fail-on", "none", "-E", "-I", "--pedantic", path],
+                            capture_output=True, text=True, timeout=300)
+    print(result.stdout)
+    tags = [line for line in result.stdout.splitlines() if line[:2] in ("E:", "W:")]
+    assert tags == []
+
+
+def test_build_is_reproducible(deb, tmp_path):
+    out, path = deb
+    (tmp_path / "again").mkdir()
+    shutil.copy2(out / "throwaway-crx-key.pem", tmp_path / "again")   # the same CRX key, so the same CRX
+    again = build_deb(tmp_path / "again")
+    assert again.read_bytes() == path.read_bytes()
+
+
+def dpkg(root, *args):
+    return subprocess.run(["dpkg", f"--root={root}", f"--log={root}/dpkg.log", "--force-depends", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def files_outside_dpkg_db(root):
+    return sorted(str(p.relative_to(root)) for p in Path(root).rglob("*")
+                  if not str(p.relative_to(root)).startswith("var") and p.name != "dpkg.log")
+
+
+@pytest.mark.parametrize("removal", ["--remove", "--purge"])
+def test_install_runs_the_host_then_removal_leaves_nothing(deb, tmp_path, removal):
+    _, path = deb
+    root = tmp_path / "root"
+    for d in ("info", "updates", "triggers"):
+        (root / "var/lib/dpkg" / d).mkdir(parents=True)
+    (root / "var/lib/dpkg/status").touch()
+    installed = dpkg(root, "--install", path)
+    assert installed.returncode == 0, installed.stderr
+    said = subprocess.run([root / "usr/bin" / PRODUCT, "--version"], capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL)
+    assert said.stdout.strip() == VERSION
+    assert len(files_outside_dpkg_db(root)) > 40
+    removed = dpkg(root, removal, PRODUCT)
+    assert removed.returncode == 0, removed.stderr
+    assert files_outside_dpkg_db(root) == []
+    status = subprocess.run(["dpkg-query", f"--admindir={root}/var/lib/dpkg", "-W", "-f=${db:Status-Status}", PRODUCT],
+                            capture_output=True, text=True)
+    assert status.stdout in ("", "not-installed")                # no conffiles kept, even after a plain remove
