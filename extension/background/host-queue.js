@@ -9,7 +9,7 @@
  *     host and held again, to be sent anew when its tab is focused;
  *   - the host is free again when it answers the request it was sent (also after a cancel), or a grace period
  *     after a cancel it never answered, or when the native port drops;
- *   - a request held past its publicKey.timeout (clamped as Chromium does) fails as Chromium's would.
+ *   - a request held past its publicKey.timeout (clamped as the host clamps it) fails as Chromium's would.
  *
  * Pure: the tab's focus comes from deps.isTabFocused (tabs/windows API in main.js), sending and
  * cancelling from router.js. It never looks at a request's contents.
@@ -18,14 +18,13 @@
   'use strict';
 
   const CANCEL_GRACE_MS = 10000;
-  const TIMEOUT_MIN_MS = 10000;
-  const TIMEOUT_MAX_MS = 600000;
-  const TIMEOUT_DEFAULT_MS = 300000;
+  // The timeout policy the host applies (common/protocol.js), loaded before this file in the browsers.
+  const protocol = typeof module === 'object' && module && module.exports ? require('../common/protocol.js') : root.WebAuthnBridgeProtocol;
 
-  /** How long a request may wait for its tab: publicKey.timeout as Chromium clamps it. */
+  /** How long a request may wait for its tab: publicKey.timeout under the host's own clamp, so a request fails
+   *  after the same time whether it waited here or ran at the host. */
   function holdLimit(options) {
-    const t = options && Number.isFinite(options.timeout) ? options.timeout : TIMEOUT_DEFAULT_MS;
-    return Math.min(TIMEOUT_MAX_MS, Math.max(TIMEOUT_MIN_MS, t));
+    return protocol.effectiveTimeout(options);
   }
 
   /**

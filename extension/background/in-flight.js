@@ -10,7 +10,7 @@
 (function (root) {
   'use strict';
 
-  // The host owns the real timeout (publicKey.timeout as Chromium clamps it, host-queue.js's holdLimit); the
+  // The host owns the real timeout (publicKey.timeout clamped by the shared policy, host-queue.js's holdLimit); the
   // watchdog only makes sure a page promise settles if the host never answers.
   const WATCHDOG_GRACE_MS = 30000;
   const TIMED_OUT = 'The operation either timed out or was not allowed.';
@@ -19,6 +19,8 @@
   function loaded(path, globalName) {
     return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
   }
+
+  const { REQUEST, REPLY } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
 
   function isPlainObject(v) {
     return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -77,24 +79,24 @@
         log('warn', `host error without id: ${frame.error && frame.error.name}`);
         return;
       }
-      const final = frame.type === 'result' || frame.type === 'error';
+      const final = frame.type === REPLY.result || frame.type === REPLY.error;
       const req = requests.get(frame.id);
       if (!req) {
         // Cancelled or unknown: its late frames are dropped, but its last one says the host is free again.
         if (final) queue.free(frame.id);
         return;
       }
-      if (frame.type === 'status') {
+      if (frame.type === REPLY.status) {
         // The user's business, not the page's: shown in the security-key window only.
         prompt.status(frame.id, promptRequest(req), {
           status: String(frame.status || ''),
           detail: typeof frame.detail === 'string' ? frame.detail : '',
           accounts: Array.isArray(frame.accounts) ? frame.accounts : null,
         });
-      } else if (frame.type === 'result') {
+      } else if (frame.type === REPLY.result) {
         forget(frame.id);
         req.ctx.send({ kind: 'result', rid: req.rid, credential: frame.credential });
-      } else if (frame.type === 'error') {
+      } else if (frame.type === REPLY.error) {
         const error = isPlainObject(frame.error) ? frame.error : {};
         const name = String(error.name || 'NotAllowedError');
         // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window, never the page.
@@ -120,7 +122,7 @@
 
     function cancel(id, req) {
       forget(id);
-      host.send({ id, type: 'cancel' });
+      host.send({ id, type: REQUEST.cancel });
       queue.cancelling(id);
       log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
     }

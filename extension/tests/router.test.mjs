@@ -374,8 +374,8 @@ test('malformed page messages and unknown host frames are ignored', async () => 
   assert.equal(port.sent.length, 0);
 });
 
-test('watchdog: timeout clamped to [10 s, 10 min] plus 30 s grace, 5 min by default', () => {
-  assert.equal(inFlight.watchdogDelay({ timeout: 1000 }), 40000);
+test("watchdog: timeout clamped to [30 s, 10 min] (the host's policy) plus 30 s grace, 5 min by default", () => {
+  assert.equal(inFlight.watchdogDelay({ timeout: 1000 }), 60000);
   assert.equal(inFlight.watchdogDelay({ timeout: 60000 }), 90000);
   assert.equal(inFlight.watchdogDelay({ timeout: 1e9 }), 630000);
   assert.equal(inFlight.watchdogDelay({}), 330000);
@@ -578,9 +578,9 @@ test('a request held past its timeout fails as Chromium\'s would; the page abort
   t.bridge.start();
   t.unfocused.add(1).add(2).add(3);
   const a = t.frame(topSender(1));
-  a.page({ ...getRequest('A'), options: { challenge: { __binary__: 'AQ' }, timeout: 20000 } });
+  a.page({ ...getRequest('A'), options: { challenge: { __binary__: 'AQ' }, timeout: 40000 } });
   await settle();
-  t.timers.find((x) => x.ms === 20000 && x.live).fn();
+  t.timers.find((x) => x.ms === 40000 && x.live).fn();
   assert.deepEqual(a.port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
   const b = t.frame(topSender(2));
   b.page(getRequest('B'));
