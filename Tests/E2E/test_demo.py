@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.paths import OVERRIDE_ACTIVE_JS
+from harness.paths import OVERRIDE_ACTIVE_JS, extension_dir
 from harness.protocol import Connection, ProtocolError
 
 START_TIMEOUT = 90
@@ -31,12 +31,14 @@ START_TIMEOUT = 90
 class Demo:
     """`webauthn-bridge demo ARGS` with its output read line by line on a thread."""
 
-    def __init__(self, host: Path, *args: str, workdir: Path):
+    def __init__(self, host: Path, *args: str, workdir: Path, extra_env: dict | None = None):
         # Short: Chromium puts its singleton socket in TMPDIR, and a socket path is limited to 108 bytes.
         self.tmpdir = Path(tempfile.mkdtemp(prefix="wbd-", dir="/tmp"))
         (workdir / "home").mkdir()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(workdir / "home"),
-               "TMPDIR": str(self.tmpdir)}
+               "TMPDIR": str(self.tmpdir), **(extra_env or {})}
+        if os.environ.get("WEBAUTHN_BRIDGE_EXTENSION") and "--extension" not in args:
+            args += ("--extension", str(extension_dir()))   # a work in progress (harness/paths.py); else the demo finds it
         self.proc = subprocess.Popen([str(host), "demo", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, text=True, env=env)
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -268,6 +270,54 @@ def test_demo_without_browser_prints_the_commands_and_serves_strictly(host, tmp_
         assert get_json(url) == {"registration": None, "authentication": None}
 
         assert demo.stop(signal.SIGINT) == 0
+        assert not token.parent.exists()
+    finally:
+        demo.kill()
+
+
+FAKE_BROWSER = """#!/bin/sh
+# Records how the demo started it, leaves a process outside its own process group (as a browser's helper or a
+# native host may be: only the demo's subreaper role can find it), and waits to be told to go.
+env > "$RECORD.env"
+printf '%s\\n' "$@" > "$RECORD.args"
+setsid sleep 300 &
+echo $! > "$RECORD.escaped"
+[ -n "$EXIT_AT_ONCE" ] && exit 3
+exec sleep 300
+"""
+
+
+@pytest.mark.parametrize("ending", ["browser-exits", "sigterm"])
+def test_demo_stops_with_its_browser_and_reaps_what_escaped_its_group(ending, host, tmp_path):
+    """A stand-in browser (no real one needed): the demo starts it with the SoftToken in its environment and the
+    page's URL last, stops when it exits (or on SIGTERM), and stops the process it left outside its group."""
+    fake = tmp_path / "fake-browser"
+    fake.write_text(FAKE_BROWSER)
+    fake.chmod(0o755)
+    record = tmp_path / "record"
+    demo = Demo(host, "--browser", "firefox", "--browser-binary", str(fake), workdir=tmp_path,
+                extra_env={"RECORD": str(record), **({"EXIT_AT_ONCE": "1"} if ending == "browser-exits" else {})})
+    try:
+        token = Path(demo.expect(r"SoftToken:\s+(\S+)").group(1))
+        url = demo.expect(r"demo page:\s+(http://localhost:\d+/)").group(1)
+        demo.expect(r"Started firefox \(pid \d+")
+        if ending == "browser-exits":
+            demo.expect(r"The browser exited \(exit status 3\); stopping\.")
+            assert demo.proc.wait(timeout=60) == 0
+        else:
+            demo.expect(r"Press Ctrl-C to stop")
+            deadline = time.monotonic() + 30
+            while not record.with_suffix(".escaped").exists():   # the stand-in is starting its escaped child
+                assert time.monotonic() < deadline, "the stand-in browser did not start"
+                time.sleep(0.05)
+            assert demo.stop(signal.SIGTERM) == 0
+        env = dict(line.split("=", 1) for line in record.with_suffix(".env").read_text().splitlines() if "=" in line)
+        assert env["WEBAUTHN_BRIDGE_SOFT_TOKEN"] == str(token)
+        assert env["HOME"] == str(token.parent / "home")
+        args = record.with_suffix(".args").read_text().splitlines()
+        assert args[:3] == ["--no-remote", "--profile", str(token.parent / "firefox-profile")] and args[-1] == url
+        escaped = int(record.with_suffix(".escaped").read_text())
+        assert not alive(escaped), "the process that left the browser's group outlived the demo"
         assert not token.parent.exists()
     finally:
         demo.kill()
