@@ -194,11 +194,11 @@ if ((uninstall)); then
   [[ -f $root$record ]] || die "nothing to uninstall: $root$record not found (use the same --prefix/--system/--root as the install)"
   mapfile -t entries <"$root$record"
   # Files first, then directories deepest first, and a directory only if it is empty: never more than we made.
-  policies=0
+  policies=()
   for e in "${entries[@]}"; do
     [[ $e == file\ * ]] || continue
     f=${e#file }
-    [[ $f != */policies/* ]] || policies=1
+    [[ $f != */policies/* ]] || policies+=("$f")
     if [[ -e $root$f || -L $root$f ]]; then run rm -f -- "$root$f"; ((dry_run)) || say "removed: $root$f"; fi
   done
   # An install interrupted before its record was complete still leaves the binary: remove it too.
@@ -211,11 +211,15 @@ if ((uninstall)); then
     if ((dry_run)); then say "would remove directory if empty: $root$d"; continue; fi
     if rmdir -- "$root$d" 2>/dev/null; then say "removed: $root$d/"; fi
   done
-  if ((policies)); then
-    say "webauthn-bridge uninstalled from $prefix. The browsers remove the policy-installed extension at their next start."
-  else
-    say "webauthn-bridge uninstalled from $prefix. Remove the extension from each browser by hand."
+  say "webauthn-bridge uninstalled from $prefix."
+  # What each browser does when its policy goes (measured, docs/install.md "System install").
+  if [[ " ${policies[*]} " == *" /etc/chromium/"* ]]; then
+    say "Chromium removes the extension its policy installed at its next start."
   fi
+  if [[ " ${policies[*]} " == *" /etc/firefox/"* ]]; then
+    say "Firefox keeps the add-on its policy installed in each profile: remove it there in about:addons."
+  fi
+  ((${#policies[@]})) || say "Remove the extension from each browser by hand."
   exit 0
 fi
 
