@@ -42,6 +42,7 @@ public struct CredentialFields: Sendable {
         attestationObject = try bytes(response["attestationObject"], "attestationObject", required: false)
         authenticatorData = try bytes(response["authenticatorData"], "authenticatorData", required: false)
         signature = try bytes(response["signature"], "signature", required: false)
-        userHandle = try bytes(response["userHandle"], "userHandle", required: false)
+        // An empty user handle is none (§5.2.2: a non-discoverable credential's authenticator may return none).
+        userHandle = try bytes(response["userHandle"], "userHandle", required: false).flatMap { $0.isEmpty ? nil : $0 }
     }
 }
