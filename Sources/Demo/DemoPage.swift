@@ -142,5 +142,9 @@ enum DemoPage {
           setTimeout(() => location.reload(), 1000);
         }
         window.demo = {register, signIn, bridgeActive};
+        // ?auto=1: register and sign in at once, for a browser nobody drives (a test of the printed commands).
+        if (bridgeActive() && new URLSearchParams(location.search).get("auto") === "1") {
+          register("auto").then((result) => result.verified && signIn());
+        }
         """#
 }

@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -272,6 +273,38 @@ def test_demo_without_browser_prints_the_commands_and_serves_strictly(host, tmp_
         assert demo.stop(signal.SIGINT) == 0
         assert not token.parent.exists()
     finally:
+        demo.kill()
+
+
+@pytest.mark.parametrize("kind", ["chromium", "firefox"])
+def test_the_printed_command_starts_a_browser_that_signs_in_without_remote_control(kind, host, tmp_path):
+    """The command `demo` prints, run as printed but headless and on `?auto=1` (the page registers and signs in by
+    itself): no DevTools, no BiDi, nothing of the harness in the browser. The extension is loaded by the profile
+    alone (Firefox: extensions/ proxy file and user.js), and the demo's server verifies both ceremonies."""
+    demo = Demo(host, workdir=tmp_path)
+    browser = None
+    try:
+        url = demo.expect(r"demo page:\s+(http://localhost:\d+/)").group(1)
+        pattern = r"^\s+(env .*--load-extension=.*)" if kind == "chromium" else r"^\s+(env .*--profile .*)"
+        command = shlex.split(demo.expect(pattern).group(1))
+        demo.expect(r"Press Ctrl-C to stop")
+        assert command[-1] == url
+        command[-1:] = ["--headless=new" if kind == "chromium" else "--headless", url + "?auto=1"]
+        log = open(tmp_path / f"{kind}.log", "wb")
+        browser = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True, env={**os.environ, "HOME": str(tmp_path / "home")})
+        deadline = time.monotonic() + 90
+        while (verified := get_json(url))["authentication"] is None:
+            assert browser.poll() is None, f"{kind} exited: {(tmp_path / f'{kind}.log').read_text(errors='replace')[-2000:]}"
+            assert time.monotonic() < deadline, f"no sign-in verified in 90 s: {verified}"
+            time.sleep(0.1)
+        assert verified["registration"]["user"] == "auto" and verified["registration"]["attestationFormat"] == "packed"
+        assert verified["authentication"]["signatureValid"] is True and verified["authentication"]["counter"] == 1
+    finally:
+        if browser and browser.poll() is None:
+            os.killpg(browser.pid, signal.SIGTERM)
+            browser.wait(timeout=30)
+        demo.stop(signal.SIGTERM)
         demo.kill()
 
 
