@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-APT_PACKAGES=(chromium firefox-esr shellcheck binutils python3 python3-venv)
+APT_PACKAGES=(chromium firefox-esr shellcheck binutils python3 python3-venv openssl)   # openssl: package.sh signs the CRX (test_policy_install)
 PIP_PACKAGES=(websocket-client webauthn pytest pytest-timeout)
 PIP_MODULES=(websocket webauthn pytest pytest_timeout)
 
