@@ -140,6 +140,7 @@ extension SoftToken {
             let fault = faults(forRequest: payload)
             connection.responseFault = fault.response
             if let status = fault.status { return sendCBOR([status], channel: channel, on: connection) }
+            if fault.response == .untouched { return parkUntouched(payload, channel: channel, on: connection) }
             switch execute(payload, userTouched: false) {
             case .response(let response):
                 sendCBOR(response, channel: channel, on: connection)
@@ -206,6 +207,7 @@ extension SoftToken {
                     continue
                 }
                 if now >= pending.nextKeepalive {
+                    touchIfNoLongerUntouched(connection)
                     connection.pending?.nextKeepalive = now.addingTimeInterval(0.1)
                     connection.outbox += CTAPHID.frames(
                         channel: pending.channel, command: CTAPHID.Command.keepalive.rawValue,

@@ -25,6 +25,19 @@ extension SoftToken {
         if isCBOR, let command = faultPlan.command, report[7] == command { faultCountingStarted = true }
     }
 
+    /// Parks a request for the `.untouched` fault: it waits for a touch until the plan is lifted.
+    func parkUntouched(_ payload: [UInt8], channel: UInt32, on connection: DeviceConnection) {
+        connection.pending = .init(channel: channel, message: payload, touchAt: .distantFuture, nextKeepalive: Date())
+        transport.busy = (connection, channel)
+    }
+
+    /// At every keepalive of a parked request: once the `.untouched` plan is lifted, the user touches.
+    func touchIfNoLongerUntouched(_ connection: DeviceConnection) {
+        guard connection.pending?.touchAt == .distantFuture else { return }
+        refreshFaultFile()
+        if faultPlan.response != .untouched { connection.pending?.touchAt = Date() }
+    }
+
     private func refreshFaultFile() {
         let text = FaultPlanFile.read(FaultPlanFile.path(for: path))
         guard text != faultFileText else { return }
@@ -67,7 +80,7 @@ extension SoftToken {
         let reports = CTAPHID.frames(channel: channel, command: command, payload: response)
         let otherChannel: UInt32 = channel == 0x0BAD_F00D ? 0x0BAD_F00E : 0x0BAD_F00D
         switch fault {
-        case nil:
+        case nil, .untouched:
             return reports
         case .garbage:
             var noise = (0..<(CTAPHID.reportSize - 4)).map { _ in UInt8.random(in: 0...255) }

@@ -71,6 +71,9 @@ public enum ResponseFault: String, Sendable, Equatable, CaseIterable {
     /// The response is padded to the largest CTAPHID message (7,609 bytes), beyond any response a platform
     /// accepts (libfido2 reads at most 2,048 bytes).
     case oversizedCBOR
+    /// The key waits for a touch that never comes (KEEPALIVE UPNEEDED every 100 ms, CTAPHID_CANCEL honoured)
+    /// until the plan is lifted — the fault file removed or changed — and then runs the command as if touched.
+    case untouched
     /// No answer at all, ever.
     case stall
     /// KEEPALIVE(PROCESSING) every 100 ms forever, and never the answer.

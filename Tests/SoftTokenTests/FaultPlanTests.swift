@@ -1,5 +1,6 @@
 import CFIDO2
 import Foundation
+import Synchronization
 import Testing
 @testable import SoftToken
 
@@ -61,6 +62,44 @@ import Testing
         try FileManager.default.removeItem(atPath: file)
         try device.makeCredential()
         #expect(fixture.token.faults == .none)
+    }
+
+    @Test func anUntouchedKeyWaitsUntilThePlanIsLiftedAndThenAnswers() throws {
+        let fixture = try TokenFixture()
+        let file = fixture.stateFile + ".faults"
+        try #"{"command": 1, "response": "untouched"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let device = try fixture.open(timeoutMS: 60_000)
+        let outcome = Mutex<Int32?>(nil)
+        let thread = Thread {
+            do { try device.makeCredential(); outcome.withLock { $0 = FIDO_OK } } catch {
+                outcome.withLock { $0 = (error as? FidoError)?.code ?? FIDO_ERR_INTERNAL }
+            }
+        }
+        thread.start()
+        // The request is parked, waiting for the touch (the event: the token's channel is busy).
+        while fixture.token.locked({ fixture.token.transport.busy == nil }) { usleep(10_000) }
+        #expect(outcome.withLock { $0 } == nil)
+        try FileManager.default.removeItem(atPath: file)
+        while outcome.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(outcome.withLock { $0 } == FIDO_OK)
+    }
+
+    @Test func anUntouchedKeyHonoursCancel() throws {
+        let fixture = try TokenFixture()
+        fixture.token.faults = FaultPlan(command: CTAPCommand.makeCredential.rawValue, response: .untouched)
+        let device = try fixture.open(timeoutMS: 60_000)
+        let outcome = Mutex<Int32?>(nil)
+        let thread = Thread {
+            do { try device.makeCredential(); outcome.withLock { $0 = FIDO_OK } } catch {
+                outcome.withLock { $0 = (error as? FidoError)?.code ?? FIDO_ERR_INTERNAL }
+            }
+        }
+        thread.start()
+        while fixture.token.locked({ fixture.token.transport.busy == nil }) { usleep(10_000) }
+        fido_dev_cancel(device.dev)
+        while outcome.withLock({ $0 }) == nil { usleep(10_000) }
+        #expect(outcome.withLock { $0 } == FIDO_ERR_KEEPALIVE_CANCEL)
+        #expect(fixture.token.summary().credentials.isEmpty, "a cancelled request makes nothing")
     }
 
     @Test func aMissingFaultFileLeavesAPlanSetInProcess() throws {
