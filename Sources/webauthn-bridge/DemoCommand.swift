@@ -16,17 +16,22 @@ struct DemoCommand: ParsableCommand {
             temporary directory.
             """)
 
-    @Option(help: "Start this browser: chromium or firefox (Firefox ESR, Developer Edition or Nightly).")
+    @Option(
+        help: ArgumentHelp(
+            "Start this browser: chromium or firefox (Firefox ESR, Developer Edition or Nightly).",
+            valueName: "chromium|firefox"))
     var browser: String?
 
     @Option(
-        name: .customLong("browser-binary"), help: "The browser's executable (default: chromium / firefox-esr on PATH)."
-    )
+        name: .customLong("browser-binary"),
+        help: ArgumentHelp("The browser's executable (default: chromium / firefox-esr on PATH).", valueName: "path"))
     var browserBinary: String?
 
     @Option(
         name: .customLong("extension"),
-        help: "The unpacked extension's directory (default: the installed copy, or the source tree's extension/).")
+        help: ArgumentHelp(
+            "The unpacked extension's directory (default: the installed copy, or the source tree's extension/).",
+            valueName: "dir"))
     var extensionDirectory: String?
 
     @Flag(
