@@ -6,8 +6,9 @@
 # shellcheck disable=SC2154  # those globals are install.sh's
 # shellcheck disable=SC2034  # policy_firefox and policy_chromium are read by install.sh
 
-# Firefox and Firefox ESR on Linux read this one file, and then ignore their installation's distribution/policies.json.
-readonly FIREFOX_POLICIES=/etc/firefox/policies/policies.json
+# Firefox and Firefox ESR on Linux read /etc/firefox/policies/policies.json, and only when it is missing their
+# installation's distribution/policies.json (--firefox-policies): one file either way.
+readonly FIREFOX_POLICIES=$firefox_policies_file
 readonly FIREFOX_ID=webauthn-bridge@webauthn-bridge
 # Chromium reads every file here; for a policy that several set, only the file whose name sorts last counts.
 readonly CHROMIUM_POLICY_DIR=/etc/chromium/policies/managed

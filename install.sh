@@ -34,6 +34,9 @@ Usage: $0 [options]
                          with scripts/package.sh when missing)
   --crx FILE             with --system: the signed CRX (default: dist/webauthn-bridge-VERSION.crx); its id is read
                          from chromium-id.txt beside it, or given with --crx-id ID
+  --firefox-policies FILE  with --system: write Firefox's policies.json here instead of
+                         /etc/firefox/policies/policies.json (e.g. /usr/share/firefox-esr/distribution/policies.json,
+                         which Debian's Firefox ESR reads when /etc has none)
   --no-extension         with --system: the host and its manifests only, no extension and no browser policy
   --browser NAME         register with this browser only (repeatable): firefox firefox-esr librewolf
                          chromium google-chrome brave vivaldi microsoft-edge
@@ -63,6 +66,7 @@ xpi=''
 crx=''
 crx_id=''
 with_extension=1
+firefox_policies_file=/etc/firefox/policies/policies.json
 browsers=()
 manifest_dirs=()
 browser_kinds=()
@@ -76,6 +80,7 @@ while (($#)); do
     --xpi) xpi=${2:?--xpi needs a file}; shift 2 ;;
     --crx) crx=${2:?--crx needs a file}; shift 2 ;;
     --crx-id) crx_id=${2:?--crx-id needs an id}; shift 2 ;;
+    --firefox-policies) firefox_policies_file=${2:?--firefox-policies needs a file}; shift 2 ;;
     --no-extension) with_extension=0; shift ;;
     --browser) browsers+=("${2:?--browser needs a name}"); shift 2 ;;
     --manifest-dir) manifest_dirs+=("${2:?--manifest-dir needs a directory}"); shift 2 ;;
@@ -194,11 +199,11 @@ if ((uninstall)); then
   [[ -f $root$record ]] || die "nothing to uninstall: $root$record not found (use the same --prefix/--system/--root as the install)"
   mapfile -t entries <"$root$record"
   # Files first, then directories deepest first, and a directory only if it is empty: never more than we made.
-  policies=()
+  policies=''
   for e in "${entries[@]}"; do
     [[ $e == file\ * ]] || continue
     f=${e#file }
-    [[ $f != */policies/* ]] || policies+=("$f")
+    case "$f" in */chromium/policies/managed/*) policies+=' chromium' ;; */policies.json) policies+=' firefox' ;; esac
     if [[ -e $root$f || -L $root$f ]]; then run rm -f -- "$root$f"; ((dry_run)) || say "removed: $root$f"; fi
   done
   # An install interrupted before its record was complete still leaves the binary: remove it too.
@@ -213,13 +218,13 @@ if ((uninstall)); then
   done
   say "webauthn-bridge uninstalled from $prefix."
   # What each browser does when its policy goes (measured, docs/install.md "System install").
-  if [[ " ${policies[*]} " == *" /etc/chromium/"* ]]; then
+  if [[ $policies == *chromium* ]]; then
     say "Chromium removes the extension its policy installed at its next start."
   fi
-  if [[ " ${policies[*]} " == *" /etc/firefox/"* ]]; then
+  if [[ $policies == *firefox* ]]; then
     say "Firefox keeps the add-on its policy installed in each profile: remove it there in about:addons."
   fi
-  ((${#policies[@]})) || say "Remove the extension from each browser by hand."
+  [[ -n $policies ]] || say "Remove the extension from each browser by hand."
   exit 0
 fi
 
@@ -340,6 +345,9 @@ fi
 # shellcheck source-path=SCRIPTDIR source=install-policies.sh
 . "$REPO/install-policies.sh"
 if ((!system)) && [[ -n $xpi$crx$crx_id ]]; then die "--xpi, --crx and --crx-id go with --system"; fi
+firefox_policies_file=$(realpath -m -- "$firefox_policies_file")
+check_path "--firefox-policies" "$firefox_policies_file"
+[[ $firefox_policies_file == */policies.json ]] || die "--firefox-policies: Firefox reads a file named policies.json, not $firefox_policies_file"
 want_firefox_policy=0
 want_chromium_policy=0
 if ((system && with_extension)); then

@@ -403,3 +403,16 @@ def test_extension_options_need_system(home, fake_host, packages):
     result = run_install_sh("--host-binary", str(fake_host), "--xpi", str(packages / "webauthn-bridge.xpi"),
                             home=home, check=False)
     assert result.returncode != 0 and "go with --system" in result.stderr
+
+
+def test_firefox_policies_can_go_to_the_distribution_directory_a_package_uses(home, fake_host, tmp_path, packages):
+    root = tmp_path / "stage"
+    system_install(home, fake_host, root, packages, "--browser", "firefox-esr",
+                   "--firefox-policies", "/usr/share/firefox-esr/distribution/policies.json")
+    policy = root / "usr/share/firefox-esr/distribution/policies.json"
+    assert "ExtensionSettings" in json.loads(policy.read_text())["policies"]
+    assert not (root / "etc/firefox").exists()
+    said = run_install_sh("--uninstall", "--system", "--root", str(root), "--prefix", "/usr", home=home).stdout
+    assert not policy.exists() and "Firefox keeps the add-on" in said and "Chromium" not in said
+    bad = system_install(home, fake_host, root, packages, "--firefox-policies", "/etc/firefox/other.json", check=False)
+    assert bad.returncode != 0 and "policies.json" in bad.stderr
