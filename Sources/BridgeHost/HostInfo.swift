@@ -14,6 +14,7 @@ public enum HostInfo {
         }
         return .object([
             ("version", .string(version)),
+            ("protocol", .number(Double(ProtocolVersion.current))),
             ("libfido2", .string(FIDOLibrary.version)),
             ("devices", .array(list)),
             ("logPath", .string(log.path)),

@@ -1,6 +1,13 @@
 /// The names the native-messaging protocol carries (docs/protocol.md). docs/protocol-constants.json holds them
 /// for both sides; ProtocolConstantsTests fails when these differ from it.
 
+/// The protocol's version, sent as `protocol` in the `info` answer. It goes up only for a change an extension built
+/// for the previous one could not follow; additions (a field, a status, a request type) leave it as it is
+/// (docs/protocol.md, "Versions").
+public enum ProtocolVersion {
+    public static let current = 1
+}
+
 /// The `type` of a frame to the host.
 public enum RequestType: String, CaseIterable, Sendable {
     case create

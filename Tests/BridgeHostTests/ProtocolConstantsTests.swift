@@ -24,6 +24,10 @@ struct ProtocolConstantsTests {
         constants[group]?[key]?.intValue
     }
 
+    @Test func versionIsTheSharedOne() {
+        #expect(ProtocolVersion.current == Self.constants["protocolVersion"]?.intValue)
+    }
+
     @Test func frameTypesAreTheSharedOnes() {
         #expect(RequestType.allCases.map(\.rawValue).sorted() == Self.names("requestTypes"))
         #expect(ReplyType.allCases.map(\.rawValue).sorted() == Self.names("replyTypes"))

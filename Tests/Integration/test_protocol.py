@@ -2,6 +2,7 @@
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +31,8 @@ def test_info_reports_versions_and_labels_the_soft_token(launch, token):
     assert info["logPath"] == str(host.log_path)
     assert info["capabilities"]["extension:credProps"] is True
     assert -7 in info["algorithms"]
+    shared = json.loads((Path(__file__).parents[2] / "docs" / "protocol-constants.json").read_text())
+    assert info["protocol"] == shared["protocolVersion"]
 
 
 @pytest.mark.parametrize("payload,expected_name", [

@@ -10,6 +10,9 @@
 (function (root) {
   'use strict';
 
+  /** The protocol's version: the host's `info` answer carries it as `protocol` (docs/protocol.md, "Versions"). */
+  const VERSION = 1;
+
   /** `type` of a frame to the host. */
   const REQUEST = Object.freeze({ create: 'create', get: 'get', info: 'info', cancel: 'cancel', select: 'select' });
 
@@ -62,7 +65,7 @@
     return Math.min(TIMEOUTS.maximumMilliseconds, Math.max(TIMEOUTS.minimumMilliseconds, t));
   }
 
-  const api = Object.freeze({ REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout });
+  const api = Object.freeze({ VERSION, REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout });
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.WebAuthnBridgeProtocol = api;
 })(globalThis);

@@ -13,6 +13,10 @@ const shared = JSON.parse(readFileSync(new URL('../../docs/protocol-constants.js
 
 const sorted = (values) => [...values].sort();
 
+test('the protocol version is the shared one', () => {
+  assert.equal(protocol.VERSION, shared.protocolVersion);
+});
+
 test('frame types are the shared ones', () => {
   assert.deepEqual(sorted(Object.values(protocol.REQUEST)), sorted(shared.requestTypes));
   assert.deepEqual(sorted(Object.values(protocol.REPLY)), sorted(shared.replyTypes));
