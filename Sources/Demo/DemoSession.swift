@@ -124,6 +124,13 @@ public enum DemoSession {
         return signal > 0 ? signal : nil
     }
 
+    /// True when SIGINT, SIGTERM or SIGHUP arrived and waits for `waitForSignal`.
+    static func terminationPending() -> Bool {
+        var pending = sigset_t()
+        sigpending(&pending)
+        return [SIGINT, SIGTERM, SIGHUP].contains { sigismember(&pending, $0) == 1 }
+    }
+
     static func signalName(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: "SIGINT"

@@ -3,17 +3,19 @@ import Glibc
 /// With --headless the browser also listens for remote control on loopback (Chromium: DevTools protocol,
 /// Firefox: WebDriver BiDi), so that a test can drive the demo page; this finds the address it chose.
 enum RemoteEndpoint {
-    /// Waits up to 60 s for the address; nil (and a note) when the browser announced none, throws when it exited.
+    /// Waits up to 60 s for the address; nil when a termination signal came first; throws when the browser exited
+    /// or announced nothing.
     static func wait(for kind: BrowserKind, profile: BrowserProfile, browser: BrowserProcess) throws(DemoError)
         -> String?
     {
         var found: String?
         let announced = ChildReaper.waitFor(seconds: 60) {
-            if browser.reap() != nil { return true }
+            // A Ctrl-C meanwhile ends the wait: the caller's signal loop then finds it pending.
+            if browser.reap() != nil || DemoSession.terminationPending() { return true }
             found = kind == .chromium ? chromium(userDataDir: profile.directory) : firefox(log: browser.logPath)
             return found != nil
         }
-        if found == nil, browser.reap() != nil || !announced {
+        if found == nil, !DemoSession.terminationPending(), browser.reap() != nil || !announced {
             throw DemoError("the browser announced no remote-control address; its output:\n\(browser.outputTail())")
         }
         return found
