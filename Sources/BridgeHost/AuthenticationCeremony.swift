@@ -16,7 +16,9 @@ struct AuthenticationCeremony {
     func run() throws(WebAuthnError) -> JSONValue {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
-        let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
+        let timeout = Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000
+        // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
+        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(timeout))
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         let allowList = options.allowCredentials.map(\.id)
         let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)

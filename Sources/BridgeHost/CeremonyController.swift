@@ -16,6 +16,8 @@ final class CeremonyController: @unchecked Sendable {
     private var cancelled = false
     private var devices: [ObjectIdentifier: Device] = [:]
     private var prompt: (any PINPrompt)?
+    /// How many PIN prompts the ceremony opened: a key pulled out after one ends the request (`KeyWatch`).
+    private var prompts = 0
     private var selection: Int??
     /// Between `expectSelection` and the end of `awaitSelection`: a chooser is open and takes one answer.
     private var choosing = false
@@ -78,11 +80,22 @@ final class CeremonyController: @unchecked Sendable {
     func using<T, E: Error>(_ activePrompt: any PINPrompt, _ body: () throws(E) -> T) throws(E) -> T {
         let alreadyCancelled = condition.withLock { () -> Bool in
             prompt = activePrompt
+            prompts += 1
             return cancelled
         }
         if alreadyCancelled { activePrompt.cancel() }
         defer { condition.withLock { prompt = nil } }
         return try body()
+    }
+
+    var promptsOpened: Int { condition.withLock { prompts } }
+
+    /// Closes the PIN prompt that is open, if one is, without cancelling the ceremony: its key was pulled out.
+    /// True when one was open.
+    func dismissPrompt() -> Bool {
+        let open = condition.withLock { prompt }
+        open?.cancel()
+        return open != nil
     }
 
     /// Runs `body` (a libfido2 call not tied to one registered key, such as opening keys) counting its time

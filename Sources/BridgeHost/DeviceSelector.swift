@@ -7,23 +7,61 @@ import Foundation
 import WebAuthn
 
 /// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;
-/// several → make them all blink and take the one the user touches.
+/// several → make them all blink and take the one the user touches. Keys plugged in or pulled out later in the
+/// request are followed by a `KeyWatch` (see `followingKeys`).
 struct DeviceSelector: Sendable {
     let provider: any DeviceProvider
     let log: HostLog
+    let watches = KeyWatches()
     static let pollInterval: TimeInterval = 0.25
+
+    /// Runs a ceremony (`attempt`) while its keys are watched, starting it over (with its first deadline) when
+    /// its key is pulled out while waiting for a touch or another key is plugged in then, as `KeyWatch` says.
+    func followingKeys<T>(of controller: CeremonyController,
+                          _ attempt: () throws(WebAuthnError) -> T) throws(WebAuthnError) -> T {
+        let watch = KeyWatch(controller: controller, provider: provider, log: log, pollInterval: Self.pollInterval)
+        watches.set(watch, for: controller.id)
+        watch.start()
+        defer {
+            watch.end()
+            watches.set(nil, for: controller.id)
+        }
+        while true {
+            do {
+                return try attempt()
+            } catch {
+                switch watch.outcome(after: error) {
+                case .fail: throw error
+                case .failRemovedDuringPIN: throw KeyWatch.removed
+                case .startOver(let reason): log.info("\(reason); finding a key again", request: controller.id)
+                }
+            }
+        }
+    }
+
+    /// The deadline of the ceremony `controller` runs: `proposed` the first time, the same one when it starts over.
+    func deadline(for controller: CeremonyController, _ proposed: Date) -> Date {
+        watches[controller.id]?.deadline(proposed) ?? proposed
+    }
 
     func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device {
         var askedToInsert = false
         var reportedUnusable: [UnusableKey] = []
         let started = ContinuousClock.now
         while true {
-            let (opened, unusable) = controller.timed { openAll(provider.locations(), request: controller.id) }
+            let locations = provider.locations()
+            let (opened, unusable) = controller.timed { openAll(locations, request: controller.id) }
             var chosen: Device?
             if opened.count == 1 { chosen = opened[0] }
-            if opened.count > 1 { chosen = try chooseByTouch(opened, controller: controller, replies: replies, deadline: deadline) }
+            if opened.count > 1 {
+                // nil: the keys changed while the user was choosing (one plugged in, all pulled out): look again.
+                guard let touched = try chooseByTouch(opened, listed: locations, controller: controller, replies: replies,
+                                                      deadline: deadline) else { continue }
+                chosen = touched
+            }
             if let chosen {
                 log.info("phase key-ready: \(chosen.location.path) in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
+                watches[controller.id]?.chose(chosen, listed: Set(locations.map(\.path)))
                 return chosen
             }
             if !unusable.isEmpty, unusable != reportedUnusable {
@@ -62,18 +100,34 @@ struct DeviceSelector: Sendable {
         return (opened, unusable)
     }
 
-    private func chooseByTouch(_ devices: [Device], controller: CeremonyController, replies: ReplyChannel,
-                               deadline: Date) throws(WebAuthnError) -> Device {
+    /// The key the user touches among `devices`; nil when every one was pulled out, or another key was plugged
+    /// in meanwhile (it joins: the caller opens them all again).
+    private func chooseByTouch(_ devices: [Device], listed: [DeviceLocation], controller: CeremonyController,
+                               replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device? {
         replies.status(controller.id, .selectKey)
         log.info("\(devices.count) keys present; waiting for a touch to choose one", request: controller.id)
         let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
+        let known = Set(listed.map(\.path))
+        var lastLook = ContinuousClock.now, joined = false
+        let anotherKeyPlugged = { () -> Bool in
+            guard ContinuousClock.now - lastLook >= .milliseconds(Int(Self.pollInterval * 1000)) else { return false }
+            lastLook = .now
+            joined = !Set(provider.locations().map(\.path)).isSubset(of: known)
+            return joined
+        }
         do {
-            let index = try TouchSelection.waitForTouch(on: devices, deadline: clockDeadline, isCancelled: { controller.isCancelled })
+            let index = try TouchSelection.waitForTouch(on: devices, deadline: clockDeadline,
+                                                        isCancelled: { controller.isCancelled || anotherKeyPlugged() })
             for (i, other) in devices.enumerated() where i != index { other.close() }
             return devices[index]
         } catch {
             for device in devices { device.close() }
-            throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+            let cancelled = controller.isCancelled, timedOut = Date() >= deadline
+            if !cancelled, !timedOut, joined || error.code == FIDOError.deviceRemoved {
+                log.info(joined ? "another key was plugged in; asking every key again" : "every key was removed", request: controller.id)
+                return nil
+            }
+            throw ErrorMapping.webAuthnError(for: error, cancelled: cancelled, timedOut: timedOut)
         }
     }
 }

@@ -21,7 +21,9 @@ struct RegistrationCeremony {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
         let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
-        let deadline = Date().addingTimeInterval(Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000)
+        let timeout = Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000
+        // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
+        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(timeout))
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
         let extensionInputs = try RegistrationExtensionInputs(options.extensions)
         let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in

@@ -171,12 +171,17 @@ public final class RequestLoop: @unchecked Sendable {
         guard let options = frame["options"], case .object = options else {
             throw WebAuthnError(name: .typeError, message: "The request has no \"options\" object.")
         }
+        // Run while the keys are watched: the ceremony starts over when its key is pulled out or another plugged in.
         if type == "create" {
             let parsed = try PublicKeyCredentialCreationOptions(json: options)
-            return try RegistrationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+            return try environment.deviceSelector.followingKeys(of: controller) { () throws(WebAuthnError) in
+                try RegistrationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+            }
         }
         let parsed = try PublicKeyCredentialRequestOptions(json: options)
-        return try AuthenticationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+        return try environment.deviceSelector.followingKeys(of: controller) { () throws(WebAuthnError) in
+            try AuthenticationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+        }
     }
 
     private func finish(_ controller: CeremonyController) {

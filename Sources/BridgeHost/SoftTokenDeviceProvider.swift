@@ -36,16 +36,20 @@ final class SoftTokenDeviceProvider: DeviceProvider {
         }
     }
 
+    /// Loads and attaches the token under the lock: the keys are listed from two threads during a ceremony (its
+    /// own and the `KeyWatch`), and a file loaded twice would be two tokens for one state file.
     private func attach(_ path: String) -> String? {
-        if let known = attached.withLock({ $0[path] }) { return known }
-        do {
-            let devicePath = SoftTokenDevice.attach(try SoftToken(stateFile: path))
-            attached.withLock { $0[path] = devicePath }
-            log.warn("SoftToken \(path) attached as \(devicePath): a software authenticator for development and tests only")
-            return devicePath
-        } catch {
-            log.error("cannot load SoftToken \(path) (a software authenticator for development and tests only): \(error)")
-            return nil
+        attached.withLock { attached in
+            if let known = attached[path] { return known }
+            do {
+                let devicePath = SoftTokenDevice.attach(try SoftToken(stateFile: path))
+                attached[path] = devicePath
+                log.warn("SoftToken \(path) attached as \(devicePath): a software authenticator for development and tests only")
+                return devicePath
+            } catch {
+                log.error("cannot load SoftToken \(path) (a software authenticator for development and tests only): \(error)")
+                return nil
+            }
         }
     }
 }

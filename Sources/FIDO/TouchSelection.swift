@@ -25,6 +25,8 @@ public enum TouchSelection {
                 }
             }
         }
-        throw FIDOError(code: FIDOError.receiveFailed, function: "touch selection: no key answered")
+        // Every key stopped answering: pulled out (the request then waits for a key again), or broken.
+        let gone = devices.allSatisfy { !$0.isPresent }
+        throw FIDOError(code: gone ? FIDOError.deviceRemoved : FIDOError.receiveFailed, function: "touch selection: no key answered")
     }
 }

@@ -1,0 +1,149 @@
+import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Synchronization
+import Threading
+import WebAuthn
+
+/// Follows the keys while a ceremony uses the one it chose, as Chromium keeps discovering keys for the whole
+/// request (device/fido/fido_request_handler_base.cc: AuthenticatorAdded, AuthenticatorRemoved):
+/// - the chosen key pulled out while the request waits for its touch: the ceremony starts over from finding a key
+///   ("insert-key"), until its deadline;
+/// - pulled out once its PIN was asked for: the PIN prompt closes and the request ends with NotAllowedError, as
+///   Chromium ends it with kAuthenticatorRemovedDuringPINEntry (device/fido/make_credential_request_handler.cc and
+///   get_assertion_request_handler.cc, `AuthenticatorRemoved`);
+/// - another key plugged in while the chosen one waits for its touch and no PIN was asked for: the chosen key's
+///   request is cancelled and the ceremony starts over, so every key blinks and the one touched first wins
+///   (Chromium dispatches the request to a key that appears while it is in kWaitingForTouch, and to none after a
+///   key was selected for its PIN).
+///
+/// The watch runs on a thread of its own, polling the provider as the wait for an inserted key does
+/// (`DeviceSelector.pollInterval`); listing keys opens none, so it does not disturb the libfido2 thread's request.
+final class KeyWatch: @unchecked Sendable {
+    /// What to do with a failed attempt of the ceremony.
+    enum Outcome: Equatable {
+        case fail
+        /// The key was pulled out after its PIN was asked for.
+        case failRemovedDuringPIN
+        /// Find a key again and run the ceremony on it (the reason, for the log).
+        case startOver(String)
+    }
+
+    private struct State {
+        var deadline: Date?
+        var chosen: Device?
+        /// The keys listed when `chosen` was chosen: any other one is a key plugged in since.
+        var known: Set<String> = []
+        var promptsAtChoice = 0
+        var joined = false
+        var ended = false
+    }
+
+    private let controller: CeremonyController
+    private let provider: any DeviceProvider
+    private let log: HostLog
+    private let pollInterval: TimeInterval
+    private let condition = Condition()
+    private var state = State()
+
+    /// The error a ceremony fails with when its key was pulled out (`Device.awaitingTheUser`).
+    static let removed = ErrorMapping.webAuthnError(
+        for: FIDOError(code: FIDOError.deviceRemoved, function: "key watch"), cancelled: false, timedOut: false)
+
+    init(controller: CeremonyController, provider: any DeviceProvider, log: HostLog, pollInterval: TimeInterval) {
+        self.controller = controller
+        self.provider = provider
+        self.log = log
+        self.pollInterval = pollInterval
+    }
+
+    func start() {
+        startDetachedThread(name: "key-watch") { [self] in
+            while let snapshot = nextLook() {
+                if let chosen = snapshot.chosen { look(at: chosen, snapshot) }
+            }
+        }
+    }
+
+    func end() {
+        condition.withLock {
+            state.ended = true
+            condition.broadcast()
+        }
+    }
+
+    /// The ceremony's deadline: the first attempt's, kept when it starts over.
+    func deadline(_ proposed: Date) -> Date {
+        condition.withLock {
+            if let deadline = state.deadline { return deadline }
+            state.deadline = proposed
+            return proposed
+        }
+    }
+
+    /// The ceremony chose `device` among the keys at `listed`.
+    func chose(_ device: Device, listed: Set<String>) {
+        let prompts = controller.promptsOpened
+        condition.withLock {
+            state.chosen = device
+            state.known = listed
+            state.promptsAtChoice = prompts
+            state.joined = false
+        }
+    }
+
+    func outcome(after error: WebAuthnError) -> Outcome {
+        let prompts = controller.promptsOpened, cancelled = controller.isCancelled
+        return condition.withLock {
+            defer { state.chosen = nil; state.joined = false }
+            guard let chosen = state.chosen, !cancelled else { return .fail }
+            if state.joined { return .startOver("another key was plugged in while \(chosen.location.path) waited for its touch") }
+            guard !chosen.isPresent else { return .fail }
+            if prompts > state.promptsAtChoice { return .failRemovedDuringPIN }
+            return error == Self.removed ? .startOver("\(chosen.location.path) was removed while it waited for its touch") : .fail
+        }
+    }
+
+    /// Waits one poll interval; nil once the watch ended.
+    private func nextLook() -> State? {
+        condition.withLock {
+            let until = Date().addingTimeInterval(pollInterval)
+            while !state.ended, Date() < until { _ = condition.wait(until: until) }
+            return state.ended ? nil : state
+        }
+    }
+
+    private func look(at chosen: Device, _ snapshot: State) {
+        let listed = Set(provider.locations().map(\.path))
+        guard chosen.isPresent, listed.contains(chosen.location.path) else {
+            // A PIN prompt for a key that is gone waits for nothing: close it now, not when the PIN is typed.
+            if controller.dismissPrompt() {
+                log.info("\(chosen.location.path) was removed during PIN entry; the PIN prompt is closed", request: controller.id)
+            }
+            return
+        }
+        guard !listed.subtracting(snapshot.known).isEmpty, controller.promptsOpened == snapshot.promptsAtChoice else { return }
+        if !snapshot.joined {
+            condition.withLock { state.joined = true }
+            log.info("another key was plugged in while \(chosen.location.path) waits for its touch; every key will be asked", request: controller.id)
+        }
+        // Repeated at every look until the ceremony starts over: a key ignores a cancel while no request is pending.
+        chosen.cancel()
+    }
+}
+
+/// The watch of the ceremony in progress, found by the selector when the ceremony asks for a key.
+final class KeyWatches: Sendable {
+    private let watches = Mutex<[String: KeyWatch]>([:])
+
+    subscript(id: String) -> KeyWatch? {
+        get { watches.withLock { $0[id] } }
+    }
+
+    func set(_ watch: KeyWatch?, for id: String) {
+        watches.withLock { $0[id] = watch }
+    }
+}
