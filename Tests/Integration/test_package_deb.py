@@ -1,7 +1,8 @@
 """scripts/package.sh deb, checked from the package itself (docs/release.md, "The Debian package"): control fields
-and Depends, no maintainer scripts, the exact file list, host manifests pointing at the installed host for every
-supported browser, the man page, lintian clean but for the explained overrides, a reproducible build, and a
-`dpkg --root` install whose host says VERSION, then remove and purge leaving no file behind.
+and Depends, no maintainer scripts, the exact file list (staged by install.sh --system --root), host manifests
+pointing at the installed host for every supported browser, the browser policies, the man page, lintian clean but
+for the explained overrides, a reproducible build, and a `dpkg --root` install whose host says VERSION, then
+remove or purge leaving no file behind (the package has no conffile).
 
 The package needs a release host built with --static-swift-stdlib (a debug build links the Swift runtime from the
 toolchain, which no Debian package provides, so dpkg-shlibdeps cannot name a dependency for it). That build takes
@@ -29,6 +30,8 @@ CHROMIUM_DIRS = ["etc/chromium/native-messaging-hosts", "etc/opt/chrome/native-m
                  "etc/opt/edge/native-messaging-hosts"]
 FIREFOX_DIRS = ["usr/lib/mozilla/native-messaging-hosts", "usr/lib/librewolf/native-messaging-hosts"]
 SUBCOMMANDS = ["host", "token", "devices", "doctor", "log", "bench"]
+FIREFOX_POLICIES = ["usr/lib/firefox-esr/distribution/policies.json", "usr/lib/firefox/distribution/policies.json"]
+CHROMIUM_POLICY = f"etc/chromium/policies/managed/{PRODUCT}.json"
 
 
 def release_host():
@@ -104,7 +107,8 @@ def test_file_list_is_exactly_the_layout(deb):
                 f"usr/share/doc/{PRODUCT}/changelog.gz", f"usr/share/man/man1/{PRODUCT}.1.gz",
                 f"usr/share/lintian/overrides/{PRODUCT}", f"{SHARE[1:]}/webauthn-bridge.xpi",
                 f"{SHARE[1:]}/webauthn-bridge.crx", f"{SHARE[1:]}/chromium-id.txt",
-                f"{SHARE[1:]}/native-messaging-hosts/webauthn_bridge.json"}
+                f"{SHARE[1:]}/native-messaging-hosts/webauthn_bridge.json", f"{SHARE[1:]}/updates.xml",
+                f"{SHARE[1:]}/policies/chromium-managed.json", CHROMIUM_POLICY, *FIREFOX_POLICIES}
     expected |= {f"{d}/webauthn_bridge.json" for d in CHROMIUM_DIRS + FIREFOX_DIRS}
     expected |= {f"{SHARE[1:]}/extension/{f}" for f in extension_files()}
     assert files == expected
@@ -131,6 +135,22 @@ def test_host_manifests_name_the_installed_host_for_every_browser(deb):
     m = json.loads(contents[chromium[1:]])
     assert (m["name"], m["path"], m["type"]) == ("webauthn_bridge", HOST, "stdio")
     assert set(m["allowed_origins"]) == {f"chrome-extension://{crx_id}/", f"chrome-extension://{repo_id}/"}
+
+
+def test_policies_install_the_packaged_extension(deb):
+    out, path = deb
+    infos, contents = deb_members(path)
+    crx_id = (out / "chromium-id.txt").read_text().strip()
+    assert infos[CHROMIUM_POLICY].issym() and infos[CHROMIUM_POLICY].linkname == f"{SHARE}/policies/chromium-managed.json"
+    chromium = json.loads(contents[f"{SHARE[1:]}/policies/chromium-managed.json"])
+    assert chromium == {"ExtensionInstallForcelist": [f"{crx_id};file://{SHARE}/updates.xml"]}
+    updates = contents[f"{SHARE[1:]}/updates.xml"].decode()
+    assert f"appid='{crx_id}'" in updates and f"file://{SHARE}/webauthn-bridge.crx" in updates
+    assert f"version='{VERSION}'" in updates
+    assert not [n for n in infos if n.startswith("etc/firefox")]   # an administrator's file, never ours
+    for path in FIREFOX_POLICIES:
+        firefox = json.loads(contents[path])["policies"]["ExtensionSettings"]["webauthn-bridge@webauthn-bridge"]
+        assert firefox == {"installation_mode": "force_installed", "install_url": f"file://{SHARE}/webauthn-bridge.xpi"}
 
 
 def test_man_page_is_the_commands_own_help(deb):
@@ -198,7 +218,7 @@ def test_install_runs_the_host_then_removal_leaves_nothing(deb, tmp_path, remova
     assert len(files_outside_dpkg_db(root)) > 40
     removed = dpkg(root, removal, PRODUCT)
     assert removed.returncode == 0, removed.stderr
-    assert files_outside_dpkg_db(root) == []
     status = subprocess.run(["dpkg-query", f"--admindir={root}/var/lib/dpkg", "-W", "-f=${db:Status-Status}", PRODUCT],
                             capture_output=True, text=True)
+    assert files_outside_dpkg_db(root) == []
     assert status.stdout in ("", "not-installed")                # no conffiles kept, even after a plain remove

@@ -3,19 +3,27 @@
 # .xpi and .crx first). Usage: build-deb.sh VERSION DIST [HOST_BINARY]
 # Without HOST_BINARY it makes the release build install.sh makes (swift build -c release --static-swift-stdlib).
 #
-# Layout (docs/release.md, "The Debian package"):
-#   /usr/libexec/webauthn-bridge/webauthn-bridge       the host (stripped), where install.sh puts it under its
-#                                                        prefix; /usr/bin/webauthn-bridge links to it
-#   /usr/lib/mozilla/native-messaging-hosts/…           Firefox, Firefox ESR        (host manifests, real files)
+# The system-wide layout is staged by install.sh --system --root (the same files a source install puts in place),
+# then adjusted for dpkg (docs/release.md, "The Debian package"):
+#   /usr/libexec/webauthn-bridge/webauthn-bridge        the host, stripped; /usr/bin/webauthn-bridge links to it
+#   /usr/lib/mozilla/native-messaging-hosts/…           Firefox, Firefox ESR   (host manifests)
 #   /usr/lib/librewolf/native-messaging-hosts/…         LibreWolf
-#   /etc/chromium/native-messaging-hosts/…              Chromium                    (symlinks to /usr/share: a file
-#   /etc/opt/chrome/native-messaging-hosts/…            Chrome, Brave, Vivaldi       in /etc would be a conffile,
-#   /etc/opt/edge/native-messaging-hosts/…              Edge                         which `apt remove` leaves)
-#   /usr/share/webauthn-bridge/                          .xpi, .crx, its chromium-id.txt, the unpacked extension,
-#                                                        the Chromium host manifest the /etc links point to
+#   /etc/chromium/native-messaging-hosts/…              Chromium                (symlinks into /usr/share: a plain
+#   /etc/opt/chrome/native-messaging-hosts/…            Chrome, Brave, Vivaldi   file in /etc must be a conffile,
+#   /etc/opt/edge/native-messaging-hosts/…              Edge                     which `apt remove` leaves behind)
+#   /etc/chromium/policies/managed/webauthn-bridge.json Chromium's install policy (symlink, our own file name)
+#   /usr/lib/firefox-esr/distribution/policies.json      Firefox's install policy, in the installation's
+#   /usr/lib/firefox/distribution/policies.json          distribution directory instead of install.sh's
+#                                                        /etc/firefox/policies/policies.json: that one file may be
+#                                                        an administrator's (dpkg would replace it, or adopt it as a
+#                                                        conffile and delete it on purge); Firefox reads the
+#                                                        distribution file only when /etc has none
+#   /usr/share/webauthn-bridge/                          .xpi, .crx, chromium-id.txt, updates.xml, the unpacked
+#                                                        extension, the files the /etc links point to
 #   /usr/share/man/man1/webauthn-bridge.1.gz             generated from the command's own help
 # No maintainer scripts: nothing runs at install or removal, and dpkg removes every file it installed.
 set -euo pipefail
+umask 022
 
 version=${1:?version}
 dist=${2:?dist directory}
@@ -35,7 +43,6 @@ changelog_version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$here/changelog")
 for f in "webauthn-bridge-$version.xpi" "webauthn-bridge-$version.crx" chromium-id.txt; do
   [[ -f $dist/$f ]] || die "$dist/$f missing: run scripts/package.sh xpi crx first"
 done
-crx_id=$(tr -d '[:space:]' <"$dist/chromium-id.txt")
 
 if [[ -z $host_binary ]]; then
   build=(swift build -c release --static-swift-stdlib --product "$PRODUCT" --package-path "$repo")
@@ -51,41 +58,48 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root="$stage/root"
 
-# --- the host ----------------------------------------------------------------------------------------------------
-install -d -m 0755 "$root/usr/libexec/$PRODUCT" "$root/usr/bin"
-strip --strip-unneeded --remove-section=.comment -o "$root$HOST_PATH" "$host_binary"
-chmod 0755 "$root$HOST_PATH"
+# --- the system-wide layout, as install.sh --system puts it in place ---------------------------------------------
+"$repo/install.sh" --system --root "$root" --prefix /usr --host-binary "$host_binary" \
+  --xpi "$dist/webauthn-bridge-$version.xpi" --crx "$dist/webauthn-bridge-$version.crx" \
+  --browser firefox --browser firefox-esr --browser librewolf --browser chromium --browser google-chrome \
+  --browser brave --browser vivaldi --browser microsoft-edge >"$stage/install.log" 2>&1 \
+  || { cat "$stage/install.log" >&2; die "install.sh --system --root failed"; }
+rm -f "$root/usr/libexec/$PRODUCT/installed-files"   # install.sh's own uninstall record: dpkg keeps its own
+[[ -x $root$HOST_PATH ]] || die "install.sh did not stage $HOST_PATH"
+strip --strip-unneeded --remove-section=.comment "$root$HOST_PATH"
+install -d -m 0755 "$root/usr/bin"
 ln -s "../libexec/$PRODUCT/$PRODUCT" "$root/usr/bin/$PRODUCT"
 
-# --- host manifests ----------------------------------------------------------------------------------------------
-# The Chromium one lets both ids start the host: the CRX's (policy installs) and the unpacked extension's, whose
-# id comes from manifest.json's "key" (extension/chromium-id.txt), for "Load unpacked" of /usr/share/…/extension.
-host_manifest() {  # KIND OUT
-  python3 - "$repo/manifests/$1.json.in" "$2" "$HOST_PATH" "$crx_id" "$(tr -d '[:space:]' <"$repo/extension/chromium-id.txt")" <<'PY'
-import json, sys
-template, out, host_path, *ids = sys.argv[1:]
-m = json.loads(open(template).read().replace("@HOST_PATH@", host_path).replace("@CHROMIUM_ID@", ids[0]))
-if "allowed_origins" in m:
-    m["allowed_origins"] = [f"chrome-extension://{i}/" for i in dict.fromkeys(ids)]
-with open(out, "w") as f:
-    f.write(json.dumps(m, indent=2) + "\n")
-PY
+# link_from_etc ETC_PATH SHARE_PATH: the file install.sh wrote at ETC_PATH moves to SHARE_PATH (one copy for
+# identical files) and ETC_PATH becomes a symlink to it.
+link_from_etc() {
+  local etc=$1 share=$2
+  [[ -f $root$etc ]] || die "install.sh did not stage $etc"
+  if [[ -f $root$share ]]; then
+    cmp -s "$root$etc" "$root$share" || die "$etc differs from $share, which another /etc file links to"
+    rm -f "$root$etc"
+  else
+    install -d -m 0755 "$(dirname "$root$share")"
+    mv "$root$etc" "$root$share"
+  fi
+  ln -s "$share" "$root$etc"
 }
-for dir in usr/lib/mozilla/native-messaging-hosts usr/lib/librewolf/native-messaging-hosts; do
-  install -d -m 0755 "$root/$dir"
-  host_manifest firefox "$root/$dir/webauthn_bridge.json"
+for dir in /etc/chromium /etc/opt/chrome /etc/opt/edge; do
+  link_from_etc "$dir/native-messaging-hosts/webauthn_bridge.json" "$SHARE/native-messaging-hosts/webauthn_bridge.json"
 done
-install -d -m 0755 "$root$SHARE/native-messaging-hosts"
-host_manifest chromium "$root$SHARE/native-messaging-hosts/webauthn_bridge.json"
-for dir in etc/chromium/native-messaging-hosts etc/opt/chrome/native-messaging-hosts etc/opt/edge/native-messaging-hosts; do
-  install -d -m 0755 "$root/$dir"
-  ln -s "$SHARE/native-messaging-hosts/webauthn_bridge.json" "$root/$dir/webauthn_bridge.json"
+link_from_etc /etc/chromium/policies/managed/$PRODUCT.json "$SHARE/policies/chromium-managed.json"
+readonly FIREFOX_ETC_POLICIES=/etc/firefox/policies/policies.json
+[[ -f $root$FIREFOX_ETC_POLICIES ]] || die "install.sh did not stage $FIREFOX_ETC_POLICIES"
+for dir in /usr/lib/firefox-esr/distribution /usr/lib/firefox/distribution; do
+  install -d -m 0755 "$root$dir"
+  install -m 0644 "$root$FIREFOX_ETC_POLICIES" "$root$dir/policies.json"
 done
+rm -f "$root$FIREFOX_ETC_POLICIES"
+rmdir "$root/etc/firefox/policies" "$root/etc/firefox"
+unknown=$(find "$root/etc" -type f)
+[[ -z $unknown ]] || die "install.sh staged files in /etc that this script does not know what to do with: $unknown"
 
-# --- the extension -----------------------------------------------------------------------------------------------
-install -m 0644 "$dist/webauthn-bridge-$version.xpi" "$root$SHARE/webauthn-bridge.xpi"
-install -m 0644 "$dist/webauthn-bridge-$version.crx" "$root$SHARE/webauthn-bridge.crx"
-install -m 0644 "$dist/chromium-id.txt" "$root$SHARE/chromium-id.txt"
+# --- the unpacked extension (for "Load unpacked" and temporary add-ons, with the development id) -------------------
 python3 - "$repo/packaging" "$repo/extension" "$root$SHARE/extension" <<'PY'
 import os, shutil, sys
 sys.path.insert(0, sys.argv[1])
