@@ -69,3 +69,17 @@ def test_uninstall_removes_every_staged_file_and_chromium_then_drops_the_extensi
         # policy and the .xpi are gone); install.sh says where to remove it. Fails, as a reminder, if that changes.
         assert "Firefox keeps the add-on" in said and "about:addons" in said
         assert browser.install_source() == POLICY_SOURCE["firefox"]
+
+
+def test_a_profile_that_existed_before_the_install_gets_the_extension_at_its_next_start(browser):
+    browser.browser.close()
+    assert [p for p in browser.stage.rglob("*") if not p.is_dir()] == []   # uninstalled by the test before
+    browser.profile = browser.workdir / f"{browser.kind}-profile-used-before"
+    browser.start_browser(wait=False)   # a user's profile, made before any policy
+    browser.browser.open(browser.site_origin + "/index.html")
+    assert browser.call(OVERRIDE_ACTIVE_JS) is False
+    browser.browser.close()
+    browser.install()
+    browser.start_browser()   # fails unless the extension serves the page
+    assert browser.install_source() == POLICY_SOURCE[browser.kind]
+    assert_verified(browser.rp("register", username=browser.new_user("existing")), "registration")

@@ -69,11 +69,11 @@ class PolicySession(BrowserSession):
         if problem:
             raise AssertionError(f"no throwaway root for the policy files on this machine: {problem}")
         self.stage = self.workdir / "root"
-        xpi, crx, self.crx_id = package_extension(self.workdir / "dist")
-        self.install_output = run_install_sh(
-            "--system", "--root", str(self.stage), "--prefix", PREFIX, "--host-binary", str(host_binary),
-            "--xpi", str(xpi), "--crx", str(crx), "--browser", "chromium" if self.kind == "chromium" else "firefox-esr",
-            home=self.home).stdout
+        self.profile = self.workdir / f"{self.kind}-profile"
+        self.host_binary = host_binary
+        self.packages = package_extension(self.workdir / "dist")
+        self.crx_id = self.packages[2]
+        self.install()
         create_token(self.stage / PREFIX.lstrip("/") / "libexec/webauthn-bridge/webauthn-bridge", self.token,
                      *token_args, env=self.env)
         if self.kind == "chromium":
@@ -84,6 +84,14 @@ class PolicySession(BrowserSession):
             config.write_text(json.dumps({"allowedExtensions": [self.crx_id]}))
         self.start_browser(firefox_prefs)
 
+    def install(self) -> None:
+        """install.sh --system into the scratch root, for this session's browser."""
+        xpi, crx, _ = self.packages
+        self.install_output = run_install_sh(
+            "--system", "--root", str(self.stage), "--prefix", PREFIX, "--host-binary", str(self.host_binary),
+            "--xpi", str(xpi), "--crx", str(crx), "--browser", "chromium" if self.kind == "chromium" else "firefox-esr",
+            home=self.home).stdout
+
     def start_browser(self, firefox_prefs=None, wait: bool = True):
         """Starts the browser on this session's profile in the throwaway root, no extension flag, and (wait) waits
         until the extension it installed by policy serves the test page."""
@@ -91,11 +99,10 @@ class PolicySession(BrowserSession):
         self.timed = False   # the ceremony medians are the other modules' business
         if self.kind == "chromium":
             # A restart on the same profile: the last run's port file would send Chromium() to a dead port.
-            (self.workdir / "chromium-profile/DevToolsActivePort").unlink(missing_ok=True)
-            self.browser = Chromium(self.workdir, self.env, None, self.workdir / "chromium-profile", launcher=launcher)
+            (self.profile / "DevToolsActivePort").unlink(missing_ok=True)
+            self.browser = Chromium(self.workdir, self.env, None, self.profile, launcher=launcher)
         else:
-            self.browser = Firefox(self.workdir, self.env, None, self.workdir / "firefox-profile", firefox_prefs,
-                                   launcher=launcher)
+            self.browser = Firefox(self.workdir, self.env, None, self.profile, firefox_prefs, launcher=launcher)
         self.front_tab = self.browser.tab
         self.opened_once = False
         if not wait:
@@ -132,7 +139,7 @@ class PolicySession(BrowserSession):
                 self.browser.close_tab(tab)
                 self.browser.activate(self.front_tab)
             return next((e["location"] for e in extensions if e["id"] == self.crx_id), None)
-        record = self.workdir / "firefox-profile/extensions.json"
+        record = self.profile / "extensions.json"
         deadline = time.monotonic() + timeout   # Firefox writes it a moment after the install
         while time.monotonic() < deadline:
             try:
