@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from bridge import create_token, host_binary
-from rp import ORIGIN, creation_options, verify_registration
+from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
 # A simulated user who touches only after a minute: far beyond any answer a test waits for.
 UNTOUCHED = ("--presence", "delay:60000")
@@ -122,6 +122,30 @@ def test_a_key_unplugged_while_waiting_for_its_touch_is_waited_for_again(launch,
     expect_credential_made_on(token, host, challenge)
 
 
+def test_a_key_unplugged_while_a_sign_in_waits_for_its_touch_signs_in_once_plugged_back(launch, tmp_path):
+    token = create_token(tmp_path / "key.state")
+    host = launch(token)
+    options, challenge = creation_options()
+    reply, _ = host.request({"id": "c-0", "type": "create", "origin": ORIGIN, "options": options})
+    registered = verify_registration(reply["credential"], challenge)
+    host.close()
+    saved = token.read_text()  # the key as it is, to plug back in with the user touching at once
+    state = json.loads(saved)
+    state["configuration"]["presence"] = {"delay": {"milliseconds": 60000}}
+    token.write_text(json.dumps(state))
+
+    host = launch(token)
+    options, challenge = request_options(allow=[registered.credential_id])
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "touch")
+    os.remove(token)
+    wait_for_status(host, "g-1", "insert-key")
+    token.write_text(saved)
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "result", reply
+    verify_authentication(reply["credential"], challenge, registered.credential_public_key, 0)
+
+
 def test_another_key_can_be_used_after_the_first_was_unplugged(launch, tmp_path):
     first, second = tmp_path / "first.state", tmp_path / "second.state"
     host, challenge = waiting_for_the_touch(launch, first, second)
@@ -184,6 +208,15 @@ def test_a_key_plugged_in_while_another_waits_for_its_touch_can_be_touched_and_w
     wait_for_status(host, "c-1", "select-key")  # both keys blink now
     expect_credential_made_on(plugged, host, challenge)
     assert credentials_on(waiting) == []
+
+
+def test_a_key_plugged_in_while_a_u2f_key_waits_for_its_touch_joins(launch, tmp_path):
+    # libfido2 cannot cancel the U2F key's request: the host interrupts it (U2FInterruption) to ask every key.
+    waiting, plugged = tmp_path / "u2f.state", tmp_path / "plugged.state"
+    host, challenge = waiting_for_the_touch(launch, waiting, plugged, presence=("--profile", "u2f-only", *UNTOUCHED))
+    create_token(plugged, "--presence", "delay:300")
+    wait_for_status(host, "c-1", "select-key")
+    expect_credential_made_on(plugged, host, challenge)
 
 
 def test_the_key_that_waited_first_can_still_be_touched_and_wins(launch, tmp_path):
