@@ -83,3 +83,17 @@ def test_a_profile_that_existed_before_the_install_gets_the_extension_at_its_nex
     browser.start_browser()   # fails unless the extension serves the page
     assert browser.install_source() == POLICY_SOURCE[browser.kind]
     assert_verified(browser.rp("register", username=browser.new_user("existing")), "registration")
+
+
+def test_firefox_esr_reads_policies_from_its_distribution_directory_as_a_package_would_ship_them(browser):
+    if browser.kind != "firefox":
+        pytest.skip("Firefox's distribution directory")
+    browser.browser.close()
+    browser.uninstall()
+    distribution = "/usr/share/firefox-esr/distribution/policies.json"   # /usr/lib/firefox-esr/distribution links here
+    browser.install("--firefox-policies", distribution)
+    assert (browser.stage / distribution.lstrip("/")).is_file() and not (browser.stage / "etc/firefox").exists()
+    browser.profile = browser.workdir / "firefox-profile-distribution"
+    browser.start_browser()
+    assert browser.install_source() == POLICY_SOURCE["firefox"]
+    assert_verified(browser.rp("register", username=browser.new_user("distribution")), "registration")

@@ -84,13 +84,13 @@ class PolicySession(BrowserSession):
             config.write_text(json.dumps({"allowedExtensions": [self.crx_id]}))
         self.start_browser(firefox_prefs)
 
-    def install(self) -> None:
+    def install(self, *extra: str) -> None:
         """install.sh --system into the scratch root, for this session's browser."""
         xpi, crx, _ = self.packages
         self.install_output = run_install_sh(
             "--system", "--root", str(self.stage), "--prefix", PREFIX, "--host-binary", str(self.host_binary),
             "--xpi", str(xpi), "--crx", str(crx), "--browser", "chromium" if self.kind == "chromium" else "firefox-esr",
-            home=self.home).stdout
+            *extra, home=self.home).stdout
 
     def start_browser(self, firefox_prefs=None, wait: bool = True):
         """Starts the browser on this session's profile in the throwaway root, no extension flag, and (wait) waits
