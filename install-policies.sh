@@ -27,7 +27,8 @@ find_packages() {
   fi
   xpi=${xpi:-$default_xpi}
   crx=${crx:-$default_crx}
-  if ((dry_run)) && [[ ! -f $crx ]]; then crx_id=${crx_id:-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa}; return 0; fi
+  # A dry run cannot read the id of a CRX it has not built: the text stands in for it.
+  if ((dry_run)) && [[ ! -f $crx ]]; then crx_id=${crx_id:-'<the id of the CRX package.sh makes>'}; return 0; fi
   [[ -f $xpi ]] || die "--xpi: no such file: $xpi (scripts/package.sh xpi makes it)"
   [[ -f $crx ]] || die "--crx: no such file: $crx (scripts/package.sh crx makes it)"
   xpi=$(realpath -- "$xpi")

@@ -421,7 +421,12 @@ say ""
 say "Host installed: $host_path"
 if ((policy_chromium)); then
   say "Chromium installs the extension from $CHROMIUM_POLICY_DIR/$PRODUCT.json at its next start (see chrome://policy)."
-elif ((${#names_by_kind_chromium[@]})); then
+  # Only Chromium's policy is written (the one measured): the other Chromium-family browsers load it by hand.
+  for i in "${!names_by_kind_chromium[@]}"; do
+    [[ ${names_by_kind_chromium[$i]} != Chromium ]] || unset 'names_by_kind_chromium[i]'
+  done
+fi
+if ((${#names_by_kind_chromium[@]})); then
   say "In $(join "${names_by_kind_chromium[@]}"): open chrome://extensions, turn on Developer mode, click \"Load unpacked\""
   say "  and choose $REPO/extension"
 fi
