@@ -125,7 +125,7 @@ extension SoftToken {
         case .msg where u2fEnabled:
             if connection.pending != nil { abandonPending(on: connection) }
             connection.outbox.removeAll()
-            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: executeU2F(payload))
+            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: withSharedStateFile { executeU2F(payload) })
         case .cbor where state.configuration.ctap2:
             // A new command supersedes one the host gave up on (e.g. after a libfido2 timeout), and an answer it
             // never read (e.g. the KEEPALIVE_CANCEL of a fido_dev_cancel sent after that timeout) is dropped, so
@@ -141,7 +141,7 @@ extension SoftToken {
             connection.responseFault = fault.response
             if let status = fault.status { return sendCBOR([status], channel: channel, on: connection) }
             if fault.response == .untouched { return parkUntouched(payload, channel: channel, on: connection) }
-            switch execute(payload, userTouched: false) {
+            switch withSharedStateFile({ execute(payload, userTouched: false) }) {
             case .response(let response):
                 sendCBOR(response, channel: channel, on: connection)
             case .awaitingUser(let milliseconds):
@@ -234,7 +234,7 @@ extension SoftToken {
     func settleIfDue(_ connection: DeviceConnection) {
         guard let pending = connection.pending, Date() >= pending.touchAt else { return }
         abandonPending(on: connection)
-        switch execute(pending.message, userTouched: true) {
+        switch withSharedStateFile({ execute(pending.message, userTouched: true) }) {
         case .response(let response): sendCBOR(response, channel: pending.channel, on: connection)
         case .awaitingUser: sendCBOR([CTAPStatus.other.rawValue], channel: pending.channel, on: connection)
         }

@@ -32,11 +32,14 @@ public final class SoftToken: @unchecked Sendable {
     /// The fault file's text the plan came from (`FaultPlanFile`), nil when none did.
     var faultFileText: String?
     var transport = TransportState()
+    /// The token's files as this process last read or wrote them (see `withSharedStateFile`).
+    var filesSeen: StateFilesFingerprint
 
     init(path: String, state: TokenState, journalSize: Int? = nil) throws(SoftTokenError) {
         self.path = path
         self.state = state
         self.store = StateStore(path: path, journalSize: journalSize, generation: state.counterGeneration)
+        self.filesSeen = StateFilesFingerprint(path)
         do { self.session = try SessionState() } catch { throw .crypto(error.description) }
     }
 
@@ -57,6 +60,7 @@ public final class SoftToken: @unchecked Sendable {
         if configuration.attestation == .certificate || configuration.u2f { try state.makeAttestationCertificate() }
         let token = try SoftToken(path: path, state: state)
         try token.store.save(&token.state)  // also removes a journal or counter file an earlier token left here
+        token.filesSeen = StateFilesFingerprint(path)
         return token
     }
 
