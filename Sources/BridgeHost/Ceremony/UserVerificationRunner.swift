@@ -92,7 +92,7 @@ struct UserVerificationRunner {
         if case .cancelled = error {
             return controller.isCancelled ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
         }
-        log.error("PIN prompt failed: \(error)", request: controller.id)
+        log.error("\(error)", request: controller.id)  // PromptError says what failed: "PIN prompt failed: …", "no PIN prompt available: …"
         return WebAuthnError(name: .notAllowed, message: "The PIN prompt could not be shown.")
     }
 }
