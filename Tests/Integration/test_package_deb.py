@@ -30,7 +30,7 @@ CHROMIUM_DIRS = ["etc/chromium/native-messaging-hosts", "etc/opt/chrome/native-m
                  "etc/opt/edge/native-messaging-hosts"]
 FIREFOX_DIRS = ["usr/lib/mozilla/native-messaging-hosts", "usr/lib/librewolf/native-messaging-hosts"]
 SUBCOMMANDS = ["host", "token", "devices", "doctor", "log", "bench"]
-FIREFOX_POLICIES = ["usr/lib/firefox-esr/distribution/policies.json", "usr/lib/firefox/distribution/policies.json"]
+FIREFOX_POLICIES = ["usr/share/firefox-esr/distribution/policies.json"]   # read when /etc/firefox has none
 CHROMIUM_POLICY = f"etc/chromium/policies/managed/{PRODUCT}.json"
 
 

@@ -12,12 +12,11 @@
 #   /etc/opt/chrome/native-messaging-hosts/…            Chrome, Brave, Vivaldi   file in /etc must be a conffile,
 #   /etc/opt/edge/native-messaging-hosts/…              Edge                     which `apt remove` leaves behind)
 #   /etc/chromium/policies/managed/webauthn-bridge.json Chromium's install policy (symlink, our own file name)
-#   /usr/lib/firefox-esr/distribution/policies.json      Firefox's install policy, in the installation's
-#   /usr/lib/firefox/distribution/policies.json          distribution directory instead of install.sh's
-#                                                        /etc/firefox/policies/policies.json: that one file may be
-#                                                        an administrator's (dpkg would replace it, or adopt it as a
-#                                                        conffile and delete it on purge); Firefox reads the
-#                                                        distribution file only when /etc has none
+#   /usr/share/firefox-esr/distribution/policies.json    Firefox ESR's install policy (install.sh --firefox-policies),
+#                                                        not /etc/firefox/policies/policies.json: that one file may
+#                                                        be an administrator's (dpkg would replace it, or adopt it
+#                                                        as a conffile and delete it on purge); Firefox ESR reads
+#                                                        the distribution file only when /etc has none
 #   /usr/share/webauthn-bridge/                          .xpi, .crx, chromium-id.txt, updates.xml, the unpacked
 #                                                        extension, the files the /etc links point to
 #   /usr/share/man/man1/webauthn-bridge.1.gz             generated from the command's own help
@@ -33,6 +32,9 @@ repo=$(cd "$here/../.." && pwd)
 readonly PRODUCT=webauthn-bridge
 readonly HOST_PATH=/usr/libexec/$PRODUCT/$PRODUCT
 readonly SHARE=/usr/share/$PRODUCT
+# Debian's firefox-esr links /usr/lib/firefox-esr/distribution to this directory: the real path, so that dpkg
+# records the file where it is.
+readonly FIREFOX_POLICIES=/usr/share/firefox-esr/distribution/policies.json
 die() { echo "build-deb.sh: $*" >&2; exit 1; }
 
 for tool in dpkg-deb dpkg-shlibdeps strip gzip python3; do
@@ -61,6 +63,7 @@ root="$stage/root"
 # --- the system-wide layout, as install.sh --system puts it in place ---------------------------------------------
 "$repo/install.sh" --system --root "$root" --prefix /usr --host-binary "$host_binary" \
   --xpi "$dist/webauthn-bridge-$version.xpi" --crx "$dist/webauthn-bridge-$version.crx" \
+  --firefox-policies "$FIREFOX_POLICIES" \
   --browser firefox --browser firefox-esr --browser librewolf --browser chromium --browser google-chrome \
   --browser brave --browser vivaldi --browser microsoft-edge >"$stage/install.log" 2>&1 \
   || { cat "$stage/install.log" >&2; die "install.sh --system --root failed"; }
@@ -88,14 +91,7 @@ for dir in /etc/chromium /etc/opt/chrome /etc/opt/edge; do
   link_from_etc "$dir/native-messaging-hosts/webauthn_bridge.json" "$SHARE/native-messaging-hosts/webauthn_bridge.json"
 done
 link_from_etc /etc/chromium/policies/managed/$PRODUCT.json "$SHARE/policies/chromium-managed.json"
-readonly FIREFOX_ETC_POLICIES=/etc/firefox/policies/policies.json
-[[ -f $root$FIREFOX_ETC_POLICIES ]] || die "install.sh did not stage $FIREFOX_ETC_POLICIES"
-for dir in /usr/lib/firefox-esr/distribution /usr/lib/firefox/distribution; do
-  install -d -m 0755 "$root$dir"
-  install -m 0644 "$root$FIREFOX_ETC_POLICIES" "$root$dir/policies.json"
-done
-rm -f "$root$FIREFOX_ETC_POLICIES"
-rmdir "$root/etc/firefox/policies" "$root/etc/firefox"
+[[ -f $root$FIREFOX_POLICIES ]] || die "install.sh did not stage $FIREFOX_POLICIES"
 unknown=$(find "$root/etc" -type f)
 [[ -z $unknown ]] || die "install.sh staged files in /etc that this script does not know what to do with: $unknown"
 
