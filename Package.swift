@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Module graph (arrows point one way only):
-//   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, SoftToken, Threading}
+//   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, Threading}
+//   webauthn-bridge → SoftToken  (SoftTokenDeviceProvider: BridgeHost reaches keys only through FIDO's DeviceProvider)
 //   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
 //   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken}  (the demo command)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → Secrets;  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "Prompts", dependencies: ["Secrets"]),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
         .target(name: "BridgeHost", dependencies: [
-            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "CBOR", "Cryptography", "Threading",
+            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "CBOR", "Cryptography", "Threading",
         ]),
         // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
         .target(name: "Benchmark", dependencies: [

@@ -7,12 +7,16 @@ import Foundation
 import Glibc
 import NativeMessaging
 import Prompts
-import SoftToken
+
+/// Makes the key source for the SoftToken state files a configuration names. The executable supplies it: the host
+/// reaches keys only through the `DeviceProvider` seam and does not link SoftToken.
+public typealias SoftTokenProviding = @Sendable (_ paths: [String], _ log: HostLog) -> any DeviceProvider
 
 /// What runs when a browser launches the host: configuration, the caller check, the log, the key
-/// source (USB keys, or a SoftToken when configured), the PIN prompt, then the request loop.
+/// source (USB keys, or SoftTokens when configured), the PIN prompt, then the request loop.
 public enum HostMode {
-    public static func run(_ launch: LaunchContext, environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
+    public static func run(_ launch: LaunchContext, softTokens: SoftTokenProviding,
+                           environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
         signal(SIGPIPE, SIG_IGN)  // a closed browser pipe must surface as a write error, not kill the host
         let configuration: HostConfiguration
         do { configuration = try HostConfiguration.load(environment: environment) } catch {
@@ -28,7 +32,7 @@ public enum HostMode {
             log.error("refusing to serve extension \"\(launch.extensionID ?? "")\": this host was not installed for it")
             return 1
         }
-        let devices = deviceProvider(configuration, log: log)
+        let devices = deviceProvider(configuration, log: log, softTokens: softTokens)
         let prompt = PromptSelector.select(environment: environment, configuredProgram: configuration.pinentryProgram)
         var libfido2Trace: FIDOLibrary.LogSink?
         if log.enabled(.trace) {
@@ -42,11 +46,12 @@ public enum HostMode {
     }
 
     /// USB keys, or the configured SoftTokens — never both, so a test can never reach a real key.
-    static func deviceProvider(_ configuration: HostConfiguration, log: HostLog) -> any DeviceProvider {
+    static func deviceProvider(_ configuration: HostConfiguration, log: HostLog,
+                               softTokens: SoftTokenProviding) -> any DeviceProvider {
         guard let setting = configuration.softTokenPath else { return USBDeviceProvider() }
         let paths = setting.split(separator: ":").map(String.init)
         log.warn("SoftToken selected by configuration (\(paths.joined(separator: ", "))): a software authenticator for development and tests only")
-        return SoftTokenDeviceProvider(paths: paths, log: log)
+        return softTokens(paths, log)
     }
 
     static func describe(_ launch: LaunchContext) -> String {

@@ -21,7 +21,7 @@ func parentDirectory(of path: String) -> String {
 }
 
 /// The last component of a path ("c" for "/a/b/c").
-func fileName(of path: String) -> String {
+public func fileName(of path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
 }
 

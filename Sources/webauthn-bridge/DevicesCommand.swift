@@ -18,7 +18,7 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         let configuration = try HostConfiguration.load()
         let log = HostLog(path: configuration.logFile, level: configuration.logLevel)
-        let reports = DeviceReport.all(configuration: configuration, log: log)
+        let reports = DeviceReport.all(configuration: configuration, log: log, softTokens: SoftTokenDeviceProvider.make)
         if json {
             print(JSONValue.array(reports.map(\.json)).serializedString)
         } else if reports.isEmpty {

@@ -24,7 +24,7 @@ struct WebAuthnBridgeCommand: ParsableCommand {
         // Before anything else: no PIN typed later may end up in a core file.
         CoreDumps.disable()
         if let launch = LaunchContext.browserLaunch(arguments: CommandLine.arguments) {
-            Glibc.exit(HostMode.run(launch))
+            Glibc.exit(HostMode.run(launch, softTokens: SoftTokenDeviceProvider.make))
         }
         main(nil)
     }
@@ -36,6 +36,6 @@ struct HostCommand: ParsableCommand {
         commandName: "host", abstract: "Serve native-messaging frames on stdin/stdout, as a browser would launch it.")
 
     func run() throws {
-        throw ExitCode(HostMode.run(.direct))
+        throw ExitCode(HostMode.run(.direct, softTokens: SoftTokenDeviceProvider.make))
     }
 }

@@ -11,8 +11,9 @@ public struct DeviceReport: Sendable {
     /// Why the key could not be opened, when it could not.
     public let problem: String?
 
-    public static func all(configuration: HostConfiguration, log: HostLog) -> [DeviceReport] {
-        let provider = HostMode.deviceProvider(configuration, log: log)
+    public static func all(configuration: HostConfiguration, log: HostLog,
+                           softTokens: SoftTokenProviding) -> [DeviceReport] {
+        let provider = HostMode.deviceProvider(configuration, log: log, softTokens: softTokens)
         let thread = FIDOThread(logSink: nil)
         return thread.sync { provider.locations().map(report) }
     }

@@ -1,3 +1,4 @@
+import BridgeHost
 import FIDO
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,7 +11,10 @@ import Synchronization
 /// SoftTokens named by configuration, presented to ceremonies the way USB keys are: a state file that exists
 /// is a key plugged in, one that does not (yet) is a key not inserted. Several files (separated by ":") are
 /// several keys, which exercises touch-to-select. For development and tests only; every use is logged.
+/// It lives in the executable, which hands `make` to the host (`HostMode.run`), so BridgeHost never links SoftToken.
 final class SoftTokenDeviceProvider: DeviceProvider {
+    static let make: SoftTokenProviding = { paths, log in SoftTokenDeviceProvider(paths: paths, log: log) }
+
     let paths: [String]
     let log: HostLog
     /// State file path → libfido2 path of the attached token.
