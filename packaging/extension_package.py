@@ -59,6 +59,10 @@ def store_manifest(manifest, store):
         # Firefox runs background.scripts (an event page); it has no extension service workers.
         background.pop("service_worker", None)
         m["permissions"] = [p for p in m.get("permissions", []) if p not in CHROMIUM_ONLY_PERMISSIONS]
+        # AMO refuses new add-ons without a data-collection declaration (since 2025-11-03). The extension sends
+        # nothing off the machine (only to the local native host), so it declares none, unless the source says more.
+        gecko = m.setdefault("browser_specific_settings", {}).setdefault("gecko", {})
+        gecko.setdefault("data_collection_permissions", {"required": ["none"]})
     elif store == "chromium":
         # Chromium warns that background.scripts needs manifest version 2, and gecko settings are unknown to it.
         background.pop("scripts", None)

@@ -44,7 +44,9 @@ def extension_files() -> set[str]:
     files = set()
     for path in (REPO / "extension").rglob("*"):
         rel = path.relative_to(REPO / "extension").as_posix()
-        if path.is_file() and not rel.startswith("tests/") and rel != "chromium-id.txt":
+        development = rel.startswith("tests/") or rel == "chromium-id.txt" or ".test." in path.name
+        hidden = any(part.startswith(".") for part in rel.split("/")) or path.suffix == ".md"
+        if path.is_file() and not development and not hidden:
             files.add(rel)
     return files
 
@@ -97,12 +99,17 @@ def test_xpi_holds_exactly_the_extension_with_the_firefox_manifest(built):
     assert m["background"]["scripts"] == SOURCE_MANIFEST["background"]["scripts"]
     assert "webAuthenticationProxy" not in m["permissions"]     # a Chromium-only API
     assert m["browser_specific_settings"]["gecko"]["id"] == "webauthn-bridge@webauthn-bridge"
+    source_gecko = SOURCE_MANIFEST["browser_specific_settings"]["gecko"]
+    assert m["browser_specific_settings"]["gecko"]["data_collection_permissions"] == \
+        source_gecko.get("data_collection_permissions", {"required": ["none"]})   # AMO requires a declaration
     assert m["version"] == VERSION
     for script in m["background"]["scripts"]:
         assert script in names
     # Nothing else changed.
-    rest = {k: v for k, v in SOURCE_MANIFEST.items() if k not in ("key", "background", "permissions")}
-    assert {k: v for k, v in m.items() if k not in ("background", "permissions")} == rest
+    rest = {k: v for k, v in SOURCE_MANIFEST.items() if k not in ("key", "background", "permissions", "browser_specific_settings")}
+    assert {k: v for k, v in m.items() if k not in ("background", "permissions", "browser_specific_settings")} == rest
+    assert {k: v for k, v in m["browser_specific_settings"]["gecko"].items() if k != "data_collection_permissions"} == \
+        {k: v for k, v in source_gecko.items() if k != "data_collection_permissions"}
 
 
 def test_chromium_zip_holds_exactly_the_extension_with_the_web_store_manifest(built):
