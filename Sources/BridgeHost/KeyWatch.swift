@@ -99,12 +99,22 @@ final class KeyWatch: @unchecked Sendable {
         let prompts = controller.promptsOpened, cancelled = controller.isCancelled
         return condition.withLock {
             defer { state.chosen = nil; state.joined = false }
-            guard let chosen = state.chosen, !cancelled else { return .fail }
-            if state.joined { return .startOver("another key was plugged in while \(chosen.location.path) waited for its touch") }
-            guard !chosen.isPresent else { return .fail }
-            if prompts > state.promptsAtChoice { return .failRemovedDuringPIN }
-            return error == Self.removed ? .startOver("\(chosen.location.path) was removed while it waited for its touch") : .fail
+            guard let chosen = state.chosen else { return .fail }
+            return Self.outcome(after: error, key: chosen.location.path, cancelled: cancelled, joined: state.joined,
+                                present: chosen.isPresent, pinAsked: prompts > state.promptsAtChoice)
         }
+    }
+
+    /// The rule: a page's abort ends everything; a key that joined while the chosen one waited for its touch makes
+    /// the ceremony start over; so does the chosen key pulled out then (the attempt failed on that), unless its PIN
+    /// was asked for, which ends the request.
+    static func outcome(after error: WebAuthnError, key: String, cancelled: Bool, joined: Bool, present: Bool,
+                        pinAsked: Bool) -> Outcome {
+        if cancelled { return .fail }
+        if joined { return .startOver("another key was plugged in while \(key) waited for its touch") }
+        if present { return .fail }
+        if pinAsked { return .failRemovedDuringPIN }
+        return error == removed ? .startOver("\(key) was removed while it waited for its touch") : .fail
     }
 
     /// Waits one poll interval; nil once the watch ended.
