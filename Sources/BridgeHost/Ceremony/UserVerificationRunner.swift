@@ -30,8 +30,7 @@ struct UserVerificationRunner {
             let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
             let notice = DeferredStatus(Self.waits(for: method), for: controller.id, on: replies)
             defer { notice.withdraw() }
-            // Rounded up: libfido2 must not give up before the deadline, or its FIDO_ERR_RX is not a timeout.
-            device.setTimeout(milliseconds: max(1, Int((deadline.timeIntervalSinceNow * 1000).rounded(.up))))
+            device.setTimeout(until: deadline)
             let started = ContinuousClock.now
             do {
                 let answer = try controller.using(device) { () throws(FIDOError) -> T in

@@ -30,7 +30,7 @@ enum AppIDExtension {
                          controller: CeremonyController, deadline: Date) throws(WebAuthnError) -> Bool {
         guard !credentials.isEmpty else { return false }
         let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: credentials, userPresence: false)
-        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+        device.setTimeout(until: deadline)
         do {
             let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
             return !found.isEmpty

@@ -17,7 +17,7 @@ extension AuthenticationCeremony {
         var probe = request
         probe.userPresence = false
         probe.extensions = AssertionExtensions()
-        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+        device.setTimeout(until: deadline)
         do {
             let found = try controller.using(device) { () throws(FIDOError) in try device.getAssertions(probe, pin: nil) }
             if let id = found.first?.credentialID, !id.isEmpty { return [id] }
@@ -45,7 +45,7 @@ extension AuthenticationCeremony {
     func readLargeBlob(_ inputs: AuthenticationExtensionInputs, _ chosen: Assertion, on device: Device,
                        deadline: Date) throws(WebAuthnError) -> JSONValue? {
         guard case .read? = inputs.largeBlob else { return nil }
-        device.setTimeout(milliseconds: max(1, Int(deadline.timeIntervalSinceNow * 1000)))
+        device.setTimeout(until: deadline)
         do {
             return try controller.using(device) { () throws(FIDOError) in
                 try LargeBlobExtension.perform(.read, key: chosen.largeBlobKey, on: device, pin: nil,
