@@ -61,10 +61,12 @@ let package = Package(
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
-        .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging"]),
+        // What several test targets share (Tests/TestSupport).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging", "TestSupport"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "Cryptography"]),
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
-        .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Secrets"]),
+        .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Secrets", "TestSupport"]),
         .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import NativeMessaging
+import TestSupport
 
 /// A pipe whose ends close themselves, so a failing test never leaves a peer blocked on the other end.
 final class Pipe: @unchecked Sendable {
@@ -53,19 +54,6 @@ final class Pipe: @unchecked Sendable {
         closeRead()
         closeWrite()
     }
-}
-
-/// A value shared between a test and its threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func with<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-    var current: Value { with { $0 } }
 }
 
 /// A real thread (blocking pipe I/O must not sit on the cooperative pool) with a bounded join.

@@ -2,19 +2,7 @@ import Foundation
 import Glibc
 @testable import Prompts
 import Secrets
-
-/// A value shared between a test and its threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func with<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-    var current: Value { with { $0 } }
-}
+import TestSupport
 
 /// Runs a blocking prompt call on its own thread while the test plays the user; every join has a deadline.
 final class Background<Value: Sendable>: @unchecked Sendable {
