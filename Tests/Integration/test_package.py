@@ -12,6 +12,7 @@ import re
 import shutil
 import struct
 import subprocess
+import time
 import zipfile
 from pathlib import Path
 
@@ -24,9 +25,14 @@ PACKAGE = REPO / "scripts" / "package.sh"
 SOURCE_MANIFEST = json.loads((REPO / "extension" / "manifest.json").read_text())
 
 
+# One SOURCE_DATE_EPOCH for the whole run: package.sh's default, the last commit's time, moves when someone
+# commits between two builds.
+EPOCH = str(int(time.time()))
+
+
 def run_package(*args, cwd_repo=REPO, check=True):
-    result = subprocess.run([str(cwd_repo / "scripts" / "package.sh"), *map(str, args)],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run([str(cwd_repo / "scripts" / "package.sh"), *map(str, args)], capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
     if check and result.returncode != 0:
         raise AssertionError(f"package.sh {' '.join(map(str, args))} failed:\n{result.stdout}\n{result.stderr}")
     return result

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -47,9 +48,14 @@ pytestmark = pytest.mark.skipif(release_host() is None, reason=(
     "(about 3 minutes on 2 cores)"))
 
 
+# One SOURCE_DATE_EPOCH for every build of this run: package.sh's default, the last commit's time, moves when
+# someone commits between two builds.
+EPOCH = str(int(time.time()))
+
+
 def build_deb(out):
     result = subprocess.run([REPO / "scripts" / "package.sh", "deb", "--host-binary", release_host(), "--out", out],
-                            capture_output=True, text=True, timeout=900)
+                            capture_output=True, text=True, timeout=900, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
     assert result.returncode == 0, result.stdout + result.stderr
     return out / f"{PRODUCT}_{VERSION}_amd64.deb"
 
