@@ -29,7 +29,10 @@ public func fuzzFrameReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// What a correct reader returns for a stream, call by call, up to its first terminal outcome.
 enum FrameModel {
-    enum Outcome: Equatable { case frame(InboundFrame), error(FrameError) }
+    enum Outcome: Equatable {
+        case frame(InboundFrame)
+        case error(FrameError)
+    }
 
     static func outcomes(of stream: [UInt8], limit: Int) -> [Outcome] {
         var out: [Outcome] = []

@@ -91,7 +91,8 @@ struct UserVerificationRunner {
         if case .cancelled = error {
             return controller.isCancelled ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
         }
-        log.error("\(error)", request: controller.id)  // PromptError says what failed: "PIN prompt failed: …", "no PIN prompt available: …"
+        // PromptError says what failed: "PIN prompt failed: …", "no PIN prompt available: …".
+        log.error("\(error)", request: controller.id)
         return WebAuthnError(name: .notAllowed, message: "The PIN prompt could not be shown.")
     }
 }
