@@ -249,3 +249,23 @@ def test_crx_key_given_fixes_the_id_and_a_second_build_keeps_it(tmp_path):
 def test_unknown_target_is_refused():
     result = run_package("tarball", check=False)
     assert result.returncode != 0 and "unknown argument: tarball" in result.stderr
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="chromium not installed (Tests/E2E/run.sh installs it)")
+def test_crx_has_the_layout_of_chromiums_own_packer(built, tmp_path):
+    """Chromium as the oracle: its --pack-extension, given the same key and files, writes the same header layout
+    (one RSA proof, signed_header_data), the same key and id, and a signature this test's verifier accepts."""
+    out, _ = built
+    unpacked = tmp_path / "ext"
+    with zipfile.ZipFile(out / f"webauthn-bridge-{VERSION}-chromium.zip") as z:
+        z.extractall(unpacked)
+    subprocess.run(["chromium", "--headless=new", "--no-sandbox", f"--user-data-dir={tmp_path / 'profile'}",
+                    f"--pack-extension={unpacked}", f"--pack-extension-key={out / 'throwaway-crx-key.pem'}"],
+                   capture_output=True, timeout=120, check=True)
+    theirs = parse_crx(tmp_path / "ext.crx")
+    ours = parse_crx(out / f"webauthn-bridge-{VERSION}.crx")
+    assert theirs[0] == ours[0] and theirs[2] == ours[2]         # public key, signed_header_data (crx_id)
+    assert len(theirs[1]) == len(ours[1])
+    assert openssl_verifies(theirs[0], theirs[1], crx_signed_bytes(theirs[2], theirs[3]), tmp_path)
+    with zipfile.ZipFile(tmp_path / "ext.crx") as z:            # a CRX is a zip with a prefix
+        assert sorted(n for n in z.namelist() if not n.endswith("/")) == sorted(extension_files())
