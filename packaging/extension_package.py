@@ -120,10 +120,22 @@ def _bytes_field(number, payload):
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
 
 
+RSA_ENCRYPTION_OID = bytes.fromhex("06092a864886f70d010101")   # 1.2.840.113549.1.1.1, in a SubjectPublicKeyInfo
+
+
+class CrxKeyError(Exception):
+    pass
+
+
 def public_key_der(key_pem):
-    """The SubjectPublicKeyInfo (DER) of the RSA key in key_pem."""
-    return subprocess.run(["openssl", "pkey", "-in", key_pem, "-pubout", "-outform", "DER"],
-                          check=True, capture_output=True).stdout
+    """The SubjectPublicKeyInfo (DER) of the RSA key in key_pem (PKCS#8 or PKCS#1 PEM)."""
+    result = subprocess.run(["openssl", "pkey", "-in", key_pem, "-pubout", "-outform", "DER"], capture_output=True)
+    if result.returncode != 0:
+        raise CrxKeyError(f"{key_pem} is not a private key openssl can read: {result.stderr.decode().strip()}")
+    # The header names the proof sha256_with_rsa: an EC key would make a CRX that claims one thing and holds another.
+    if RSA_ENCRYPTION_OID not in result.stdout[:32]:
+        raise CrxKeyError(f"{key_pem} is not an RSA key: the CRX's developer key must be RSA (openssl genpkey -algorithm RSA)")
+    return result.stdout
 
 
 def crx_id_bytes(public_der):
@@ -175,7 +187,14 @@ def main(argv):
     i = sub.add_parser("id")
     i.add_argument("--key", required=True)
     a = p.parse_args(argv)
+    try:
+        return run(a)
+    except CrxKeyError as e:
+        print(f"extension_package.py: {e}", file=sys.stderr)
+        return 1
 
+
+def run(a):
     if a.command == "manifest":
         with open(os.path.join(a.src, "manifest.json"), "rb") as f:
             print(json.dumps(store_manifest(json.load(f), a.store), indent=2, ensure_ascii=False))

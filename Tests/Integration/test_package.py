@@ -246,6 +246,21 @@ def test_crx_key_given_fixes_the_id_and_a_second_build_keeps_it(tmp_path):
     assert ids == [chromium_id(public_der)] * 2
 
 
+@pytest.mark.parametrize("kind", ["ec", "garbage"])
+def test_crx_key_that_is_not_rsa_is_refused(tmp_path, kind):
+    key = tmp_path / "key.pem"
+    if kind == "ec":
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
+                       check=True, capture_output=True)
+    else:
+        key.write_text("not a key\n")
+    result = run_package("crx", "--crx-key", key, "--out", tmp_path / "out", check=False)
+    assert result.returncode != 0
+    assert ("is not an RSA key" if kind == "ec" else "is not a private key") in result.stderr
+    assert not (tmp_path / "out" / f"webauthn-bridge-{VERSION}.crx").exists()
+    assert not (tmp_path / "out" / "chromium-id.txt").exists()
+
+
 def test_unknown_target_is_refused():
     result = run_package("tarball", check=False)
     assert result.returncode != 0 and "unknown argument: tarball" in result.stderr
