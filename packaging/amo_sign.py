@@ -82,8 +82,12 @@ class AMO:
             with urllib.request.urlopen(req, timeout=120) as resp:
                 data = resp.read()
                 return resp.status, (data if raw else json.loads(data or b"{}"))
+        except json.JSONDecodeError:
+            raise SigningError(f"{method} {url}: the reply is not JSON: {data[:200]!r}") from None
         except urllib.error.HTTPError as e:
             detail = e.read().decode(errors="replace")[:2000]
+            if e.code == 429:   # AMO throttles uploads per user, failed ones included: retrying makes it worse
+                detail += " (addons.mozilla.org throttles submissions: wait before trying again)"
             return e.code, {"_error": detail}
         except urllib.error.URLError as e:
             raise SigningError(f"cannot reach {url}: {e.reason}") from None

@@ -10,6 +10,7 @@ import hmac
 import io
 import json
 import os
+import socket
 import subprocess
 import threading
 import time
@@ -95,6 +96,8 @@ class FakeAMO:
 
     def route(self, method, path, headers, body):
         version_path = f"/api/v5/addons/addon/{GUID.replace('@', '%40')}/versions/"
+        if (method, path) == ("POST", "/api/v5/addons/upload/") and self.scenario == "html":
+            return 200, b"<html>maintenance</html>", "text/html"
         if (method, path) == ("POST", "/api/v5/addons/upload/"):
             message = BytesParser(policy=HTTP).parsebytes(
                 b"Content-Type: " + headers["Content-Type"].encode() + b"\r\n\r\n" + body)
@@ -221,3 +224,21 @@ def test_an_unsigned_download_is_refused(xpi, amo):
     amo.signed_bytes = unsigned.read_bytes()           # no META-INF: Mozilla did not sign it
     result = release(out, amo.base)
     assert result.returncode == 1 and "no META-INF/ signature" in result.stderr
+
+
+@pytest.mark.parametrize("amo", ["html"], indirect=True)
+def test_a_reply_that_is_not_json_is_reported(xpi, amo):
+    out, _ = xpi
+    result = release(out, amo.base)
+    assert result.returncode == 1 and "the reply is not JSON" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unreachable_amo_is_reported(xpi):
+    out, _ = xpi
+    with socket.socket() as s:                                 # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = release(out, f"http://127.0.0.1:{port}")
+    assert result.returncode == 1 and "cannot reach" in result.stderr
+    assert "Traceback" not in result.stderr
