@@ -91,6 +91,8 @@ class AMO:
             return e.code, {"_error": detail}
         except urllib.error.URLError as e:
             raise SigningError(f"cannot reach {url}: {e.reason}") from None
+        except OSError as e:   # a timeout or a reset during the reply
+            raise SigningError(f"{method} {url} failed: {e}") from None
 
     def poll(self, what, url, done):
         """GETs url until done(reply) returns non-None; the first try is at once, later ones poll_seconds apart."""
