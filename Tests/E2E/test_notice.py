@@ -258,10 +258,6 @@ def test_a_frames_request_names_the_frame_and_the_site_around_it(chooser, rp_ser
 
 
 def test_the_chooser_works_from_the_keyboard_and_escape_is_cancel(chooser):
-    if chooser.kind == "chromium":
-        # Seen twice (once on a quiet machine): CDP's Input.dispatchKeyEvent to the popup window never answered.
-        # Until that is understood, the keyboard path is proven in Firefox (and in node: prompt.test.mjs).
-        pytest.skip("CDP Input.dispatchKeyEvent to the security-key popup window can hang (open question)")
     session = chooser
     users = [session.new_user("keys") for _ in range(2)]
     for user in users:

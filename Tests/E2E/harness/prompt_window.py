@@ -10,7 +10,7 @@ the window manager would: the window goes away (windows.onRemoved in the extensi
 import json
 import time
 
-from .protocol import ProtocolError
+from .protocol import TargetClosed
 
 PAGE_PATH = "/prompt/prompt.html"
 
@@ -129,17 +129,22 @@ class ChromiumPromptWindow(PromptWindow):
     KEYS = {"Tab": ("Tab", 9, ""), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, "")}
 
     def press(self, *keys: str) -> None:
-        for key in keys:
+        """Presses and releases each key in turn. The last one may close the window (Escape, or Enter choosing an
+        account): Chromium then answers neither its key-down nor its key-up (TargetClosed), and the test learns
+        what the key did from the ceremony's outcome. An earlier key closing it is an error."""
+        for index, key in enumerate(keys):
             code, vk, text = self.KEYS[key]
             down = {"type": "keyDown" if text else "rawKeyDown", "key": key, "code": code, "windowsVirtualKeyCode": vk}
             if text:
                 down["text"] = text
-            self.browser.conn.call("Input.dispatchKeyEvent", down, session=self.handle)
+            up = {"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk}
             try:
-                self.browser.conn.call("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": code,
-                                                                  "windowsVirtualKeyCode": vk}, session=self.handle)
-            except ProtocolError:
-                return   # the key press ended the ceremony and the window closed before the key came up
+                for event in (down, up):
+                    self.browser.conn.call("Input.dispatchKeyEvent", event, session=self.handle)
+            except TargetClosed:
+                if index < len(keys) - 1:
+                    raise AssertionError(f"the security-key window closed at {key}, before {keys[index + 1:]}") from None
+                return
 
     def window_id(self):
         return self.browser.conn.call("Browser.getWindowForTarget", {"targetId": self.target_id})["windowId"]

@@ -3,6 +3,10 @@
 Both send {"id", "method", "params"} and answer with the same id; CDP adds "sessionId" for a target, BiDi puts
 errors in {"type": "error"}. Calls are synchronous and every one has a deadline; events that arrive while
 waiting are kept in order for wait_event().
+
+A CDP call on a target's session fails at once (TargetClosed) when that target goes away before it answers:
+Chromium then sends Target.detachedFromTarget and never the reply (seen with a key press that closes the
+window it was sent to), so waiting on would only end at the deadline.
 """
 import json
 import time
@@ -12,6 +16,13 @@ import websocket
 
 class ProtocolError(RuntimeError):
     pass
+
+
+class TargetClosed(ProtocolError):
+    """The CDP session's target closed (or was gone already) before the call answered."""
+
+
+SESSION_NOT_FOUND = -32001   # CDP's error code for a sessionId it no longer knows
 
 
 class Connection:
@@ -34,9 +45,13 @@ class Connection:
             if reply.get("id") != self.next_id:
                 if "method" in reply:
                     self.events.append(reply)
+                    if session and self._detached(reply, session):
+                        raise TargetClosed(f"{method}: the target closed before it answered (session {session})")
                 continue
             if "error" in reply:
-                raise ProtocolError(f"{method}: {reply['error']} {reply.get('message', '')}".strip())
+                error = reply["error"]
+                closed = session and isinstance(error, dict) and error.get("code") == SESSION_NOT_FOUND
+                raise (TargetClosed if closed else ProtocolError)(f"{method}: {error} {reply.get('message', '')}".strip())
             return reply.get("result", {})
 
     def wait_event(self, method: str, timeout: float = 30, predicate=lambda params: True) -> dict:
@@ -48,6 +63,11 @@ class Connection:
             reply = self._receive(deadline, f"event {method} (not seen in {timeout} s)")
             if "method" in reply:
                 self.events.append(reply)
+
+    @staticmethod
+    def _detached(event: dict, session: str) -> bool:
+        return (event["method"] == "Target.detachedFromTarget"
+                and event.get("params", {}).get("sessionId") == session)
 
     def _receive(self, deadline: float, what: str) -> dict:
         left = deadline - time.monotonic()
