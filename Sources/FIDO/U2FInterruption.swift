@@ -7,11 +7,12 @@ import Glibc
 /// libfido2 1.12 has no way to: `fido_dev_cancel` refuses a key without CTAP2 (U2F has no CTAPHID_CANCEL), and its
 /// U2F loops (`u2f_register`, `do_auth` and `send_dummy_register` in u2f.c) send the APDU again after every
 /// 0x6985 ("test of user presence required"), pausing 100 ms in `delay_ms` (usleep), until the key is touched.
-/// `fido_dev_set_timeout` does not end them either: once the budget is spent the pause and the reads get 0 ms and
-/// the loop goes on as long as the key answers in time. What does end them is a signal: the usleep of the pause and
-/// the ppoll of a hidraw read return EINTR, which libfido2 turns into FIDO_ERR_RX, leaving the loop. So a cancel
-/// sends this signal to the thread blocked in the request (only while it is, see `Device.awaitingTheUser`), again at
-/// every repetition of the cancel, since one that lands between two system calls changes nothing.
+/// `fido_dev_set_timeout` bounds them only at the request's timeout, and loosely: once the budget is spent the pause
+/// and the reads get 0 ms, and the loop goes on as long as the key answers that fast (a SoftToken does). What ends
+/// them at once is a signal: the usleep of the pause and the ppoll of a hidraw read return EINTR, which libfido2
+/// turns into FIDO_ERR_RX, leaving the loop. So a cancel sends this signal to the thread blocked in the request (only
+/// while it is, see `Device.awaitingTheUser`), again at every repetition of the cancel, since one that lands between
+/// two system calls changes nothing.
 ///
 /// This is what Chromium does in effect: its U2F operations (device/fido/u2f_register_operation.cc,
 /// u2f_sign_operation.cc) stop sending the APDU once cancelled; the key then stops blinking on its own.
