@@ -265,11 +265,17 @@ def test_the_chooser_works_from_the_keyboard_and_escape_is_cancel(chooser):
         assert registered.get("ok") and registered["verdict"]["verified"], registered
     PromptWindow.wait_gone(session.browser)  # see the chooser test
 
-    # Newest first: users[1] is the first button (focused), users[0] the second.
+    # Newest first: users[1] is the first button (focused), users[0] the second. Down and Up move between them
+    # and stop at either end; Tab moves on as well; Enter picks the focused one.
     start(session, "signIn", userVerification="preferred")
     window = PromptWindow.wait(session.browser)
     window.wait_for("document.documentElement.dataset.chooser === 'armed'")
-    assert window.evaluate("document.activeElement.innerText").startswith(users[1].title()), window.text()
+    focused = lambda: window.evaluate("document.activeElement.innerText")
+    assert focused().startswith(users[1].title()), window.text()
+    window.press("ArrowDown", "ArrowDown")
+    assert focused().startswith(users[0].title()), focused()
+    window.press("ArrowUp")
+    assert focused().startswith(users[1].title()), focused()
     window.press("Tab", "Enter")
     signed_in = result(session)
     assert signed_in.get("ok") and signed_in["verdict"]["username"] == users[0], signed_in

@@ -6,7 +6,8 @@
  * No page can reach this document: it is not web-accessible, so no page can frame it, and it is a window of
  * its own. Its buttons still take only trusted input (event.isTrusted), and none that comes within
  * ACTIVATION_DELAY_MS of the chooser appearing: a click or key press meant for the page, landing on a window
- * that just popped up, must not choose an account (Chromium's dialogs ignore input the same way).
+ * that just popped up, must not choose an account (Chromium's dialogs ignore input the same way). From the
+ * keyboard: the first account has the focus, Up/Down or Tab move it, Enter picks, Escape is Cancel.
  *
  * The extension owns every sentence the user reads; the host sends status codes and, at times, a detail.
  */
@@ -132,8 +133,21 @@
       if (event.isTrusted) port.postMessage({ kind: 'close' });
     }
 
+    /** Up/Down move between the accounts (stopping at either end); Tab still moves on to Cancel. */
+    function moveAmongAccounts(event, step) {
+      const buttons = [...el('accounts').querySelectorAll('button')];
+      const at = buttons.indexOf(doc.activeElement);
+      if (at < 0) return;
+      event.preventDefault(); // the arrow moves the focus, not the list's scroll position (focus() scrolls to it)
+      buttons[Math.min(buttons.length - 1, Math.max(0, at + step))].focus();
+    }
+
     el('close').addEventListener('click', close);
-    doc.addEventListener('keydown', (event) => { if (event.key === 'Escape') close(event); });
+    doc.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') close(event);
+      else if (event.key === 'ArrowDown') moveAmongAccounts(event, 1);
+      else if (event.key === 'ArrowUp') moveAmongAccounts(event, -1);
+    });
     // Back on screen after being hidden: input is held off again, as when the chooser first appeared.
     doc.addEventListener('visibilitychange', () => { if (doc.visibilityState === 'visible' && accountsShown) arm(); });
     return { render };

@@ -126,7 +126,8 @@ class ChromiumPromptWindow(PromptWindow):
                                                                 "clickCount": 1}, session=self.handle)
 
     # key name → (code, Windows virtual key code, text it types)
-    KEYS = {"Tab": ("Tab", 9, ""), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, "")}
+    KEYS = {"Tab": ("Tab", 9, ""), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, ""),
+            "ArrowUp": ("ArrowUp", 38, ""), "ArrowDown": ("ArrowDown", 40, "")}
 
     def press(self, *keys: str) -> None:
         """Presses and releases each key in turn. The last one may close the window (Escape, or Enter choosing an
@@ -188,7 +189,7 @@ class FirefoxPromptWindow(PromptWindow):
                 {"type": "pointerMove", "x": round(x), "y": round(y), "origin": "viewport"},
                 {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
 
-    KEYS = {"Tab": "\ue004", "Enter": "\ue007", "Escape": "\ue00c"}   # WebDriver key codes
+    KEYS = {"Tab": "\ue004", "Enter": "\ue007", "Escape": "\ue00c", "ArrowUp": "\ue013", "ArrowDown": "\ue015"}   # WebDriver's
 
     def press(self, *keys: str) -> None:
         actions = []
