@@ -121,9 +121,15 @@ class ChromiumPromptWindow(PromptWindow):
         return None if value is None else json.loads(value)
 
     def click_at(self, x: float, y: float) -> None:
+        """A click that may close the window (Close, Cancel, an account): as with press(), Chromium may then never
+        answer the button's release (TargetClosed); what the click did shows in the ceremony's outcome."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.browser.conn.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
-                                                                "clickCount": 1}, session=self.handle)
+            try:
+                self.browser.conn.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                                    "clickCount": 1}, session=self.handle)
+            except TargetClosed:
+                if kind != "mouseReleased":
+                    raise AssertionError(f"the security-key window closed at {kind}, before the click") from None
 
     # key name → (code, Windows virtual key code, text it types)
     KEYS = {"Tab": ("Tab", 9, ""), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, ""),
