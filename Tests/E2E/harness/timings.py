@@ -4,7 +4,7 @@ Recorded by every ceremony of a browser whose SoftToken answers at once, and by 
 (Chromium's own WebAuthn with its virtual authenticator, "chromium-own"), and printed at the end of the run
 with the bridge's medians as multiples of the baseline's. The first call of each browser is reported apart
 ("cold": port, host and token start-up). Nothing asserts on them: on the 2-core CI VM the noise is several
-times the signal (README.md, Performance).
+times the signal (docs/performance.md).
 """
 import statistics
 
