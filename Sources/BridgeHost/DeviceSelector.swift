@@ -13,6 +13,8 @@ struct DeviceSelector: Sendable {
     let provider: any DeviceProvider
     let log: HostLog
     let watches = KeyWatches()
+    /// What each key opened here can do, for `info` (which opens none).
+    let capabilities = KeyCapabilityCache.shared
     static let pollInterval: TimeInterval = 0.25
 
     /// Runs a ceremony (`attempt`) while its keys are watched, starting it over (with its first deadline) when
@@ -86,9 +88,12 @@ struct DeviceSelector: Sendable {
 
     private func openAll(_ locations: [DeviceLocation], request: String) -> (opened: [Device], unusable: [UnusableKey]) {
         var opened: [Device] = [], unusable: [UnusableKey] = []
+        capabilities.forget(allBut: locations)
         for location in locations {
             do {
-                opened.append(try Device.open(location))
+                let device = try Device.open(location)
+                capabilities.remember(device)
+                opened.append(device)
                 if location.isSoftware {
                     log.warn("using SoftToken \(location.path): a software authenticator for development and tests only, not a security key", request: request)
                 }

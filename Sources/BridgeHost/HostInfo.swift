@@ -2,15 +2,27 @@ import FIDO
 import WebAuthn
 
 /// The answer to an `info` request: what is running and what it can reach, for the extension's popup
-/// and for bug reports. Devices are listed from discovery only (no key is opened for this).
+/// and for bug reports. Devices are listed from discovery only (no key is opened for this); a key a ceremony has
+/// opened since it was plugged in also carries what it can do (`KeyCapabilityCache`).
 public enum HostInfo {
     public static let version = "0.1.0"
 
     public static func report(devices: any DeviceProvider, log: HostLog) -> JSONValue {
-        let list: [JSONValue] = devices.locations().map { d in
-            .object([("path", .string(d.path)), ("manufacturer", .string(d.manufacturer)), ("product", .string(d.product)),
-                     ("vendorId", .number(Double(d.vendorID))), ("productId", .number(Double(d.productID))),
-                     ("kind", .string(d.isSoftware ? "software token" : "security key"))])
+        report(devices: devices, log: log, seen: .shared)
+    }
+
+    /// `seen`: what the keys opened by a ceremony can do, the one thing `info` says about a key beyond discovery.
+    static func report(devices: any DeviceProvider, log: HostLog, seen: KeyCapabilityCache) -> JSONValue {
+        let locations = devices.locations()
+        let summaries = seen.summaries(listed: locations)
+        let list: [JSONValue] = locations.map { d in
+            var fields: [(String, JSONValue)] = [
+                ("path", .string(d.path)), ("manufacturer", .string(d.manufacturer)), ("product", .string(d.product)),
+                ("vendorId", .number(Double(d.vendorID))), ("productId", .number(Double(d.productID))),
+                ("kind", .string(d.isSoftware ? "software token" : "security key")),
+            ]
+            if let summary = summaries[d.path] { fields.append(("capabilities", .string(summary))) }
+            return .object(fields)
         }
         return .object([
             ("version", .string(version)),
