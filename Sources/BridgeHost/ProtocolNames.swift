@@ -37,6 +37,8 @@ public enum CeremonyStatus: String, CaseIterable, Sendable {
     case uv
     /// The PIN dialog is up.
     case pin
+    /// The PIN dialog is up to choose a first PIN: the site requires one and the key has none.
+    case setPIN = "set-pin"
     /// Updates a notice already shown: the key is working.
     case processing
     /// The account chooser (with `accounts`); the user's choice comes back as `select`.

@@ -86,9 +86,11 @@ def test_pin_is_set_up_when_uv_is_required_and_none_is_set(launch, tmp_path, pin
     env, answers, commands = pinentry
     answers("pin 24680", "pin 13579", "pin 24680", "pin 24680")
     host = launch(create_token(tmp_path / "t.state"), env=env)
-    reply, challenge, _ = create(host)
+    reply, challenge, statuses = create(host)
     assert reply["type"] == "result", reply
     verify_registration(reply["credential"], challenge, require_uv=True)
+    # A code only: the extension has the sentence for it.
+    assert [s for s in statuses if s["status"] == "set-pin"] == [{"id": "c-1", "type": "status", "status": "set-pin"}]
     # The mismatch was noticed and the user asked again.
     assert any(c.startswith("SETERROR") for c in commands())
     # The new PIN now guards the key.

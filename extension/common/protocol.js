@@ -27,6 +27,7 @@
     touch: 'touch',
     uv: 'uv',
     pin: 'pin',
+    setPin: 'set-pin',
     processing: 'processing',
     selectAccount: 'select-account',
   });

@@ -24,6 +24,7 @@
     'select-key': 'Touch the security key you want to use.',
     touch: 'Touch your security key.',
     pin: 'Enter your PIN in the dialog.',
+    'set-pin': 'This site requires a PIN. Choose a PIN for your security key in the dialog.',
     uv: 'Verify yourself on your security key (fingerprint or built-in PIN).',
     processing: 'Working with your security key…',
     'select-account': 'Choose an account to sign in with.',

@@ -9,6 +9,7 @@ const prompt = require('../prompt/prompt.js');
 test('a sentence for every status the host sends; unknown ones read as "working"', () => {
   assert.equal(prompt.statusText('touch'), 'Touch your security key.');
   assert.equal(prompt.statusText('pin'), 'Enter your PIN in the dialog.');
+  assert.equal(prompt.statusText('set-pin'), 'This site requires a PIN. Choose a PIN for your security key in the dialog.');
   assert.equal(prompt.statusText('insert-key'), 'Insert your security key.');
   assert.equal(prompt.statusText('select-key'), 'Touch the security key you want to use.');
   assert.equal(prompt.statusText('select-account'), 'Choose an account to sign in with.');

@@ -40,7 +40,7 @@ extension UserVerificationRunner {
     private func setUpPIN(on device: Device) throws(WebAuthnError) {
         guard let prompt else { return }
         let minimum = max(4, device.info.minPINLength)
-        replies.status(controller.id, .pin, detail: "This site requires a PIN. Choose a PIN for your security key in the dialog.")
+        replies.status(controller.id, .setPIN)
         log.info("the key has no PIN and the site requires one; asking the user to set a PIN (minimum \(minimum))", request: controller.id)
         let request = NewPINRequest(rpID: rpID, origin: origin, minimumLength: minimum)
         // The prompt's own buffer is what libfido2 is handed: no copy of the PIN is ever made.
