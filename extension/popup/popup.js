@@ -1,6 +1,7 @@
 /*
- * popup.js — the toolbar button's popup: whether the host serves (and its version), the security keys it sees,
- * the last requests (site, outcome, time) and a link to the options page.
+ * popup.js — the toolbar button's popup: whether the host serves (and its version), the security keys it sees
+ * (and what each one a ceremony has used can do), the last requests (site, outcome, time) and a link to the options
+ * page.
  *
  * It asks the background (background/main.js, message "bridge-status") and shows the answer: first the state the
  * background has, then again once the host has answered a fresh `info` (keys plugged in meanwhile). Every string
@@ -60,8 +61,9 @@
     return Number.isInteger(n) && n >= 0 ? n.toString(16).padStart(4, '0') : '????';
   }
 
-  /** A key's two lines: its name, then what it is (kind, maker, USB id), from the host's discovery. The host
-   *  names a SoftToken "… (software token for development and tests)": the kind is not said twice. */
+  /** A key's lines: its name, then what it is (kind, maker, USB id), from the host's discovery, then what it can do
+   *  (`capabilities`, the host's line for a key a ceremony has opened; '' until then). The host names a SoftToken
+   *  "… (software token for development and tests)": the kind is not said twice. */
   function keyLines(device) {
     const d = device && typeof device === 'object' ? device : {};
     const name = text(d.product) || text(d.path) || 'Unnamed key';
@@ -70,7 +72,7 @@
     if (text(d.manufacturer)) parts.push(text(d.manufacturer));
     if (d.vendorId || d.productId) parts.push(`USB ${hex4(d.vendorId)}:${hex4(d.productId)}`);
     if (text(d.path)) parts.push(text(d.path));
-    return { primary: name, secondary: parts.join(' · ') };
+    return { primary: name, secondary: parts.join(' · '), capabilities: text(d.capabilities) };
   }
 
   /** Who asked: the origin's host (and the site around a frame), never anything the page wrote. */
@@ -102,8 +104,9 @@
     return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
   }
 
-  /** One list item with a bold first line, a muted second line, and an optional time on the right. */
-  function item(doc, primary, secondary, { time = '', tone = '' } = {}) {
+  /** One list item with a bold first line, a muted second line, an optional third (`note`), and an optional time
+   *  on the right. */
+  function item(doc, primary, secondary, { time = '', tone = '', note = '' } = {}) {
     const li = doc.createElement('li');
     const row = doc.createElement('div');
     row.className = 'row';
@@ -122,6 +125,12 @@
     if (tone) second.dataset.outcome = tone;
     second.textContent = secondary;
     li.append(row, second);
+    if (note) {
+      const third = doc.createElement('div');
+      third.className = 'note';
+      third.textContent = note;
+      li.append(third);
+    }
     return li;
   }
 
@@ -149,7 +158,7 @@
     else if (devices.length === 0) keys.append(empty(doc, 'None plugged in.'));
     for (const device of summary.state === 'connected' && devices ? devices : []) {
       const lines = keyLines(device);
-      keys.append(item(doc, lines.primary, lines.secondary));
+      keys.append(item(doc, lines.primary, lines.secondary, { note: lines.capabilities }));
     }
 
     const list = doc.getElementById('requests');

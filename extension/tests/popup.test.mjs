@@ -163,14 +163,29 @@ test('a connected host: version, each key with what it is, each request with sit
   assert.deepEqual(doc.byId.requests.children.map((li) => li.all().find((e) => e.dataset.outcome).dataset.outcome), ['error', 'ok']);
 });
 
+test('a key a ceremony has used shows the host\'s capability line under its name; one not yet used shows none', () => {
+  const doc = popupDocument();
+  const line = 'CTAP 2.1, passkeys, PIN set, PRF, largeBlob, ES256/EdDSA';
+  const used = { ...INFO.devices[0], capabilities: line };
+  const fresh = { path: '/dev/hidraw4', product: 'Solo 2', kind: 'security key' };
+  popup.render(doc, { state: 'connected', info: { ...INFO, devices: [used, fresh] }, history: [] });
+  const [first, second] = doc.byId.keys.children;
+  assert.deepEqual(first.all().filter((e) => e.className === 'note').map((e) => e.textContent), [line]);
+  assert.equal(first.textContent, `YubiKey 5 NFCsecurity key · Yubico · USB 1050:0407 · /dev/hidraw3${line}`);
+  assert.equal(second.all().some((e) => e.className === 'note'), false, 'no empty line for a key not yet used');
+  assert.deepEqual(popup.keyLines(used), { primary: 'YubiKey 5 NFC', secondary: 'security key · Yubico · USB 1050:0407 · /dev/hidraw3', capabilities: line });
+  assert.equal(popup.keyLines({ ...fresh, capabilities: ['x'] }).capabilities, '', 'only text is shown');
+});
+
 test('hostile strings from a key or a stored entry stay text: no element is made from them', () => {
   const doc = popupDocument();
   const evil = '<img src=x onerror="alert(1)">';
-  popup.render(doc, { state: 'connected', info: { version: evil, devices: [{ product: evil, manufacturer: evil, kind: evil }] },
+  popup.render(doc, { state: 'connected', info: { version: evil, devices: [{ product: evil, manufacturer: evil, kind: evil, capabilities: evil }] },
     history: [{ time: 0, type: 'get', origin: evil, topOrigin: evil, outcome: 'error', detail: evil }] });
   const tags = [doc.byId.keys, doc.byId.requests, doc.byId.host].flatMap((el) => el.all()).map((e) => e.tagName);
   assert.equal(tags.includes('img'), false, tags.join());
   assert.ok(doc.byId.keys.textContent.startsWith(evil));
+  assert.ok(doc.byId.keys.textContent.endsWith(evil), 'the capability line too');
   assert.ok(doc.byId.requests.textContent.includes(`Sign in · ${evil} in ${evil}`));
   assert.ok(doc.byId.host.textContent.includes(evil));
 });
