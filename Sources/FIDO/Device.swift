@@ -117,12 +117,23 @@ public final class Device: @unchecked Sendable {
     public var supportsPermissions: Bool { fido_dev_supports_permissions(handle) }
     public var supportsCredentialProtection: Bool { fido_dev_supports_cred_prot(handle) }
 
+    /// Which plugging-in of a key this is: its path, and for a hidraw node the node's inode number, which devtmpfs
+    /// renews each time the node is made, so a key pulled out and plugged in again at a reused /dev/hidrawN is a new
+    /// plugging. Reinserting a key is its power cycle (what CTAP2_ERR_PIN_AUTH_BLOCKED asks for).
+    public var plugging: String {
+        guard location.path.hasPrefix("/dev/") else { return location.path }
+        var node = stat()
+        return stat(location.path, &node) == 0 ? "\(location.path)#\(node.st_ino)" : location.path
+    }
+
+    /// The PIN attempts the key has left before it is blocked for good (getPINRetries); 0 is blocked.
     public func pinRetries() throws(FIDOError) -> Int {
         var retries: Int32 = 0
         try FIDOError.check(fido_dev_get_retry_count(handle, &retries), "fido_dev_get_retry_count")
         return Int(retries)
     }
 
+    /// The built-in UV attempts the key has left (getUVRetries); 0 is blocked, and the PIN is the fallback.
     public func uvRetries() throws(FIDOError) -> Int {
         var retries: Int32 = 0
         try FIDOError.check(fido_dev_get_uv_retry_count(handle, &retries), "fido_dev_get_uv_retry_count")

@@ -10,7 +10,8 @@ import WebAuthn
 import Secrets
 
 /// Carries out the user-verification plan for one key operation: built-in UV first, the PIN when the
-/// plan (or a blocked built-in UV) calls for it, re-asking after a wrong PIN with the attempts left.
+/// plan (or a blocked built-in UV) calls for it, re-asking after a wrong PIN with the attempts left, and never
+/// asking for a PIN the key has blocked (+PINLock).
 struct UserVerificationRunner {
     let prompt: (any PINPrompt)?
     let controller: CeremonyController
@@ -39,10 +40,12 @@ struct UserVerificationRunner {
                     return try operation(pin, method == .builtIn)
                 }
                 log.info("phase key-answer: in \(RequestLoop.milliseconds(since: started)) ms (touch\(method == .none ? "" : " and verification") included)", request: controller.id)
+                noteAnswer(to: method, on: device, error: nil)
                 return answer
             } catch {
                 let cancelled = controller.isCancelled, timedOut = Date() >= deadline
                 if cancelled || timedOut { device.cancel() }
+                noteAnswer(to: method, on: device, error: error)
                 switch error.code {
                 case FIDOError.pinInvalid where method == .pin && !cancelled && !timedOut:
                     let left = (try? device.pinRetries()) ?? 0
@@ -69,11 +72,11 @@ struct UserVerificationRunner {
 
     private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> SecretBytes {
         if retryMessage == nil, let pin = pendingPIN.take() { return pin }
+        let attempts = try usablePINAttempts(on: device)
         guard let prompt else {
             log.error("this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)", request: controller.id)
             throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
         }
-        let attempts = try? device.pinRetries()
         replies.status(controller.id, .pin, detail: retryMessage)
         let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
         let started = ContinuousClock.now
