@@ -17,9 +17,8 @@
   // How long refreshInfo() waits for the host's answer before it settles for the one it has.
   const INFO_WAIT_MS = 5000;
 
-  function isPlainObject(v) {
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
+  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
+    : root.WebAuthnBridgeProtocol;
 
   /**
    * What a native-port disconnect means. If the host never answered on that port, it is not installed, not

@@ -20,11 +20,8 @@
     return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
   }
 
-  const { REQUEST, REPLY } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
+  const { REQUEST, REPLY, isPlainObject } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
 
-  function isPlainObject(v) {
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
 
   /** How long the background waits for the host before it gives up on a request. */
   function watchdogDelay(options) {

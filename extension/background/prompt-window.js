@@ -32,9 +32,8 @@
   // What the user must act on in the window itself: it comes to the front again if it went behind the tab.
   const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
 
-  function isPlainObject(v) {
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
+  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
+    : root.WebAuthnBridgeProtocol;
 
   /** Where to put the window: centred over the requesting tab's window, near its top; null lets the browser
    *  choose (the tab's window unknown). */

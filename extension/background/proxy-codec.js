@@ -23,9 +23,8 @@
   };
   const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-  function isPlainObject(v) {
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
+  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
+    : root.WebAuthnBridgeProtocol;
 
   /** Replaces the base64url string at `path` (and under every "*") with a binary marker, in place. */
   function markBinary(node, path) {

@@ -19,9 +19,8 @@
   const { originFromSender } = typeof module === 'object' && module && module.exports
     ? require('./admission.js') : root.WebAuthnBridgeAdmission;
 
-  function isPlainObject(v) {
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
+  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
+    : root.WebAuthnBridgeProtocol;
 
   /**
    * deps:

@@ -26,9 +26,7 @@
     return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
   }
 
-  function isPlainObject(v) {
-    return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
+  const { isPlainObject } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
 
   /**
    * The stateful part. deps:

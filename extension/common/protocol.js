@@ -3,6 +3,8 @@
  * (docs/protocol.md). docs/protocol-constants.json is their one list; extension/tests/protocol-constants.test.mjs
  * fails when this file says otherwise, as the host's ProtocolConstantsTests do for the Swift side.
  *
+ * Also the one check the background's files read frames with (isPlainObject).
+ *
  * Loaded where the host's frames are made or read, never in the page's own world: the background (before the
  * files that use it in background.scripts / importScripts) and the security-key window (prompt/prompt.html).
  * Exposes `WebAuthnBridgeProtocol` on that global, or module.exports under node.
@@ -58,7 +60,11 @@
   });
 
   /** publicKey.timeout: absent → the default, otherwise clamped to the bounds. One policy for both sides. */
-  const TIMEOUTS = Object.freeze({ defaultMilliseconds: 300000, minimumMilliseconds: 30000, maximumMilliseconds: 600000 });
+  const TIMEOUTS = Object.freeze({
+    defaultMilliseconds: 300000,
+    minimumMilliseconds: 30000,
+    maximumMilliseconds: 600000,
+  });
 
   /** The timeout a request runs under (ms): the host's rule, so a request waiting here expires as it would there. */
   function effectiveTimeout(options) {
@@ -66,7 +72,14 @@
     return Math.min(TIMEOUTS.maximumMilliseconds, Math.max(TIMEOUTS.minimumMilliseconds, t));
   }
 
-  const api = Object.freeze({ VERSION, REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout });
+  /** Whether a frame, or a member of one, is a JSON object (not null, not an array). */
+  function isPlainObject(value) {
+    return value !== null && typeof value === 'object' && !Array.isArray(value);
+  }
+
+  const api = Object.freeze({
+    VERSION, REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout, isPlainObject,
+  });
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.WebAuthnBridgeProtocol = api;
 })(globalThis);
