@@ -265,16 +265,17 @@ def test_the_chooser_works_from_the_keyboard_and_escape_is_cancel(chooser):
         assert registered.get("ok") and registered["verdict"]["verified"], registered
     PromptWindow.wait_gone(session.browser)  # see the chooser test
 
-    # Newest first: users[1] is the first button (focused), users[0] the second. Down and Up move between them
-    # and stop at either end; Tab moves on as well; Enter picks the focused one.
+    # Newest first: users[1] is the first button (focused), users[0] the second (the module's earlier tests left
+    # older accounts below them). Down and Up move between them, Up stops at the top; Tab moves on as well;
+    # Enter picks the focused one.
     start(session, "signIn", userVerification="preferred")
     window = PromptWindow.wait(session.browser)
     window.wait_for("document.documentElement.dataset.chooser === 'armed'")
     focused = lambda: window.evaluate("document.activeElement.innerText")
     assert focused().startswith(users[1].title()), window.text()
-    window.press("ArrowDown", "ArrowDown")
+    window.press("ArrowDown")
     assert focused().startswith(users[0].title()), focused()
-    window.press("ArrowUp")
+    window.press("ArrowUp", "ArrowUp")
     assert focused().startswith(users[1].title()), focused()
     window.press("Tab", "Enter")
     signed_in = result(session)
