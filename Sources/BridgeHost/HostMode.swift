@@ -28,7 +28,8 @@ public enum HostMode {
         }
         let log = HostLog(path: configuration.logFile, level: configuration.logLevel)
         log.info("host \(HostInfo.version) started by \(describe(launch)) (libfido2 \(FIDOLibrary.version), pid \(getpid()))")
-        guard ExtensionAllowList(extra: configuration.extraAllowedExtensions).permits(launch) else {
+        guard ExtensionAllowList(extra: configuration.extraAllowedExtensions)
+            .permits(launch, installedChromiumIDs: { InstalledExtensionIDs.ofRunningHost(log: log) }) else {
             log.error("refusing to serve extension \"\(launch.extensionID ?? "")\": this host was not installed for it")
             return 1
         }

@@ -28,7 +28,8 @@ public enum LaunchContext: Equatable, Sendable {
     }
 }
 
-/// The extensions this host serves: ours (both browsers' ids) plus any the user configured.
+/// The extensions this host serves: ours (both browsers' ids), any the user configured, and the Chromium ids the
+/// installation ships beside the binary (`permits(_:installedChromiumIDs:)`).
 public struct ExtensionAllowList: Sendable {
     /// Firefox id from extension/manifest.json `browser_specific_settings.gecko.id`.
     public static let firefoxID = "webauthn-bridge@webauthn-bridge"
@@ -44,5 +45,13 @@ public struct ExtensionAllowList: Sendable {
     public func permits(_ context: LaunchContext) -> Bool {
         guard let id = context.extensionID else { return true }
         return allowed.contains(id)
+    }
+
+    /// `permits`, or a Chromium caller whose id the installation ships (`installed`, read only when asked:
+    /// InstalledExtensionIDs), such as the CRX that install.sh --system has the browser install by policy.
+    public func permits(_ context: LaunchContext, installedChromiumIDs installed: () -> [String]) -> Bool {
+        if permits(context) { return true }
+        guard case .chromium(let id) = context else { return false }
+        return installed().contains(id)
     }
 }
