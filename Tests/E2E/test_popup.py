@@ -1,5 +1,5 @@
 """The toolbar popup (extension/popup/): after real ceremonies it shows the host serving, the SoftToken the host
-sees, and the requests with their outcomes, newest first.
+sees with what it can do, and the requests with their outcomes, newest first.
 
 A headless browser has no toolbar to click: the popup's page is opened in a tab. Chromium: the test navigates to
 chrome-extension://<id>/popup/popup.html (the id follows from the manifest's key). Firefox: WebDriver BiDi may not
@@ -20,7 +20,8 @@ READ_POPUP = """({
   host: document.getElementById('host').textContent,
   keys: [...document.querySelectorAll('#keys li')].map((li) => ({
     name: li.querySelector('.primary') ? li.querySelector('.primary').textContent : li.textContent,
-    what: li.querySelector('.secondary') ? li.querySelector('.secondary').textContent : '' })),
+    what: li.querySelector('.secondary') ? li.querySelector('.secondary').textContent : '',
+    can: li.querySelector('.note') ? li.querySelector('.note').textContent : '' })),
   requests: [...document.querySelectorAll('#requests li')].map((li) => ({
     what: li.querySelector('.primary') ? li.querySelector('.primary').textContent : li.textContent,
     outcome: li.querySelector('.outcome') ? li.querySelector('.outcome').textContent : '',
@@ -99,6 +100,9 @@ def test_the_popup_lists_the_softtoken_and_each_request_with_its_outcome(browser
     assert len(popup["keys"]) == 1, popup["keys"]
     assert popup["keys"][0]["name"].startswith("SoftToken"), popup["keys"]
     assert "software token" in popup["keys"][0]["name"], popup["keys"]    # the host's name for it says so
+    # The ceremonies opened it: the host's capability line, as `webauthn-bridge devices` words it.
+    assert re.fullmatch(r"CTAP 2\.1, passkeys, PIN (not )?set, PRF, largeBlob, ES256/EdDSA", popup["keys"][0]["can"]), \
+        popup["keys"]
 
     # Newest first; only what the bridge decided: the trusted origin, the type, the outcome.
     newest = popup["requests"][:4]
