@@ -112,3 +112,19 @@ def test_a_wrong_pin_with_attempts_left_is_still_asked_again(launch, tmp_path, p
     assert [s.get("detail") for s in statuses if s["status"] == "pin"] == [None, "Wrong PIN. 7 attempts left."]
     reply, _, _ = create(host, "c-2", **PLAIN)
     assert reply["type"] == "result", reply
+
+
+def test_built_in_uv_with_no_attempts_left_and_no_pin_fails_once_the_key_is_touched(launch, tmp_path):
+    # Chromium (AuthTokenRequester::OnGetUVRetries) reads getUVRetries first and, at 0 on a key without a PIN,
+    # fails only after a touch; the touch is delayed so that the host's wait for it shows as a status.
+    token = create_token(tmp_path / "t.state", "--uv", "--uv-fails", "--presence", "delay:300")
+    host = launch(token)
+    reply, _, _ = create(host, "c-1", **UV_REQUIRED)  # 8 failed fingerprints: built-in UV is blocked
+    assert_page_error(reply, "NotAllowedError")
+    assert snapshot(token)["uvRetries"] == 0
+    before = snapshot(token)
+    reply, statuses, _ = create(host, "c-2", **UV_REQUIRED)
+    assert re.search(r"^The security key's built-in user verification is blocked\.$", reply.get("detail", "")), reply
+    assert [s["status"] for s in statuses] == ["touch"], statuses
+    assert_survived(host, reply, name="NotAllowedError", token=token, before=before,
+                    log=[r"built-in user verification blocked \(0 attempts left\) and the key has no PIN: refusing once it is touched$"])

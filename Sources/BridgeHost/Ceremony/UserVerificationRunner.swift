@@ -11,7 +11,7 @@ import Secrets
 
 /// Carries out the user-verification plan for one key operation: built-in UV first, the PIN when the
 /// plan (or a blocked built-in UV) calls for it, re-asking after a wrong PIN with the attempts left, and never
-/// asking for a PIN the key has blocked (+PINLock).
+/// asking for a PIN or built-in UV the key has blocked (+Locks).
 struct UserVerificationRunner {
     let prompt: (any PINPrompt)?
     let controller: CeremonyController
@@ -25,7 +25,7 @@ struct UserVerificationRunner {
     /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
     func run<T>(on device: Device, method: UserVerificationMethod, deadline: Date,
                 _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
-        var method = method
+        var method = try methodAfterReadingUVRetries(method, on: device, deadline: deadline)
         var retryMessage: String?
         while true {
             let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
@@ -52,7 +52,7 @@ struct UserVerificationRunner {
                     log.info("wrong PIN entered; \(left) attempts left", request: controller.id)
                     retryMessage = "Wrong PIN. \(left) attempt\(left == 1 ? "" : "s") left."
                 case FIDOError.uvBlocked where method == .builtIn && device.hasPIN:
-                    log.info("built-in user verification blocked; falling back to the PIN", request: controller.id)
+                    logFallbackToPIN()
                     method = .pin
                 case FIDOError.uvInvalid where method == .builtIn:
                     log.info("built-in user verification failed; asking again", request: controller.id)

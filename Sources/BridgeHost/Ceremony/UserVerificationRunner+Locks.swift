@@ -1,4 +1,9 @@
 import FIDO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Synchronization
 import WebAuthn
 
@@ -40,6 +45,31 @@ extension UserVerificationRunner {
         }
         throw ErrorMapping.webAuthnError(
             for: FIDOError(code: lock, function: "fido_dev_get_retry_count"), cancelled: false, timedOut: false)
+    }
+
+    /// The method to try, once the key's built-in UV attempts are read. As Chromium (AuthTokenRequester::
+    /// OnGetUVRetries), built-in UV with no attempts left is not tried: a key with a PIN falls back to it, one
+    /// without fails once it was touched, so the page learns nothing of the key before the user acted.
+    func methodAfterReadingUVRetries(
+        _ method: UserVerificationMethod, on device: Device,
+        deadline: Date
+    ) throws(WebAuthnError) -> UserVerificationMethod {
+        guard method == .builtIn, (try? device.uvRetries()) == 0 else { return method }
+        if device.hasPIN {
+            logFallbackToPIN()
+            return .pin
+        }
+        log.info(
+            "built-in user verification blocked (0 attempts left) and the key has no PIN: refusing once it is touched",
+            request: controller.id)
+        try controller.collectTouch(on: device, replies: replies, deadline: deadline)
+        throw ErrorMapping.webAuthnError(
+            for: FIDOError(code: FIDOError.uvBlocked, function: "fido_dev_get_uv_retry_count"), cancelled: false,
+            timedOut: false)
+    }
+
+    func logFallbackToPIN() {
+        log.info("built-in user verification blocked; falling back to the PIN", request: controller.id)
     }
 
     /// Keeps the record of keys waiting for a power cycle true after the key answered a PIN.
