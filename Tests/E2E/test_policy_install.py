@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from harness.paths import OVERRIDE_ACTIVE_JS
-from harness.policy import POLICY_SOURCE, PolicySession
+from harness.paths import OVERRIDE_ACTIVE_JS, REPO
+from harness.policy import POLICY_SOURCE, PREFIX, PolicySession
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +41,20 @@ def test_register_and_sign_in_on_the_test_rp(browser):
     signed_in = browser.rp("signIn", username=user)
     assert_verified(signed_in, "assertion")
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
+
+
+def test_the_host_served_the_policy_installed_extension_without_a_user_config(browser):
+    # The registration above went through the host; no user's config.json named the CRX's id. Chromium's CRX is
+    # signed with package.sh's throwaway key, so its id is none the host has built in: the host trusts it because
+    # install.sh wrote it beside the host (PREFIX/share/webauthn-bridge/chromium-id.txt, docs/security.md).
+    assert not (browser.home / ".config/webauthn-bridge").exists()
+    if browser.kind == "chromium":
+        assert browser.crx_id != (REPO / "extension/chromium-id.txt").read_text().strip()
+        assert (browser.stage / PREFIX.lstrip("/") / "share/webauthn-bridge/chromium-id.txt").read_text().split() \
+            == [browser.crx_id]
+        log = browser.host_log.read_text()
+        assert f"Chromium-family browser for extension {browser.crx_id}" in log, log
+        assert "refusing to serve extension" not in log, log
 
 
 def test_the_extension_stays_installed_when_the_browser_starts_again(browser):

@@ -76,12 +76,8 @@ class PolicySession(BrowserSession):
         self.install()
         create_token(self.stage / PREFIX.lstrip("/") / "libexec/webauthn-bridge/webauthn-bridge", self.token,
                      *token_args, env=self.env)
-        if self.kind == "chromium":
-            # A CRX signed with package.sh's throwaway key has an id of its own, which the host serves only when
-            # the user's config names it (install.sh says so; a release's CRX carries the built-in id).
-            config = self.home / ".config/webauthn-bridge/config.json"
-            config.parent.mkdir(parents=True)
-            config.write_text(json.dumps({"allowedExtensions": [self.crx_id]}))
+        # No config.json: a CRX signed with package.sh's throwaway key has an id of its own, which the host serves
+        # because install.sh put it in PREFIX/share/webauthn-bridge/chromium-id.txt beside the host.
         self.start_browser(firefox_prefs)
 
     def install(self, *extra: str) -> None:
