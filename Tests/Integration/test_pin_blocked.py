@@ -47,7 +47,8 @@ def block_pin(launch, token, env, answers, commands):
     assert snapshot(token)["pinRetries"] == 0
 
 
-@pytest.mark.parametrize("kind", [["--pin", PIN], ["--uv", "--uv-fails", "--pin", PIN]], ids=["pin", "uv-blocked-then-pin"])
+@pytest.mark.parametrize("kind", [["--pin", PIN], ["--uv", "--uv-fails", "--pin", PIN]],
+                         ids=["pin", "uv-blocked-then-pin"])
 def test_a_blocked_pin_is_not_asked_for(launch, tmp_path, pinentry, kind):
     env, answers, commands = pinentry
     token = create_token(tmp_path / "t.state", *kind)
@@ -87,7 +88,8 @@ def test_a_key_waiting_for_its_reinsertion_is_not_asked_again_until_then(launch,
     assert_not_asked(reply, statuses, SOFT_BLOCK)
     assert dialogs(commands) == 3, "a pinentry was started for a key that refuses every PIN until reinserted"
     assert_survived(host, reply, name="NotAllowedError", token=token, before=before,
-                    log=[r"refused its PIN after too many wrong attempts in a row and was not reinserted since: not asking for it$",
+                    log=[r"refused its PIN after too many wrong attempts in a row and was not reinserted since: "
+                         r"not asking for it$",
                          r"create failed .* NotAllowedError: Too many wrong PINs in a row"])
     host.close()
 
@@ -127,4 +129,5 @@ def test_built_in_uv_with_no_attempts_left_and_no_pin_fails_once_the_key_is_touc
     assert re.search(r"^The security key's built-in user verification is blocked\.$", reply.get("detail", "")), reply
     assert [s["status"] for s in statuses] == ["touch"], statuses
     assert_survived(host, reply, name="NotAllowedError", token=token, before=before,
-                    log=[r"built-in user verification blocked \(0 attempts left\) and the key has no PIN: refusing once it is touched$"])
+                    log=[r"built-in user verification blocked \(0 attempts left\) and the key has no PIN: "
+                         r"refusing once it is touched$"])
