@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 import WebAuthn
 
 /// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;
@@ -15,7 +16,7 @@ struct DeviceSelector: Sendable {
     let watches = KeyWatches()
     /// What each key opened here can do, for `info` (which opens none).
     let capabilities = KeyCapabilityCache.shared
-    static let pollInterval: TimeInterval = 0.25
+    static let pollInterval: Duration = .milliseconds(250)
 
     /// Runs a ceremony (`attempt`) while its keys are watched, starting it over (with its first deadline) when
     /// its key is pulled out while waiting for a touch or another key is plugged in then, as `KeyWatch` says.
@@ -42,11 +43,11 @@ struct DeviceSelector: Sendable {
     }
 
     /// The deadline of the ceremony `controller` runs: `proposed` the first time, the same one when it starts over.
-    func deadline(for controller: CeremonyController, _ proposed: Date) -> Date {
+    func deadline(for controller: CeremonyController, _ proposed: Deadline) -> Deadline {
         watches[controller.id]?.deadline(proposed) ?? proposed
     }
 
-    func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device {
+    func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError) -> Device {
         var askedToInsert = false
         var reportedUnusable: [UnusableKey] = []
         let started = ContinuousClock.now
@@ -78,8 +79,8 @@ struct DeviceSelector: Sendable {
                 askedToInsert = true
                 reportedUnusable = []
             }
-            if controller.sleep(until: min(deadline, Date().addingTimeInterval(Self.pollInterval))) { throw ErrorMapping.aborted }
-            if Date() >= deadline {
+            if controller.sleep(until: min(deadline, .after(Self.pollInterval))) { throw ErrorMapping.aborted }
+            if deadline.isPast {
                 if !unusable.isEmpty { throw WebAuthnError(name: .notAllowed, message: UnusableKey.message(unusable)) }
                 throw ErrorMapping.timeout
             }
@@ -108,26 +109,25 @@ struct DeviceSelector: Sendable {
     /// The key the user touches among `devices`; nil when every one was pulled out, or another key was plugged
     /// in meanwhile (it joins: the caller opens them all again).
     private func chooseByTouch(_ devices: [Device], listed: [DeviceLocation], controller: CeremonyController,
-                               replies: ReplyChannel, deadline: Date) throws(WebAuthnError) -> Device? {
+                               replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError) -> Device? {
         replies.status(controller.id, .selectKey)
         log.info("\(devices.count) keys present; waiting for a touch to choose one", request: controller.id)
-        let clockDeadline = ContinuousClock.now + .milliseconds(Int(max(0, deadline.timeIntervalSinceNow) * 1000))
         let known = Set(listed.map(\.path))
         var lastLook = ContinuousClock.now, joined = false
         let anotherKeyPlugged = { () -> Bool in
-            guard ContinuousClock.now - lastLook >= .milliseconds(Int(Self.pollInterval * 1000)) else { return false }
+            guard ContinuousClock.now - lastLook >= Self.pollInterval else { return false }
             lastLook = .now
             joined = !Set(provider.locations().map(\.path)).isSubset(of: known)
             return joined
         }
         do {
-            let index = try TouchSelection.waitForTouch(on: devices, deadline: clockDeadline,
+            let index = try TouchSelection.waitForTouch(on: devices, deadline: deadline,
                                                         isCancelled: { controller.isCancelled || anotherKeyPlugged() })
             for (i, other) in devices.enumerated() where i != index { other.close() }
             return devices[index]
         } catch {
             for device in devices { device.close() }
-            let cancelled = controller.isCancelled, timedOut = Date() >= deadline
+            let cancelled = controller.isCancelled, timedOut = deadline.isPast
             if !cancelled, !timedOut, joined || error.code == FIDOError.deviceRemoved {
                 log.info(joined ? "another key was plugged in; asking every key again" : "every key was removed", request: controller.id)
                 return nil

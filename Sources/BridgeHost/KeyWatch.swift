@@ -33,7 +33,7 @@ final class KeyWatch: @unchecked Sendable {
     }
 
     private struct State {
-        var deadline: Date?
+        var deadline: Deadline?
         var chosen: Device?
         /// The keys listed when `chosen` was chosen: any other one is a key plugged in since.
         var known: Set<String> = []
@@ -45,7 +45,7 @@ final class KeyWatch: @unchecked Sendable {
     private let controller: CeremonyController
     private let provider: any DeviceProvider
     private let log: HostLog
-    private let pollInterval: TimeInterval
+    private let pollInterval: Duration
     private let condition = Condition()
     private var state = State()
 
@@ -53,7 +53,7 @@ final class KeyWatch: @unchecked Sendable {
     static let removed = ErrorMapping.webAuthnError(
         for: FIDOError(code: FIDOError.deviceRemoved, function: "key watch"), cancelled: false, timedOut: false)
 
-    init(controller: CeremonyController, provider: any DeviceProvider, log: HostLog, pollInterval: TimeInterval) {
+    init(controller: CeremonyController, provider: any DeviceProvider, log: HostLog, pollInterval: Duration) {
         self.controller = controller
         self.provider = provider
         self.log = log
@@ -76,7 +76,7 @@ final class KeyWatch: @unchecked Sendable {
     }
 
     /// The ceremony's deadline: the first attempt's, kept when it starts over.
-    func deadline(_ proposed: Date) -> Date {
+    func deadline(_ proposed: Deadline) -> Deadline {
         condition.withLock {
             if let deadline = state.deadline { return deadline }
             state.deadline = proposed
@@ -120,8 +120,8 @@ final class KeyWatch: @unchecked Sendable {
     /// Waits one poll interval; nil once the watch ended.
     private func nextLook() -> State? {
         condition.withLock {
-            let until = Date().addingTimeInterval(pollInterval)
-            while !state.ended, Date() < until { _ = condition.wait(until: until) }
+            let until = Deadline.after(pollInterval)
+            while !state.ended, !until.isPast { _ = condition.wait(until: until) }
             return state.ended ? nil : state
         }
     }

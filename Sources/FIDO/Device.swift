@@ -4,6 +4,7 @@ import Secrets
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 /// An open FIDO key. All calls except `cancel()` must come from the libfido2 thread (`FIDOThread`);
 /// `cancel()` may come from any thread, which is how a page's abort reaches a key waiting for touch.
@@ -64,6 +65,12 @@ public final class Device: @unchecked Sendable {
     /// Bounds every later call: libfido2 gives up with FIDO_ERR_RX after `milliseconds`.
     public func setTimeout(milliseconds: Int) {
         _ = fido_dev_set_timeout(handle, Int32(clamping: milliseconds))
+    }
+
+    /// Gives the next call the time left until `deadline`: rounded up, because libfido2 must not give up before the
+    /// deadline (its FIDO_ERR_RX would not read as a timeout), and at least 1 ms, since 0 is no wait.
+    public func setTimeout(until deadline: Deadline) {
+        setTimeout(milliseconds: max(1, deadline.remainingMilliseconds))
     }
 
     /// Runs a libfido2 call that waits for the user.

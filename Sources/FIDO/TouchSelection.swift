@@ -1,4 +1,5 @@
 import CFIDO2
+import Threading
 
 /// Choosing among several keys as Chromium does: every key blinks, the one touched first wins.
 public enum TouchSelection {
@@ -8,13 +9,13 @@ public enum TouchSelection {
     /// - Parameters:
     ///   - deadline: when to give up (FIDO_ERR_ACTION_TIMEOUT).
     ///   - isCancelled: polled between rounds; cancelling stops every key blinking (FIDO_ERR_KEEPALIVE_CANCEL).
-    public static func waitForTouch(on devices: [Device], deadline: ContinuousClock.Instant,
+    public static func waitForTouch(on devices: [Device], deadline: Deadline,
                                     isCancelled: () -> Bool) throws(FIDOError) -> Int {
         var waiting = devices.indices.filter { fido_dev_get_touch_begin(devices[$0].handle) == FIDO_OK }
         defer { for index in waiting { devices[index].cancel() } }
         while !waiting.isEmpty {
             if isCancelled() { throw FIDOError(code: FIDOError.keepaliveCancel, function: "touch selection") }
-            if ContinuousClock.now >= deadline { throw FIDOError(code: FIDOError.actionTimeout, function: "touch selection") }
+            if deadline.isPast { throw FIDOError(code: FIDOError.actionTimeout, function: "touch selection") }
             for index in waiting {
                 var touched: Int32 = 0
                 if fido_dev_get_touch_status(devices[index].handle, &touched, pollMilliseconds) != FIDO_OK {

@@ -13,7 +13,12 @@ public final class Condition: @unchecked Sendable {
 
     public init() {
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(variable, nil)  // default clock CLOCK_REALTIME, matching Date deadlines
+        // Timed waits measure on CLOCK_MONOTONIC, so setting the wall clock neither ends nor stretches them.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(variable, &attributes)
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -33,13 +38,22 @@ public final class Condition: @unchecked Sendable {
 
     /// Waits for a signal or `deadline`; false when the deadline passed.
     @discardableResult
-    public func wait(until deadline: Date) -> Bool {
-        let seconds = max(0, deadline.timeIntervalSince1970)
-        var wholeSeconds = seconds.rounded(.down)
-        var nanoseconds = ((seconds - wholeSeconds) * 1e9).rounded()
-        if nanoseconds >= 1e9 { wholeSeconds += 1; nanoseconds -= 1e9 }
-        var limit = timespec(tv_sec: Int(wholeSeconds), tv_nsec: Int(nanoseconds))
+    public func wait(until deadline: Deadline) -> Bool {
+        // The time left, laid on CLOCK_MONOTONIC's now (the continuous clock may count suspended time too).
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let left = deadline.remaining.components
+        var seconds = now.tv_sec + Int(left.seconds)
+        var nanoseconds = now.tv_nsec + Int(left.attoseconds / 1_000_000_000)
+        if nanoseconds >= 1_000_000_000 { seconds += 1; nanoseconds -= 1_000_000_000 }
+        var limit = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
         return pthread_cond_timedwait(variable, mutex, &limit) == 0
+    }
+
+    /// Transitional, for SoftToken's CTAPHID engine until its times are `Deadline`s too.
+    @discardableResult
+    public func wait(until date: Date) -> Bool {
+        wait(until: Deadline.after(.nanoseconds(Int64(max(0, date.timeIntervalSinceNow) * 1e9))))
     }
 
     public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {

@@ -39,7 +39,7 @@ struct CeremonySelectionTests {
         let controller = CeremonyController(id: "g-1")
         #expect(!controller.deliverSelection(0))
         controller.expectSelection()
-        #expect(controller.awaitSelection(until: Date()) == .timedOut)
+        #expect(controller.awaitSelection(until: .now) == .timedOut)
     }
 
     @Test func anOpenChooserTakesOneAnswerAndRefusesTheRest() {
@@ -47,13 +47,13 @@ struct CeremonySelectionTests {
         controller.expectSelection()
         #expect(controller.deliverSelection(1))
         #expect(!controller.deliverSelection(0))
-        #expect(controller.awaitSelection(until: Date().addingTimeInterval(5)) == .chosen(1))
+        #expect(controller.awaitSelection(until: .after(.seconds(5))) == .chosen(1))
     }
 
     @Test func aSelectionAfterTheChooserClosedIsRefused() {
         let controller = CeremonyController(id: "g-1")
         controller.expectSelection()
-        #expect(controller.awaitSelection(until: Date()) == .timedOut)
+        #expect(controller.awaitSelection(until: .now) == .timedOut)
         #expect(!controller.deliverSelection(nil))
     }
 }

@@ -6,11 +6,11 @@ import Threading
 struct ConditionTests {
     @Test func aWaitWithNoSignalEndsAtItsDeadline() {
         let condition = Condition()
-        let started = Date()
-        let signalled = condition.withLock { condition.wait(until: started.addingTimeInterval(0.2)) }
-        let waited = Date().timeIntervalSince(started)
+        let started = ContinuousClock.now
+        let signalled = condition.withLock { condition.wait(until: .after(.milliseconds(200))) }
+        let waited = ContinuousClock.now - started
         #expect(!signalled)
-        #expect(waited >= 0.19 && waited < 5)
+        #expect(waited >= .milliseconds(200) && waited < .seconds(5))
     }
 
     @Test func aSignalFromAnotherThreadEndsTheWaitAndHandsOverState() {
@@ -19,12 +19,38 @@ struct ConditionTests {
         startDetachedThread(name: "signaller") {
             condition.withLock { value = 42; condition.signal() }
         }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Deadline.after(.seconds(10))
         let seen = condition.withLock { () -> Int in
-            while value == 0, Date() < deadline { condition.wait(until: deadline) }
+            while value == 0, !deadline.isPast { condition.wait(until: deadline) }
             return value
         }
         #expect(seen == 42)
+    }
+}
+
+struct DeadlineTests {
+    @Test func aPassedDeadlineHasNothingLeft() {
+        let passed = Deadline(ContinuousClock.now - .seconds(1))
+        #expect(passed.isPast)
+        #expect(passed.remaining == .zero)
+        #expect(passed.remainingMilliseconds == 0)
+        #expect(Deadline.now.isPast)
+    }
+
+    @Test func theMillisecondsLeftAreRoundedUpSoAWaitEndsNoEarlier() {
+        let deadline = Deadline.after(.seconds(3600) + .microseconds(1))
+        #expect(!deadline.isPast)
+        // Read before `remaining`, which only shrinks: rounded down, it would fall short of the time left.
+        let milliseconds = deadline.remainingMilliseconds
+        #expect(Duration.milliseconds(milliseconds) >= deadline.remaining)
+        #expect(milliseconds <= 3_600_001)
+        #expect(Deadline.after(.microseconds(1)).remainingMilliseconds <= 1)
+    }
+
+    @Test func theEarlierOfTwoDeadlinesIsTheMinimum() {
+        let soon = Deadline.after(.seconds(1)), later = Deadline.after(.seconds(2))
+        #expect(min(soon, later) == soon)
+        #expect(soon < later)
     }
 }
 
@@ -38,8 +64,8 @@ struct DetachedThreadTests {
             let same = pthread_equal(pthread_self(), caller) != 0
             done.withLock { result = (name, same); done.signal() }
         }
-        let deadline = Date().addingTimeInterval(10)
-        done.withLock { while result == nil, Date() < deadline { done.wait(until: deadline) } }
+        let deadline = Deadline.after(.seconds(10))
+        done.withLock { while result == nil, !deadline.isPast { done.wait(until: deadline) } }
         #expect(result?.name == "a-name-longer-t\n")
         #expect(result?.sameThread == false)
     }
@@ -57,8 +83,8 @@ struct ThreadLocalTests {
             let after = local.value
             done.withLock { seen = (before, after); done.signal() }
         }
-        let deadline = Date().addingTimeInterval(10)
-        done.withLock { while seen == nil, Date() < deadline { done.wait(until: deadline) } }
+        let deadline = Deadline.after(.seconds(10))
+        done.withLock { while seen == nil, !deadline.isPast { done.wait(until: deadline) } }
         #expect(seen?.before == nil)
         #expect(seen?.after == "other")
         #expect(local.value == "main")

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 import WebAuthn
 
 /// navigator.credentials.get(): WebAuthn L3 §5.1.4 as the client, then authenticatorGetAssertion.
@@ -16,9 +17,9 @@ struct AuthenticationCeremony {
     func run() throws(WebAuthnError) -> JSONValue {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
-        let timeout = Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000
         // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
-        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(timeout))
+        let deadline = environment.deviceSelector.deadline(
+            for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         let allowList = options.allowCredentials.map(\.id)
         let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
@@ -92,7 +93,7 @@ struct AuthenticationCeremony {
     }
 
     /// Several discoverable credentials: the user picks the account, as in a browser's account chooser.
-    private func choose(among assertions: [Assertion], deadline: Date) throws(WebAuthnError) -> Assertion {
+    private func choose(among assertions: [Assertion], deadline: Deadline) throws(WebAuthnError) -> Assertion {
         guard assertions.count > 1 else { return assertions[0] }
         let accounts: [JSONValue] = assertions.map { a in
             .object([("name", .string(a.userName ?? "")), ("displayName", .string(a.userDisplayName ?? "")),

@@ -5,8 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import Dispatch
-import Threading
 import Prompts
+import Threading
 
 /// The shared state of the one running ceremony: the reader thread cancels it or delivers the user's
 /// account choice; the libfido2 thread polls and waits on it.
@@ -113,9 +113,9 @@ final class CeremonyController: @unchecked Sendable {
     }
 
     /// Sleeps until `deadline` or until cancelled, whichever is first; true when cancelled.
-    func sleep(until deadline: Date) -> Bool {
+    func sleep(until deadline: Deadline) -> Bool {
         condition.withLock {
-            while !cancelled, Date() < deadline { _ = condition.wait(until: deadline) }
+            while !cancelled, !deadline.isPast { _ = condition.wait(until: deadline) }
             return cancelled
         }
     }
@@ -143,10 +143,10 @@ final class CeremonyController: @unchecked Sendable {
         }
     }
 
-    func awaitSelection(until deadline: Date) -> SelectionOutcome {
+    func awaitSelection(until deadline: Deadline) -> SelectionOutcome {
         condition.withLock {
             defer { choosing = false }
-            while selection == nil, !cancelled, Date() < deadline { _ = condition.wait(until: deadline) }
+            while selection == nil, !cancelled, !deadline.isPast { _ = condition.wait(until: deadline) }
             if cancelled { return .cancelled }
             guard let answer = selection else { return .timedOut }
             return .chosen(answer)

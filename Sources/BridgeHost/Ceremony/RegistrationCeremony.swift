@@ -5,6 +5,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 import WebAuthn
 
 /// navigator.credentials.create(): WebAuthn L3 §5.1.3 as the client, then authenticatorMakeCredential.
@@ -21,9 +22,9 @@ struct RegistrationCeremony {
         let log = environment.log, id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
         let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
-        let timeout = Double(Timeouts.effective(milliseconds: options.timeoutMilliseconds)) / 1000
         // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
-        let deadline = environment.deviceSelector.deadline(for: controller, Date().addingTimeInterval(timeout))
+        let deadline = environment.deviceSelector.deadline(
+            for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
         let extensionInputs = try RegistrationExtensionInputs(options.extensions)
         let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
@@ -67,7 +68,7 @@ struct RegistrationCeremony {
     /// residentKey "required" needs a key that stores credentials; "preferred" uses it when available. A key
     /// that cannot is refused as Chromium does (and as WebAuthn L3 §5.1.3 ends when no key qualifies): with
     /// NotAllowedError once the user touched it, so a page learns nothing of the key without the user acting.
-    private func residentKeyDecision(_ device: Device, deadline: Date) throws(WebAuthnError) -> Bool {
+    private func residentKeyDecision(_ device: Device, deadline: Deadline) throws(WebAuthnError) -> Bool {
         switch options.residentKey {
         case .required:
             guard device.info.supportsResidentKeys else {

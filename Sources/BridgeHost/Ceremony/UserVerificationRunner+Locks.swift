@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+import Threading
 import WebAuthn
 
 /// Keys that refused the PIN after too many wrong attempts in a row (CTAP2_ERR_PIN_AUTH_BLOCKED) and have not been
@@ -52,7 +53,7 @@ extension UserVerificationRunner {
     /// without fails once it was touched, so the page learns nothing of the key before the user acted.
     func methodAfterReadingUVRetries(
         _ method: UserVerificationMethod, on device: Device,
-        deadline: Date
+        deadline: Deadline
     ) throws(WebAuthnError) -> UserVerificationMethod {
         guard method == .builtIn, (try? device.uvRetries()) == 0 else { return method }
         if device.hasPIN {

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Prompts
+import Threading
 import WebAuthn
 import Secrets
 
@@ -12,7 +13,7 @@ extension UserVerificationRunner {
     /// Decides how this ceremony verifies the user. When the site requires UV and the key could use a PIN
     /// but has none, offers to set one first, as Chromium does; the new PIN then verifies this ceremony.
     func plan(_ requirement: WebAuthn.UserVerificationRequirement, device: Device,
-              ceremony: UserVerificationPolicy.Ceremony, deadline: Date) throws(WebAuthnError) -> UserVerificationMethod {
+              ceremony: UserVerificationPolicy.Ceremony, deadline: Deadline) throws(WebAuthnError) -> UserVerificationMethod {
         let wish: FIDO.UserVerificationRequirement = switch requirement {
         case .required: .required
         case .preferred: .preferred

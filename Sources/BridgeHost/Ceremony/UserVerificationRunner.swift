@@ -6,6 +6,7 @@ import Foundation
 #endif
 import Synchronization
 import Prompts
+import Threading
 import WebAuthn
 import Secrets
 
@@ -23,7 +24,7 @@ struct UserVerificationRunner {
     let pendingPIN = PendingPIN()
 
     /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
-    func run<T>(on device: Device, method: UserVerificationMethod, deadline: Date,
+    func run<T>(on device: Device, method: UserVerificationMethod, deadline: Deadline,
                 _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
         var method = try methodAfterReadingUVRetries(method, on: device, deadline: deadline)
         var retryMessage: String?
@@ -43,7 +44,7 @@ struct UserVerificationRunner {
                 noteAnswer(to: method, on: device, error: nil)
                 return answer
             } catch {
-                let cancelled = controller.isCancelled, timedOut = Date() >= deadline
+                let cancelled = controller.isCancelled, timedOut = deadline.isPast
                 if cancelled || timedOut { device.cancel() }
                 noteAnswer(to: method, on: device, error: error)
                 switch error.code {

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 import WebAuthn
 
 /// `appid` and `appidExclude` (WebAuthn L3 §10.1.1, §10.1.2): credentials registered through the old U2F API
@@ -27,7 +28,7 @@ enum AppIDExtension {
     /// Whether the key holds one of `credentials` for `rpID` (a domain or an AppID string), asked silently
     /// (up=false, no PIN), which reveals nothing to the page by itself.
     static func keyHolds(_ credentials: [[UInt8]], rpID: String, clientData: [UInt8], on device: Device,
-                         controller: CeremonyController, deadline: Date) throws(WebAuthnError) -> Bool {
+                         controller: CeremonyController, deadline: Deadline) throws(WebAuthnError) -> Bool {
         guard !credentials.isEmpty else { return false }
         let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: credentials, userPresence: false)
         device.setTimeout(until: deadline)
@@ -39,8 +40,8 @@ enum AppIDExtension {
             if error.code == FIDOError.userPresenceRequired { return true }
             // Only a cancel or the deadline ends the ceremony; a key that refuses silent assertions (alwaysUv)
             // is treated as not holding the credential, so the ceremony goes on under the rp.id.
-            if controller.isCancelled || Date() >= deadline {
-                throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: Date() >= deadline)
+            if controller.isCancelled || deadline.isPast {
+                throw ErrorMapping.webAuthnError(for: error, cancelled: controller.isCancelled, timedOut: deadline.isPast)
             }
             return false
         }

@@ -4,12 +4,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 import WebAuthn
 
 extension RegistrationCeremony {
     /// appidExclude: a U2F credential in excludeCredentials, registered under the AppID, also excludes the key.
     /// Like any excluded credential it is reported only after the user touched the key.
-    func refuseAppIDExcluded(_ appid: String, clientData: [UInt8], on device: Device, deadline: Date) throws(WebAuthnError) {
+    func refuseAppIDExcluded(_ appid: String, clientData: [UInt8], on device: Device, deadline: Deadline) throws(WebAuthnError) {
         let excluded = options.excludeCredentials.map(\.id)
         guard try AppIDExtension.keyHolds(excluded, rpID: appid, clientData: clientData, on: device,
                                           controller: controller, deadline: deadline) else { return }
