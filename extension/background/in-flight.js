@@ -16,9 +16,8 @@
   const TIMED_OUT = 'The operation either timed out or was not allowed.';
   const HOST_STOPPED = 'The webauthn-bridge host stopped unexpectedly.';
 
-  function loaded(path, globalName) {
-    return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
-  }
+  const { loaded } = typeof module === 'object' && module && module.exports
+    ? require('./modules.js') : root.WebAuthnBridgeModules;
 
   const { REQUEST, REPLY, isPlainObject } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
 

@@ -10,9 +10,8 @@
 (function (root) {
   'use strict';
 
-  function loaded(path, globalName) {
-    return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
-  }
+  const { loaded } = typeof module === 'object' && module && module.exports
+    ? require('./modules.js') : root.WebAuthnBridgeModules;
 
   const rules = loaded('../common/frame-rules.js', 'WebAuthnBridgeFrameRules');
   const admission = loaded('./admission.js', 'WebAuthnBridgeAdmission');

@@ -11,9 +11,9 @@
 // Chromium runs this file alone as a service worker (importScripts resolves against this file's folder);
 // Firefox lists the same files before it in background.scripts.
 if (typeof importScripts === 'function' && typeof WebAuthnBridgeRouter === 'undefined') {
-  importScripts('../common/frame-rules.js', '../common/host-states.js', '../common/protocol.js', 'admission.js',
-    'site-list.js', 'host-queue.js', 'host-port.js', 'history.js', 'requesters.js', 'in-flight.js', 'intake.js',
-    'router.js', 'prompt-window.js', 'proxy-codec.js', 'proxy.js');
+  importScripts('../common/protocol.js', '../common/frame-rules.js', '../common/host-states.js', 'modules.js',
+    'admission.js', 'site-list.js', 'host-queue.js', 'host-port.js', 'history.js', 'requesters.js', 'in-flight.js',
+    'intake.js', 'router.js', 'prompt-window.js', 'proxy-codec.js', 'proxy.js');
 }
 
 const api = globalThis.browser ?? globalThis.chrome;

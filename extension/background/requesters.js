@@ -10,7 +10,6 @@
 (function (root) {
   'use strict';
 
-  const MAX_RID_LENGTH = 64;
   // Requests of one document the bridge remembers the type of, until answered (for the popup's list only).
   const MAX_OPEN_PER_DOCUMENT = 16;
   const FINAL_KINDS = new Set(['result', 'error', 'fallback']);
@@ -19,8 +18,8 @@
   const { originFromSender } = typeof module === 'object' && module && module.exports
     ? require('./admission.js') : root.WebAuthnBridgeAdmission;
 
-  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
-    : root.WebAuthnBridgeProtocol;
+  const { isPlainObject, isRequestId } = typeof module === 'object' && module && module.exports
+    ? require('../common/protocol.js') : root.WebAuthnBridgeProtocol;
 
   /**
    * deps:
@@ -71,7 +70,7 @@
     }
 
     function pageMessage(ctx, message) {
-      if (!isPlainObject(message) || typeof message.rid !== 'string' || message.rid.length > MAX_RID_LENGTH) return;
+      if (!isPlainObject(message) || !isRequestId(message.rid)) return;
       switch (message.kind) {
         case 'request':
           if ((message.type === 'create' || message.type === 'get') && isPlainObject(message.options)) {

@@ -18,14 +18,11 @@
   // What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
   const USER_CANCELLED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
   const PENDING = 'A request is already pending.';
+
+  const { loaded } = typeof module === 'object' && module && module.exports
+    ? require('./modules.js') : root.WebAuthnBridgeModules;
+
   const { TIMED_OUT } = loaded('./in-flight.js', 'WebAuthnBridgeInFlight');
-
-  /** A helper module: through require() under node, from the background's global in the browsers (loaded
-   *  before this file by background.scripts / importScripts). */
-  function loaded(path, globalName) {
-    return typeof module === 'object' && module && module.exports ? require(path) : root[globalName];
-  }
-
   const { isPlainObject } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
 
   /**

@@ -16,6 +16,10 @@
 (function (root) {
   'use strict';
 
+  // common/protocol.js, loaded before this file in both places.
+  const { isPlainObject } = typeof module === 'object' && module && module.exports
+    ? require('./protocol.js') : root.WebAuthnBridgeProtocol;
+
   function refusal(message) {
     return { name: 'NotAllowedError', message };
   }
@@ -48,11 +52,11 @@
    *   activation               transient user activation (navigator.userActivation.isActive); null if unknown
    */
   function parseFrameFacts(value) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+    if (!isPlainObject(value)) return null;
     const { opaque, secure, sameOriginWithAncestors, topOpaque, policy, activation } = value;
     if (typeof opaque !== 'boolean' || typeof secure !== 'boolean' || typeof sameOriginWithAncestors !== 'boolean') return null;
     if (!isBoolOrNull(topOpaque) || !isBoolOrNull(activation)) return null;
-    if (policy !== null && (typeof policy !== 'object' || typeof policy.get !== 'boolean' || typeof policy.create !== 'boolean')) return null;
+    if (policy !== null && (!isPlainObject(policy) || typeof policy.get !== 'boolean' || typeof policy.create !== 'boolean')) return null;
     return {
       opaque, secure, sameOriginWithAncestors, topOpaque, activation,
       policy: policy === null ? null : { get: policy.get, create: policy.create },

@@ -3,11 +3,15 @@
  * (docs/protocol.md). docs/protocol-constants.json is their one list; extension/tests/protocol-constants.test.mjs
  * fails when this file says otherwise, as the host's ProtocolConstantsTests do for the Swift side.
  *
- * Also the one check the background's files read frames with (isPlainObject).
+ * Also the checks every message the extension reads goes through: isPlainObject, and isRequestId, the one rule
+ * for a request id (the host's: LIMITS.requestIdBytes), whether the background's id at the host or a page's own.
  *
- * Loaded where the host's frames are made or read, never in the page's own world: the background (before the
- * files that use it in background.scripts / importScripts) and the security-key window (prompt/prompt.html).
- * Exposes `WebAuthnBridgeProtocol` on that global, or module.exports under node.
+ * Loaded wherever the extension reads messages, never in the page's own world: the background (first in
+ * background.scripts / importScripts) and the relay's isolated content script (before frame-rules.js and
+ * relay.js). Exposes `WebAuthnBridgeProtocol` on that global, or
+ * module.exports under node. The page's MAIN world cannot share it: Chromium injects a file listed in two
+ * content-script entries only into the first (docs/extension.md), so page/codec.js keeps that world's own
+ * isPlainObject, and the page matches a reply only against the ids it made itself.
  */
 (function (root) {
   'use strict';
@@ -77,8 +81,19 @@
     return value !== null && typeof value === 'object' && !Array.isArray(value);
   }
 
+  const utf8 = new TextEncoder();
+
+  /** Whether `value` may be a request id: a non-empty string of at most LIMITS.requestIdBytes UTF-8 bytes, the
+   *  longest the host echoes. One rule for the ids the extension sends the host and those a page sends it. */
+  function isRequestId(value) {
+    if (typeof value !== 'string' || value.length === 0) return false;
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: only a long string needs encoding.
+    return value.length * 3 <= LIMITS.requestIdBytes || utf8.encode(value).length <= LIMITS.requestIdBytes;
+  }
+
   const api = Object.freeze({
     VERSION, REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout, isPlainObject,
+    isRequestId,
   });
   if (typeof module === 'object' && module && module.exports) module.exports = api;
   else root.WebAuthnBridgeProtocol = api;

@@ -18,15 +18,15 @@
   const CHANNEL = 'webauthn-bridge/v1';
   const PORT_NAME = 'webauthn-bridge';
 
-  function isPlainObject(value) {
-    return value !== null && typeof value === 'object' && !Array.isArray(value);
-  }
+  // common/protocol.js, loaded before this file in this isolated world (the page's script cannot reach it).
+  const { isPlainObject, isRequestId } = typeof module === 'object' && module && module.exports
+    ? require('../common/protocol.js') : root.WebAuthnBridgeProtocol;
 
   /** Validates a page→relay message; returns it or null. Only these kinds: the account choice, for one,
    *  comes from the security-key window and never from the page. */
   function parsePageMessage(data) {
     if (!isPlainObject(data) || data.channel !== CHANNEL || data.dir !== 'to-relay') return null;
-    if (typeof data.rid !== 'string' || data.rid.length === 0 || data.rid.length > 64) return null;
+    if (!isRequestId(data.rid)) return null;
     switch (data.kind) {
       case 'request':
         return (data.type === 'create' || data.type === 'get') && isPlainObject(data.options) ? data : null;
@@ -191,7 +191,7 @@
     return;
   }
   const ext = root.browser ?? root.chrome;
-  if (ext && ext.runtime && root.WebAuthnBridgeFrameRules) {
+  if (ext && ext.runtime && root.WebAuthnBridgeFrameRules && root.WebAuthnBridgeProtocol) {
     // `window`, not globalThis: in Firefox the content-script global is a sandbox, and event.source is the
     // (Xray-wrapped) window itself.
     createRelay({ win: window, runtime: ext.runtime, rules: root.WebAuthnBridgeFrameRules });

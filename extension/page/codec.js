@@ -84,6 +84,7 @@
     throw new TypeError('not a BufferSource');
   }
 
+  /** This world's own copy of common/protocol.js's check (that file cannot be loaded in the page's world too). */
   function isPlainObject(value) {
     return value !== null && typeof value === 'object' && !Array.isArray(value);
   }
@@ -348,10 +349,11 @@
     return sortedKeys(out);
   }
 
-  /** Validates a relay→page message; returns it or null. */
+  /** Validates a relay→page message; returns it or null. Its rid is only ever compared with the ids this world
+   *  made (newRequestId), so any string will do: one it did not make matches nothing. */
   function parseRelayMessage(data) {
     if (!isPlainObject(data) || data.channel !== CHANNEL || data.dir !== 'to-page') return null;
-    if (typeof data.rid !== 'string' || data.rid.length === 0 || data.rid.length > 64) return null;
+    if (typeof data.rid !== 'string') return null;
     switch (data.kind) {
       case 'result': return isPlainObject(data.credential) ? data : null;
       case 'error': return isPlainObject(data.error) ? data : null;

@@ -45,6 +45,16 @@ test('the timeout a request runs under: absent → default, otherwise clamped to
   assert.equal(protocol.effectiveTimeout({ timeout: 1e12 }), maximumMilliseconds);
 });
 
+test('a request id is what the host echoes: a non-empty string of at most requestIdBytes UTF-8 bytes', () => {
+  const limit = shared.limits.requestIdBytes;
+  assert.ok(protocol.isRequestId('r1-t2-f0-p3'));
+  assert.ok(protocol.isRequestId('x'.repeat(limit)));
+  assert.ok(protocol.isRequestId('€'.repeat(Math.floor(limit / 3)))); // 3 bytes each
+  assert.equal(protocol.isRequestId('x'.repeat(limit + 1)), false);
+  assert.equal(protocol.isRequestId('€'.repeat(Math.floor(limit / 3) + 1)), false);
+  for (const wrong of ['', 7, null, undefined, {}, ['a']]) assert.equal(protocol.isRequestId(wrong), false);
+});
+
 test('every status the host sends has a sentence of its own in the security-key window', () => {
   const fallback = prompt.statusText('an unknown status');
   for (const status of shared.statuses) {

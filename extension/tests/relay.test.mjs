@@ -147,6 +147,11 @@ test('page messages are shape-checked; select is never accepted from the page', 
   assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'select', rid: 'a', index: 0 }), null);
   assert.equal(parse({ channel: C, dir: 'to-page', kind: 'cancel', rid: 'a' }), null);
   assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: '' }), null);
+  // The host's rule for an id (common/protocol.js isRequestId): at most LIMITS.requestIdBytes UTF-8 bytes.
+  const limit = require('../common/protocol.js').LIMITS.requestIdBytes;
+  assert.ok(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: 'x'.repeat(limit) }));
+  assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: 'x'.repeat(limit + 1) }), null);
+  assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: 'é'.repeat(limit / 2 + 1) }), null);
   assert.equal(parse(null), null);
 });
 
