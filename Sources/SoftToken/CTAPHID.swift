@@ -68,15 +68,40 @@ enum CTAPHID {
 
 /// Token-wide CTAPHID state: which channels exist, and which one is busy waiting for the user.
 struct TransportState {
-    var channels: Set<UInt32> = []
+    /// How many channels the token keeps. A key's firmware keeps a small fixed table (RIOT's FIDO2 stack 8, with
+    /// the same eviction), not one entry per CTAPHID_INIT ever answered: libfido2 sends one on every
+    /// `fido_dev_open`, so a host session running ceremonies for hours would otherwise grow without end. 8 is
+    /// well above what a host holds open on one key at once (one device: a selection opens each key once).
+    static let channelLimit = 8
+
+    /// The allocated channels, least recently used first. A new channel beyond `channelLimit` evicts the least
+    /// recently used one that no command waits on; a command on an evicted channel gets ERR_INVALID_CHANNEL.
+    private(set) var channels: [UInt32] = []
     var nextChannel: UInt32 = UInt32.random(in: 1...0x00FF_FFFF)
     /// The connection and channel with a command waiting for the user; other channels get ERR_CHANNEL_BUSY
     /// meanwhile. Cleared when that command ends, is cancelled or superseded, or its connection closes.
     var busy: (connection: DeviceConnection, channel: UInt32)?
 
+    func isAllocated(_ channel: UInt32) -> Bool { channels.contains(channel) }
+
+    /// The host used the channel: it becomes the most recently used.
+    mutating func noteUse(of channel: UInt32) {
+        guard let index = channels.firstIndex(of: channel), index != channels.count - 1 else { return }
+        channels.append(channels.remove(at: index))
+    }
+
+    /// A fresh id for CTAPHID_INIT on the broadcast channel. Ids are not reused until the 32-bit counter wraps,
+    /// so a handle still holding an evicted id gets ERR_INVALID_CHANNEL rather than another handle's channel.
     mutating func allocateChannel() -> UInt32 {
-        repeat { nextChannel = nextChannel &+ 1 } while nextChannel == 0 || nextChannel == CTAPHID.broadcastChannel || channels.contains(nextChannel)
-        channels.insert(nextChannel)
+        repeat {
+            nextChannel = nextChannel &+ 1
+        } while nextChannel == 0 || nextChannel == CTAPHID.broadcastChannel || channels.contains(nextChannel)
+        if channels.count >= Self.channelLimit {
+            // Never the channel a command waits on: its answer and a CANCEL for it still have to get through.
+            let victim = channels.firstIndex { $0 != busy?.channel } ?? 0
+            channels.remove(at: victim)
+        }
+        channels.append(nextChannel)
         return nextChannel
     }
 }

@@ -33,10 +33,11 @@ extension SoftToken {
             handleInit(report, channel: channel, length: length, on: connection)
             return true
         }
-        guard channel != 0, channel != CTAPHID.broadcastChannel, transport.channels.contains(channel) else {
+        guard channel != 0, channel != CTAPHID.broadcastChannel, transport.isAllocated(channel) else {
             sendError(.invalidChannel, channel: channel, on: connection)
             return true
         }
+        transport.noteUse(of: channel)
         if command == CTAPHID.Command.cancel.rawValue {
             cancel(channel: channel, on: connection)
             return true
@@ -100,8 +101,9 @@ extension SoftToken {
         let assigned: UInt32
         if channel == CTAPHID.broadcastChannel {
             assigned = transport.allocateChannel()
-        } else if transport.channels.contains(channel) {
+        } else if transport.isAllocated(channel) {
             // Re-INIT of an existing channel: abandon whatever it was doing and keep the id.
+            transport.noteUse(of: channel)
             if connection.assembly?.channel == channel { connection.assembly = nil }
             if connection.pending?.channel == channel { abandonPending(on: connection) }
             assigned = channel
