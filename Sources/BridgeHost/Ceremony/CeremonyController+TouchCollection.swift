@@ -1,9 +1,4 @@
 import FIDO
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Threading
 import WebAuthn
 
