@@ -1,4 +1,5 @@
 import Glibc
+import Threading
 
 /// The demo as the reaper of everything it started, directly or not. As a child subreaper it inherits the
 /// processes its browser leaves behind (a native-messaging host — this binary — whose browser died, a helper
@@ -55,12 +56,9 @@ enum ChildReaper {
     /// Checks `done` every 20 ms until it is true or `seconds` have passed. The demo waits for processes to
     /// end; Linux offers no wait with a timeout for a process that is not a direct child.
     static func waitFor(seconds: Double, until done: () -> Bool) -> Bool {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let deadline = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + seconds
+        let deadline = Deadline.after(.milliseconds(Int(seconds * 1000)))
         while !done() {
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            if Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 > deadline { return false }
+            if deadline.isPast { return false }
             usleep(20_000)
         }
         return true

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 
 /// CTAP state that a real key keeps in RAM and loses on power-off, so it is never written to the state file.
 struct SessionState {
@@ -18,7 +19,7 @@ struct SessionState {
     var nextAssertions: AssertionBatch?
     var largeBlobWrite: LargeBlobWrite?
     /// U2F: when the simulated user touches for the U2F request now being repeated (see `U2F`).
-    var u2fTouchAt: Date?
+    var u2fTouchAt: Deadline?
 
     init() throws(CryptoError) {
         keyAgreement = try KeyAgreementKey()

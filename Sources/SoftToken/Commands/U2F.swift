@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 
 /// U2F (CTAP1) raw messages, carried in CTAPHID_MSG as ISO 7816-4 APDUs (FIDO U2F Raw Message Formats v1.2).
 ///
@@ -164,21 +165,20 @@ extension SoftToken {
     /// The simulated touch for U2F: consumed by the request it lets through, so each registration or signature
     /// needs its own (as on a real key, where a touch is good for one operation).
     private func consumeU2FTouch() throws(U2FFailure) {
-        let now = Date()
         switch state.configuration.presence {
         case .automatic: return
         case .deny: throw U2FFailure(.conditionsNotSatisfied)
         case .delay(let ms):
             // A touch that came and went unused long ago (the platform gave up) does not count for a new request.
-            if let touchAt = session.u2fTouchAt, now.timeIntervalSince(touchAt) > 3 { session.u2fTouchAt = nil }
+            if let touchAt = session.u2fTouchAt, ContinuousClock.now - touchAt.instant > .seconds(3) { session.u2fTouchAt = nil }
             guard let touchAt = session.u2fTouchAt else {
                 if ms > 0 {
-                    session.u2fTouchAt = now.addingTimeInterval(Double(ms) / 1000)
+                    session.u2fTouchAt = .after(.milliseconds(ms))
                     throw U2FFailure(.conditionsNotSatisfied)
                 }
                 return
             }
-            guard now >= touchAt else { throw U2FFailure(.conditionsNotSatisfied) }
+            guard touchAt.isPast else { throw U2FFailure(.conditionsNotSatisfied) }
             session.u2fTouchAt = nil
         }
     }
