@@ -2,6 +2,13 @@ import NativeMessaging
 import Synchronization
 import WebAuthn
 
+/// The members a status frame may carry besides `id`, `type` and `status` (docs/protocol-constants.json).
+enum StatusField: String, CaseIterable {
+    case detail
+    case accounts
+    case attemptsLeft
+}
+
 /// Builds and sends the host → extension frames of the message protocol (docs/protocol.md): any number of
 /// `status` frames, then exactly one `result` or `error` per request id.
 public final class ReplyChannel: Sendable {
@@ -18,8 +25,14 @@ public final class ReplyChannel: Sendable {
     func status(_ id: String, _ status: CeremonyStatus, detail: String? = nil, extra: [(String, JSONValue)] = []) {
         noticed.withLock { _ = $0.insert(id) }
         var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string(ReplyType.status.rawValue)), ("status", .string(status.rawValue))]
-        if let detail { fields.append(("detail", .string(detail))) }
+        if let detail { fields.append((StatusField.detail.rawValue, .string(detail))) }
         send(.object(fields + extra), id: id)
+    }
+
+    /// `pin`: the PIN dialog is up. After a wrong PIN it carries the attempts left as a number, which the
+    /// extension words ("Wrong PIN. 2 attempts left."): the host sends no sentence for it.
+    func pinStatus(_ id: String, attemptsLeft: Int?) {
+        status(id, .pin, extra: attemptsLeft.map { [(StatusField.attemptsLeft.rawValue, .number(Double($0)))] } ?? [])
     }
 
     /// Whether the page shows a notice for `id`: a status frame went out and the request has not ended.

@@ -37,6 +37,10 @@ struct ProtocolConstantsTests {
         #expect(CeremonyStatus.allCases.map(\.rawValue).sorted() == Self.names("statuses"))
     }
 
+    @Test func statusFieldsAreTheSharedOnes() {
+        #expect(StatusField.allCases.map(\.rawValue).sorted() == Self.names("statusFields"))
+    }
+
     @Test func errorNamesAreTheSharedOnes() {
         #expect(DOMExceptionName.allCases.map(\.rawValue).sorted() == Self.names("errorNames"))
     }

@@ -88,6 +88,7 @@
           status: String(frame.status || ''),
           detail: typeof frame.detail === 'string' ? frame.detail : '',
           accounts: Array.isArray(frame.accounts) ? frame.accounts : null,
+          attemptsLeft: Number.isInteger(frame.attemptsLeft) && frame.attemptsLeft >= 0 ? frame.attemptsLeft : null,
         });
       } else if (frame.type === REPLY.result) {
         forget(frame.id);

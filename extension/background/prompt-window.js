@@ -75,6 +75,7 @@
         site: prompt.site,
         status: prompt.status,
         detail: prompt.detail,
+        attemptsLeft: prompt.attemptsLeft,
         accounts: prompt.status === 'select-account' ? prompt.accounts : null,
         final: prompt.final,
       };
@@ -128,7 +129,7 @@
 
     /**
      * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId} from the bridge's
-     * own records — never from the page. `frame`: {status, detail, accounts} from the host.
+     * own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the host.
      */
     function status(hostId, request, frame) {
       let prompt = byHostId.get(hostId);
@@ -138,7 +139,7 @@
         prompt = {
           hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
           site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '', tabTitle: '' },
-          status: '', detail: '', accounts: null,
+          status: '', detail: '', accounts: null, attemptsLeft: null,
         };
         byHostId.set(hostId, prompt);
         byToken.set(prompt.token, prompt);
@@ -148,6 +149,7 @@
       }
       prompt.status = String(frame.status || '');
       prompt.detail = typeof frame.detail === 'string' ? frame.detail : '';
+      prompt.attemptsLeft = Number.isInteger(frame.attemptsLeft) ? frame.attemptsLeft : null;
       prompt.accounts = accountsForView(frame.accounts);
       push(prompt);
     }

@@ -38,6 +38,10 @@
     selectAccount: 'select-account',
   });
 
+  /** The members a status frame may carry besides id, type and status: `detail` (the host's words, for
+   *  `key-unusable`), `accounts` (`select-account`), `attemptsLeft` (`pin` after a wrong PIN, a number). */
+  const STATUS_FIELDS = Object.freeze({ detail: 'detail', accounts: 'accounts', attemptsLeft: 'attemptsLeft' });
+
   /** `error.name` of an error frame: the DOMException names (and TypeError) the host answers with. */
   const ERROR = Object.freeze({
     notAllowed: 'NotAllowedError',
@@ -92,7 +96,7 @@
   }
 
   const api = Object.freeze({
-    VERSION, REQUEST, REPLY, STATUS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout, isPlainObject,
+    VERSION, REQUEST, REPLY, STATUS, STATUS_FIELDS, ERROR, BINARY_MARKER, LIMITS, TIMEOUTS, effectiveTimeout, isPlainObject,
     isRequestId,
   });
   if (typeof module === 'object' && module && module.exports) module.exports = api;

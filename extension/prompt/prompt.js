@@ -9,7 +9,8 @@
  * that just popped up, must not choose an account (Chromium's dialogs ignore input the same way). From the
  * keyboard: the first account has the focus, Up/Down or Tab move it, Enter picks, Escape is Cancel.
  *
- * The extension owns every sentence the user reads; the host sends status codes and, at times, a detail.
+ * The extension owns every sentence the user reads; the host sends status codes, data (the PIN attempts left)
+ * and, at times, a detail in its own words (why a key cannot be used, why a request failed).
  */
 (function (root) {
   'use strict';
@@ -31,13 +32,20 @@
     error: 'The security key request failed.',
   };
 
+  /** The line under `pin` after a wrong PIN, from the attempts the key has left (the status's `attemptsLeft`). */
+  function wrongPINText(attemptsLeft) {
+    return `Wrong PIN. ${attemptsLeft} attempt${attemptsLeft === 1 ? '' : 's'} left.`;
+  }
+
   /** The sentence for a status; an unknown one reads as "processing" (its detail, if any, says more). */
   function statusText(status) {
     return Object.prototype.hasOwnProperty.call(TEXT, status) ? TEXT[status] : TEXT.processing;
   }
 
-  /** The host's detail, unless it only repeats the sentence already shown. */
-  function detailText(status, detail) {
+  /** The line under the sentence: the wrong-PIN line for a `pin` with attempts left, otherwise the host's
+   *  detail, unless it only repeats the sentence already shown. */
+  function detailText(status, detail, attemptsLeft = null) {
+    if (status === 'pin' && Number.isInteger(attemptsLeft) && attemptsLeft >= 0) return wrongPINText(attemptsLeft);
     const text = typeof detail === 'string' ? detail.trim() : '';
     return text && text !== statusText(status) ? text : '';
   }
@@ -122,7 +130,7 @@
       el('who').textContent = lines.who;
       doc.body.className = view.status === 'error' ? 'error' : '';
       el('text').textContent = statusText(view.status);
-      const detail = detailText(view.status, view.detail);
+      const detail = detailText(view.status, view.detail, view.attemptsLeft);
       el('detail').textContent = detail;
       el('detail').hidden = !detail;
       renderAccounts(Array.isArray(view.accounts) && view.accounts.length ? view.accounts : null);

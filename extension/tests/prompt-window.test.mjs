@@ -146,9 +146,14 @@ test('the window is told the site from the bridge\'s own records (sender origin,
   await settle();
   const page = t.windowPage();
   const site = { origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com', tabTitle: 'Tab 1' };
-  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', accounts: null, final: false }]);
+  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, final: false }]);
   t.hostSays({ id, type: 'status', status: 'touch', detail: '' });
-  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', accounts: null, final: false });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', attemptsLeft: null, accounts: null, final: false });
+  // After a wrong PIN: the attempts left, as the host's number (the window words it); nothing else is taken for one.
+  t.hostSays({ id, type: 'status', status: 'pin', attemptsLeft: 2 });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'pin', detail: '', attemptsLeft: 2, accounts: null, final: false });
+  t.hostSays({ id, type: 'status', status: 'pin', attemptsLeft: '2' });
+  assert.equal(page.sent.at(-1).attemptsLeft, null);
 });
 
 test('the request settling closes the window; the page gets only the result', async () => {
@@ -231,7 +236,7 @@ test('an error with a detail for the user keeps (or opens) the window to say why
   const page = t.windowPage();
   t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED }, detail: 'Your PIN is blocked.' });
   assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
-  assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', accounts: null, final: true });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', attemptsLeft: null, accounts: null, final: true });
   assert.deepEqual(t.windows.removed, []);
   page.onMessage.fire({ kind: 'close' });
   assert.deepEqual(t.windows.removed, [100]);

@@ -28,6 +28,18 @@ test('the host\'s detail is shown unless it repeats the sentence', () => {
   assert.equal(prompt.detailText('touch', { toString: () => 'x' }), '');
 });
 
+test('after a wrong PIN the window words the attempts left the host sends as a number', () => {
+  assert.equal(prompt.detailText('pin', undefined, 7), 'Wrong PIN. 7 attempts left.');
+  assert.equal(prompt.detailText('pin', '', 1), 'Wrong PIN. 1 attempt left.');
+  assert.equal(prompt.detailText('pin', 'Wrong PIN. 9 attempts left.', 2), 'Wrong PIN. 2 attempts left.', 'the number wins');
+  // An older host sent the sentence as detail and no number: it is shown as it came.
+  assert.equal(prompt.detailText('pin', 'Wrong PIN. 2 attempts left.'), 'Wrong PIN. 2 attempts left.');
+  assert.equal(prompt.detailText('pin', undefined, null), '');
+  assert.equal(prompt.detailText('pin', undefined, '3'), '');
+  assert.equal(prompt.detailText('pin', undefined, -1), '');
+  assert.equal(prompt.detailText('touch', undefined, 3), '', 'only a pin status has attempts');
+});
+
 test('account labels: display name over account name; never empty', () => {
   assert.deepEqual(prompt.accountLabel({ name: 'alice@example.com', displayName: 'Alice' }), { primary: 'Alice', secondary: 'alice@example.com' });
   assert.deepEqual(prompt.accountLabel({ name: 'bob', displayName: '' }), { primary: 'bob', secondary: '' });

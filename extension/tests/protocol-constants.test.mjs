@@ -26,6 +26,10 @@ test('status codes are the shared ones', () => {
   assert.deepEqual(sorted(Object.values(protocol.STATUS)), sorted(shared.statuses));
 });
 
+test('status frame members are the shared ones', () => {
+  assert.deepEqual(sorted(Object.values(protocol.STATUS_FIELDS)), sorted(shared.statusFields));
+});
+
 test('error names are the shared ones', () => {
   assert.deepEqual(sorted(Object.values(protocol.ERROR)), sorted(shared.errorNames));
 });

@@ -27,9 +27,9 @@ struct UserVerificationRunner {
     func run<T>(on device: Device, method: UserVerificationMethod, deadline: Deadline,
                 _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
         var method = try methodAfterReadingUVRetries(method, on: device, deadline: deadline)
-        var retryMessage: String?
+        var afterWrongPIN: Int?  // the attempts the key has left once a PIN was refused
         while true {
-            let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, retryMessage: retryMessage) : nil
+            let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, afterWrongPIN: afterWrongPIN) : nil
             let notice = DeferredStatus(Self.waits(for: method), for: controller.id, on: replies)
             defer { notice.withdraw() }
             device.setTimeout(until: deadline)
@@ -51,7 +51,7 @@ struct UserVerificationRunner {
                 case FIDOError.pinInvalid where method == .pin && !cancelled && !timedOut:
                     let left = (try? device.pinRetries()) ?? 0
                     log.info("wrong PIN entered; \(left) attempts left", request: controller.id)
-                    retryMessage = "Wrong PIN. \(left) attempt\(left == 1 ? "" : "s") left."
+                    afterWrongPIN = left
                 case FIDOError.uvBlocked where method == .builtIn && device.hasPIN:
                     logFallbackToPIN()
                     method = .pin
@@ -71,14 +71,18 @@ struct UserVerificationRunner {
         method == .builtIn ? [.uv, .touch] : [.touch]
     }
 
-    private func askForPIN(device: Device, retryMessage: String?) throws(WebAuthnError) -> SecretBytes {
-        if retryMessage == nil, let pin = pendingPIN.take() { return pin }
+    /// The PIN, from the prompt (or the one just chosen). `afterWrongPIN`: the attempts left after a refused PIN,
+    /// which the status frame carries as data (the extension words it) and the pinentry dialog shows in the
+    /// host's own words.
+    private func askForPIN(device: Device, afterWrongPIN: Int?) throws(WebAuthnError) -> SecretBytes {
+        if afterWrongPIN == nil, let pin = pendingPIN.take() { return pin }
         let attempts = try usablePINAttempts(on: device)
         guard let prompt else {
             log.error("this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)", request: controller.id)
             throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
         }
-        replies.status(controller.id, .pin, detail: retryMessage)
+        replies.pinStatus(controller.id, attemptsLeft: afterWrongPIN)
+        let retryMessage = afterWrongPIN.map { "Wrong PIN. \($0) attempt\($0 == 1 ? "" : "s") left." }
         let request = PINRequest(rpID: rpID, origin: origin, attemptsLeft: attempts, retryMessage: retryMessage)
         let started = ContinuousClock.now
         do {
