@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Threading
 
 /// CTAPHID constants (CTAP 2.1 §11.2).
 enum CTAPHID {
@@ -113,7 +114,7 @@ final class DeviceConnection: @unchecked Sendable {
     var assembly: Assembly?
     var pending: PendingCommand?
     /// Set by the keepAliveForever fault: the channel to pester and when the next KEEPALIVE is due.
-    var endlessKeepalive: (channel: UInt32, next: Date)?
+    var endlessKeepalive: (channel: UInt32, next: Deadline)?
     /// How the fault plan corrupts the answer to the CBOR request in progress (nil: it does not).
     var responseFault: ResponseFault?
     var closed = false
@@ -133,7 +134,8 @@ final class DeviceConnection: @unchecked Sendable {
     struct PendingCommand {
         var channel: UInt32
         var message: [UInt8]
-        var touchAt: Date
-        var nextKeepalive: Date
+        /// nil: not before the `.untouched` fault plan is lifted.
+        var touchAt: Deadline?
+        var nextKeepalive: Deadline
     }
 }

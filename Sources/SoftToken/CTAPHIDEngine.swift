@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 /// The authenticator side of CTAPHID: turns reports written by libfido2 into commands and commands' answers into
 /// reports for libfido2 to read. Every entry point takes the token's monitor.
@@ -147,10 +148,9 @@ extension SoftToken {
             case .response(let response):
                 sendCBOR(response, channel: channel, on: connection)
             case .awaitingUser(let milliseconds):
-                let now = Date()
                 connection.pending = .init(
-                    channel: channel, message: payload, touchAt: now.addingTimeInterval(Double(milliseconds) / 1000),
-                    nextKeepalive: now)
+                    channel: channel, message: payload, touchAt: .after(.milliseconds(milliseconds)),
+                    nextKeepalive: .now)
                 transport.busy = (connection, channel)
             }
         default:
@@ -178,7 +178,7 @@ extension SoftToken {
 
     /// Queues a CBOR response, corrupted as the fault plan said when its request arrived.
     private func sendCBOR(_ response: [UInt8], channel: UInt32, on connection: DeviceConnection) {
-        if connection.responseFault == .keepAliveForever { connection.endlessKeepalive = (channel, Date()) }
+        if connection.responseFault == .keepAliveForever { connection.endlessKeepalive = (channel, .now) }
         connection.outbox += Self.responseReports(response, channel: channel, fault: connection.responseFault)
     }
 
@@ -194,23 +194,22 @@ extension SoftToken {
     func nextReport(on connection: DeviceConnection, milliseconds: Int) -> [UInt8]? {
         monitor.lock()
         defer { monitor.unlock() }
-        let deadline = milliseconds < 0 ? nil : Date().addingTimeInterval(Double(milliseconds) / 1000)
+        let deadline = milliseconds < 0 ? nil : Deadline.after(.milliseconds(milliseconds))
         while true {
             if connection.closed || isUnplugged { return nil }
             if !connection.outbox.isEmpty {
                 guard countReportForFaults() else { return nil }
                 return connection.outbox.removeFirst()
             }
-            let now = Date()
             var wake = deadline
             if let pending = connection.pending {
-                if now >= pending.touchAt {
+                if pending.touchAt?.isPast == true {
                     settleIfDue(connection)
                     continue
                 }
-                if now >= pending.nextKeepalive {
+                if pending.nextKeepalive.isPast {
                     touchIfNoLongerUntouched(connection)
-                    connection.pending?.nextKeepalive = now.addingTimeInterval(0.1)
+                    connection.pending?.nextKeepalive = .after(.milliseconds(100))
                     connection.outbox += CTAPHID.frames(
                         channel: pending.channel, command: CTAPHID.Command.keepalive.rawValue,
                         payload: [CTAPHID.KeepaliveStatus.userPresenceNeeded.rawValue])
@@ -218,8 +217,8 @@ extension SoftToken {
                 }
                 wake = [wake, pending.touchAt, pending.nextKeepalive].compactMap { $0 }.min()
             } else if let endless = connection.endlessKeepalive {
-                if now >= endless.next {
-                    connection.endlessKeepalive = (endless.channel, now.addingTimeInterval(0.1))
+                if endless.next.isPast {
+                    connection.endlessKeepalive = (endless.channel, .after(.milliseconds(100)))
                     connection.outbox += CTAPHID.frames(
                         channel: endless.channel, command: CTAPHID.Command.keepalive.rawValue,
                         payload: [CTAPHID.KeepaliveStatus.processing.rawValue])
@@ -227,14 +226,14 @@ extension SoftToken {
                 }
                 wake = [wake, endless.next].compactMap { $0 }.min()
             }
-            if let deadline, now >= deadline { return nil }
+            if let deadline, deadline.isPast { return nil }
             if let wake { _ = monitor.wait(until: wake) } else { monitor.wait() }
         }
     }
 
     /// Runs a parked command whose simulated touch has come, queueing its answer on its connection.
     func settleIfDue(_ connection: DeviceConnection) {
-        guard let pending = connection.pending, Date() >= pending.touchAt else { return }
+        guard let pending = connection.pending, pending.touchAt?.isPast == true else { return }
         abandonPending(on: connection)
         switch withSharedStateFile({ execute(pending.message, userTouched: true) }) {
         case .response(let response): sendCBOR(response, channel: pending.channel, on: connection)

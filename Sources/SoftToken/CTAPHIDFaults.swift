@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threading
 
 /// How the CTAPHID engine applies a `FaultPlan`. Every function here runs with the token's monitor held.
 extension SoftToken {
@@ -27,15 +28,15 @@ extension SoftToken {
 
     /// Parks a request for the `.untouched` fault: it waits for a touch until the plan is lifted.
     func parkUntouched(_ payload: [UInt8], channel: UInt32, on connection: DeviceConnection) {
-        connection.pending = .init(channel: channel, message: payload, touchAt: .distantFuture, nextKeepalive: Date())
+        connection.pending = .init(channel: channel, message: payload, touchAt: nil, nextKeepalive: .now)
         transport.busy = (connection, channel)
     }
 
     /// At every keepalive of a parked request: once the `.untouched` plan is lifted, the user touches.
     func touchIfNoLongerUntouched(_ connection: DeviceConnection) {
-        guard connection.pending?.touchAt == .distantFuture else { return }
+        guard let pending = connection.pending, pending.touchAt == nil else { return }
         refreshFaultFile()
-        if faultPlan.response != .untouched { connection.pending?.touchAt = Date() }
+        if faultPlan.response != .untouched { connection.pending?.touchAt = .now }
     }
 
     private func refreshFaultFile() {

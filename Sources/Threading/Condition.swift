@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Glibc
 
 /// A mutex with a condition variable, the part of NSCondition this project uses. It lives here because
@@ -48,12 +43,6 @@ public final class Condition: @unchecked Sendable {
         if nanoseconds >= 1_000_000_000 { seconds += 1; nanoseconds -= 1_000_000_000 }
         var limit = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
         return pthread_cond_timedwait(variable, mutex, &limit) == 0
-    }
-
-    /// Transitional, for SoftToken's CTAPHID engine until its times are `Deadline`s too.
-    @discardableResult
-    public func wait(until date: Date) -> Bool {
-        wait(until: Deadline.after(.nanoseconds(Int64(max(0, date.timeIntervalSinceNow) * 1e9))))
     }
 
     public func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
