@@ -382,7 +382,10 @@ for t in "${targets[@]}"; do
     content=${content//"$placeholder"/"${origins%, }"}
     for id in "${ids[@]}"; do
       [[ $id != "$(tr -d '[:space:]' <"$REPO/extension/chromium-id.txt")" && -z ${warned[$id]:-} ]] || continue
-      # The manifest lets Chromium start the host for this id, but the host serves only its own extension
+      # The CRX's id needs no configuration: the system install writes it to share/webauthn-bridge/chromium-id.txt,
+      # which the host beside it trusts (docs/security.md, "Which extensions the host serves").
+      [[ $id != "$crx_id" ]] || continue
+      # The manifest lets Chromium start the host for any other id, but the host serves only its own extension
       # unless the configuration names another one.
       warned[$id]=1
       if ((system)); then where="each user's ~/.config/webauthn-bridge/config.json"; else where="$config_home/webauthn-bridge/config.json"; fi
