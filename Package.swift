@@ -6,7 +6,7 @@ import PackageDescription
 //   webauthn-bridge → SoftToken  (SoftTokenDeviceProvider: BridgeHost reaches keys only through FIDO's DeviceProvider)
 //   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
 //   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken}  (the demo command)
-//   FIDO → {CFIDO2, Threading, Secrets};  Prompts → Secrets;  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
+//   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading};  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld (it ships with the Swift toolchain; the default gold cannot) to pack relative
 // relocations (DT_RELR, glibc ≥ 2.36): start-up reads ~8 KB of them instead of ~1 MB, ~0.9 MB less resident
 // memory per host. A hand-made function order saved another ~1.8 MB and went stale with every change, so it is
@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
         .target(name: "Secrets"),
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading", "Secrets"]),
-        .target(name: "Prompts", dependencies: ["Secrets"]),
+        .target(name: "Prompts", dependencies: ["Secrets", "Threading"]),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
         .target(name: "BridgeHost", dependencies: [
             "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "CBOR", "Cryptography", "Threading",

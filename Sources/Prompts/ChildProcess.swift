@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import Threading
 
 /// A helper program (pinentry; for `doctor` and `bench`, the host itself) started with `posix_spawn`, its stdin and stdout connected to us by pipes.
 ///
@@ -144,10 +145,10 @@ struct ProcessHandle {
     }
 
     func waitForExit(seconds: Double) -> Int32? {
-        let deadline = monotonicSeconds() + seconds
+        let deadline = Deadline.after(.milliseconds(Int(seconds * 1000)))
         while true {
             if let status = reap() { return status }
-            if monotonicSeconds() >= deadline { return nil }
+            if deadline.isPast { return nil }
             usleep(5_000)
         }
     }
@@ -159,11 +160,11 @@ struct ProcessHandle {
     /// The interrupt is repeated during its grace: pinentry-tty's handler only breaks a blocking read, so an
     /// interrupt landing between printing "PIN:" and starting the read is lost and the next one is needed.
     func stop() -> Int32? {
-        let deadline = monotonicSeconds() + 1.5
+        let deadline = Deadline.after(.milliseconds(1500))
         repeat {
             kill(pid, SIGINT)
             if let status = waitForExit(seconds: 0.1) { return status }
-        } while monotonicSeconds() < deadline
+        } while !deadline.isPast
         for (signal, grace) in [(SIGTERM, 0.5), (SIGKILL, 5.0)] {
             kill(pid, signal)
             if let status = waitForExit(seconds: grace) { return status }
@@ -192,12 +193,6 @@ public enum LiveChildren {
             remove(pid)
         }
     }
-}
-
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }
 
 /// The process environment as a dictionary (Glibc's `environ`), so Prompts needs no Foundation.
