@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "Cryptography"]),
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
         .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Secrets", "TestSupport"]),
-        .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "CFIDO2", "CBOR", "Cryptography"]),
+        .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "WebAuthn", "Cryptography", "CBOR"]),
