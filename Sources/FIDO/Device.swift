@@ -24,14 +24,16 @@ public final class Device: @unchecked Sendable {
         self.info = info
     }
 
-    /// Opens the key and reads authenticatorGetInfo.
-    public static func open(_ location: DeviceLocation) throws(FIDOError) -> Device {
+    /// Opens the key and reads authenticatorGetInfo; `timeoutMilliseconds` bounds the open's own exchanges (none:
+    /// libfido2 waits as long as the key takes).
+    public static func open(_ location: DeviceLocation, timeoutMilliseconds: Int? = nil) throws(FIDOError) -> Device {
         guard let dev = fido_dev_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_dev_new") }
         var owned: OpaquePointer? = dev
         if var io = location.io {
             let status = fido_dev_set_io_functions(dev, &io)
             if status != FIDO_OK { fido_dev_free(&owned); throw FIDOError(code: status, function: "fido_dev_set_io_functions") }
         }
+        if let timeoutMilliseconds { _ = fido_dev_set_timeout(dev, Int32(clamping: timeoutMilliseconds)) }
         let status = fido_dev_open(dev, location.path)
         if status != FIDO_OK { fido_dev_free(&owned); throw FIDOError(code: status, function: "fido_dev_open") }
         var info = AuthenticatorInfo()

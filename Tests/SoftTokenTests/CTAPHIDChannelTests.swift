@@ -1,4 +1,5 @@
 import CFIDO2
+import FIDO
 import Foundation
 import Synchronization
 import Testing
@@ -83,7 +84,7 @@ final class TappedDevice {
         var io = ReportTap.ioFunctions
         fido_dev_set_io_functions(dev, &io)
         let status = reopen()
-        guard status == FIDO_OK else { throw FidoError(code: status, call: "fido_dev_open") }
+        guard status == FIDO_OK else { throw FIDOError(code: status, function: "fido_dev_open") }
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -12,7 +13,7 @@ final class RawChannel {
 
     init(_ path: String) throws {
         let io = self.io
-        guard let opened = path.withCString({ io.open!($0) }) else { throw FidoError(code: FIDO_ERR_INTERNAL, call: "io.open") }
+        guard let opened = path.withCString({ io.open!($0) }) else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "io.open") }
         handle = opened
     }
     deinit { io.close!(handle) }

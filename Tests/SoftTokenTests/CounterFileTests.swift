@@ -1,4 +1,5 @@
 import CFIDO2
+import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -32,25 +33,25 @@ import Testing
         let fixture = try TokenFixture()
         let credential = try fixture.open().makeCredential()
         let stateBefore = try StateFile.readAll(fixture.stateFile)
-        try fixture.open().getAssertion(allow: [credential.id])
-        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.open().getAssertion(allow: [credential.credentialID])
+        try fixture.open().getAssertion(allow: [credential.credentialID])
         #expect(try StateFile.readAll(fixture.stateFile) == stateBefore, "the state file was not rewritten")
         #expect(FileManager.default.fileExists(atPath: CounterFile.path(for: fixture.stateFile)))
         try fixture.reload()
-        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 3)
+        #expect(try fixture.open().getAssertion(allow: [credential.credentialID])[0].signCount == 3)
     }
 
     @Test func counterFileOfAnEarlierStateFileIsIgnored() throws {
         let fixture = try TokenFixture()
         let credential = try fixture.open().makeCredential()
-        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.open().getAssertion(allow: [credential.credentialID])
         // Counters from before the next whole save, claiming far more uses than there were.
         let earlierGeneration = try #require(fixture.token.state.counterGeneration)
         try fixture.token.setPresence(.automatic)  // saves the state file whole
         let stale = CounterFile.encode([1000], generation: earlierGeneration)
         try Data(stale).write(to: URL(fileURLWithPath: CounterFile.path(for: fixture.stateFile)))
         try fixture.reload()
-        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 2)
+        #expect(try fixture.open().getAssertion(allow: [credential.credentialID])[0].signCount == 2)
     }
 
     @Test func creatingATokenRemovesTheCounterFileAndJournalOfAnEarlierTokenAtThatPath() throws {
@@ -69,14 +70,14 @@ import Testing
     @Test func tornCounterFileFallsBackToTheStateFileCounters() throws {
         let fixture = try TokenFixture()
         let credential = try fixture.open().makeCredential()
-        try fixture.open().getAssertion(allow: [credential.id])
+        try fixture.open().getAssertion(allow: [credential.credentialID])
         try fixture.token.setPresence(.automatic)  // saved whole: the state file holds counter 1
-        try fixture.open().getAssertion(allow: [credential.id])  // counter file: 2
+        try fixture.open().getAssertion(allow: [credential.credentialID])  // counter file: 2
         let counterPath = CounterFile.path(for: fixture.stateFile)
         let bytes = try StateFile.readAll(counterPath)
         try Data(bytes.prefix(bytes.count - 1)).write(to: URL(fileURLWithPath: counterPath))
         try fixture.reload()
-        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 2, "1 from the state file, plus this one")
+        #expect(try fixture.open().getAssertion(allow: [credential.credentialID])[0].signCount == 2, "1 from the state file, plus this one")
     }
 
     @Test func failedCounterSaveLeavesTheCounterUnchanged() throws {
@@ -84,9 +85,9 @@ import Testing
         let credential = try fixture.open().makeCredential()
         let temporary = StateFile.temporaryPath(for: CounterFile.path(for: fixture.stateFile))
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
-        expectFido(FIDO_ERR_ERR_OTHER) { try fixture.open().getAssertion(allow: [credential.id]) }
+        expectFido(FIDO_ERR_ERR_OTHER) { try fixture.open().getAssertion(allow: [credential.credentialID]) }
         #expect(fixture.token.summary().credentials.first?.signCount == 0)
         try FileManager.default.removeItem(atPath: temporary)
-        #expect(try fixture.open().getAssertion(allow: [credential.id]).signCount() == 1)
+        #expect(try fixture.open().getAssertion(allow: [credential.credentialID])[0].signCount == 1)
     }
 }

@@ -1,4 +1,5 @@
 import CFIDO2
+import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -16,7 +17,7 @@ import Testing
         let path = try #require(ProcessInfo.processInfo.environment[Self.writerVariable])
         let token = try SoftToken(stateFile: path)
         let devicePath = SoftTokenDevice.attach(token)
-        let device = try Device(path: devicePath)
+        let device = try TokenFixture.open(path: devicePath)
         var request = CredentialRequest()
         request.residentKey = true
         for i in 0..<100_000 {

@@ -1,4 +1,5 @@
 import CFIDO2
+@testable import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -20,7 +21,7 @@ import Testing
         fixture.token.faults = FaultPlan(response: fault)
         var result: Int32 = FIDO_OK
         let ms = elapsedMS {
-            do { try device.makeCredential() } catch { result = (error as? FidoError)?.code ?? FIDO_OK }
+            do { try device.makeCredential() } catch { result = (error as? FIDOError)?.code ?? FIDO_OK }
         }
         #expect(result == FIDO_ERR_RX, "\(fault): \(String(cString: fido_strerr(result)))")
         #expect(ms < 2000)
@@ -34,8 +35,8 @@ import Testing
         let fixture = try TokenFixture()
         fixture.token.faults = FaultPlan(response: .stall)
         let device = try fixture.open(timeoutMS: 300)
-        #expect(!fido_dev_is_fido2(device.dev))
-        #expect(throws: FidoError.self) { try device.makeCredential() }
+        #expect(!fido_dev_is_fido2(device.handle))
+        #expect(throws: FIDOError.self) { try device.makeCredential() }
         try expectStateIntact(fixture, credentials: 0)
     }
 
@@ -46,11 +47,11 @@ import Testing
         fixture.token.faults = FaultPlan(dropConnectionAfterReports: 2)
         var result: Int32 = FIDO_OK
         let ms = elapsedMS {
-            do { try device.getAssertion(allow: [credential.id]) } catch { result = (error as? FidoError)?.code ?? FIDO_OK }
+            do { try device.getAssertion(allow: [credential.credentialID]) } catch { result = (error as? FIDOError)?.code ?? FIDO_OK }
         }
         #expect(result == FIDO_ERR_TX || result == FIDO_ERR_RX, "\(String(cString: fido_strerr(result)))")
         #expect(ms < 1000)
-        #expect(throws: FidoError.self) { _ = try fixture.open(timeoutMS: 300) }
+        #expect(throws: FIDOError.self) { _ = try fixture.open(timeoutMS: 300) }
         try expectStateIntact(fixture, credentials: 1)
     }
 
@@ -59,9 +60,9 @@ import Testing
         let device = try fixture.open()
         let credential = try device.makeCredential()
         fixture.token.faults = FaultPlan(injectedErrors: [CTAPCommand.getAssertion.rawValue: CTAPStatus.pinAuthBlocked.rawValue])
-        expectFido(FIDO_ERR_PIN_AUTH_BLOCKED) { try device.getAssertion(allow: [credential.id]) }
+        expectFido(FIDO_ERR_PIN_AUTH_BLOCKED) { try device.getAssertion(allow: [credential.credentialID]) }
         try device.makeCredential()
-        #expect(fixture.token.summary().credentials.first { $0.credentialID == credential.id }?.signCount == 0)
+        #expect(fixture.token.summary().credentials.first { $0.credentialID == credential.credentialID }?.signCount == 0)
         try expectStateIntact(fixture, credentials: 2)
     }
 

@@ -1,4 +1,5 @@
 import CFIDO2
+@testable import FIDO
 import Foundation
 import Synchronization
 import Testing
@@ -16,7 +17,7 @@ import Testing
         let fixture = try TokenFixture()
         fixture.token.faults = FaultPlan(command: CTAPCommand.makeCredential.rawValue, response: fault, times: 1)
         let device = try fixture.open(timeoutMS: 2000)  // getInfo is not aimed at: the open speaks CTAP2
-        #expect(fido_dev_is_fido2(device.dev))
+        #expect(fido_dev_is_fido2(device.handle))
         expectFido(expected) { try device.makeCredential() }
         // One hit only: the next makeCredential is answered correctly, and both commands ran and were saved.
         try device.makeCredential()
@@ -34,7 +35,7 @@ import Testing
         fixture.token.faults = FaultPlan(clientPINErrors: [0x09: CTAPStatus.pinBlocked.rawValue])
         let device = try fixture.open()
         expectFido(FIDO_ERR_PIN_BLOCKED) { try device.makeCredential(pin: "123456") }
-        #expect(device.retryCount() == 8, "getPINRetries (subcommand 1) is answered as usual")
+        #expect((try device.pinRetries()) == 8, "getPINRetries (subcommand 1) is answered as usual")
         fixture.token.faults = .none
         try device.makeCredential(pin: "123456")
     }
@@ -72,7 +73,7 @@ import Testing
         let outcome = Mutex<Int32?>(nil)
         let thread = Thread {
             do { try device.makeCredential(); outcome.withLock { $0 = FIDO_OK } } catch {
-                outcome.withLock { $0 = (error as? FidoError)?.code ?? FIDO_ERR_INTERNAL }
+                outcome.withLock { $0 = (error as? FIDOError)?.code ?? FIDO_ERR_INTERNAL }
             }
         }
         thread.start()
@@ -91,12 +92,12 @@ import Testing
         let outcome = Mutex<Int32?>(nil)
         let thread = Thread {
             do { try device.makeCredential(); outcome.withLock { $0 = FIDO_OK } } catch {
-                outcome.withLock { $0 = (error as? FidoError)?.code ?? FIDO_ERR_INTERNAL }
+                outcome.withLock { $0 = (error as? FIDOError)?.code ?? FIDO_ERR_INTERNAL }
             }
         }
         thread.start()
         while fixture.token.locked({ fixture.token.transport.busy == nil }) { usleep(10_000) }
-        fido_dev_cancel(device.dev)
+        fido_dev_cancel(device.handle)
         while outcome.withLock({ $0 }) == nil { usleep(10_000) }
         #expect(outcome.withLock { $0 } == FIDO_ERR_KEEPALIVE_CANCEL)
         #expect(fixture.token.summary().credentials.isEmpty, "a cancelled request makes nothing")

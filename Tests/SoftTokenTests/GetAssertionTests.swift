@@ -1,6 +1,7 @@
 import CBOR
 import CFIDO2
 import Cryptography
+import FIDO
 import Testing
 @testable import SoftToken
 
@@ -13,26 +14,26 @@ import Testing
         otherUser.userID = Array("user-2".utf8)
         let second = try device.makeCredential(otherUser)
 
-        let a1 = try device.getAssertion(allow: [first.id])
-        #expect(a1.verify(publicKey: first.publicKey) == FIDO_OK)
-        #expect(a1.signCount() == 1)
-        #expect(a1.credentialID() == first.id)
-        let a2 = try device.getAssertion(allow: [first.id])
-        #expect(a2.signCount() == 2)
-        let a3 = try device.getAssertion(allow: [second.id])
-        #expect(a3.signCount() == 1, "each credential has its own counter")
-        #expect(a3.verify(publicKey: first.publicKey) != FIDO_OK, "signed by the other credential's key")
-        #expect(a3.verify(publicKey: second.publicKey) == FIDO_OK)
+        let a1 = try device.getAssertion(allow: [first.credentialID])
+        #expect(libfido2Verify(a1[0], publicKey: first.publicKey) == FIDO_OK)
+        #expect(a1[0].signCount == 1)
+        #expect(a1[0].credentialID == first.credentialID)
+        let a2 = try device.getAssertion(allow: [first.credentialID])
+        #expect(a2[0].signCount == 2)
+        let a3 = try device.getAssertion(allow: [second.credentialID])
+        #expect(a3[0].signCount == 1, "each credential has its own counter")
+        #expect(libfido2Verify(a3[0], publicKey: first.publicKey) != FIDO_OK, "signed by the other credential's key")
+        #expect(libfido2Verify(a3[0], publicKey: second.publicKey) == FIDO_OK)
     }
 
     @Test func edDSAAssertionVerifiesWithEddsaPublicKey() throws {
         let fixture = try TokenFixture()
         let device = try fixture.open()
         var request = CredentialRequest()
-        request.algorithm = COSE_EDDSA
+        request.algorithm = Int(COSE_EDDSA)
         let credential = try device.makeCredential(request)
-        let assertion = try device.getAssertion(allow: [credential.id])
-        #expect(assertion.verify(algorithm: COSE_EDDSA, publicKey: credential.publicKey) == FIDO_OK)
+        let assertion = try device.getAssertion(allow: [credential.credentialID])
+        #expect(libfido2Verify(assertion[0], algorithm: COSE_EDDSA, publicKey: credential.publicKey) == FIDO_OK)
     }
 
     @Test func discoverableCredentialsAreAllReturnedNewestFirstWithUserIDs() throws {
@@ -50,11 +51,11 @@ import Testing
 
         let assertion = try device.getAssertion()
         #expect(assertion.count == 2)
-        #expect(assertion.userID(0) == Array("user-2".utf8))
-        #expect(assertion.userID(1) == Array("user-1".utf8))
-        #expect(assertion.verify(0, publicKey: bob.publicKey) == FIDO_OK)
-        #expect(assertion.verify(1, publicKey: alice.publicKey) == FIDO_OK)
-        #expect(assertion.userName(0) == nil, "no user-identifiable information without UV")
+        #expect(assertion[0].userID == Array("user-2".utf8))
+        #expect(assertion[1].userID == Array("user-1".utf8))
+        #expect(libfido2Verify(assertion[0], publicKey: bob.publicKey) == FIDO_OK)
+        #expect(libfido2Verify(assertion[1], publicKey: alice.publicKey) == FIDO_OK)
+        #expect(assertion[0].userName == nil, "no user-identifiable information without UV")
     }
 
     @Test func discoverableAssertionWithPINIncludesUserNames() throws {
@@ -64,8 +65,8 @@ import Testing
         request.residentKey = true
         try device.makeCredential(request, pin: "1234")
         let assertion = try device.getAssertion(pin: "1234")
-        #expect(assertion.userName() == "alice")
-        #expect(assertion.flags() & 0x04 != 0, "UV flag")
+        #expect(assertion[0].userName == "alice")
+        #expect(assertion[0].flags & 0x04 != 0, "UV flag")
     }
 
     @Test func noCredentialsForAnUnknownRPOrID() throws {
@@ -73,7 +74,7 @@ import Testing
         let device = try fixture.open()
         let credential = try device.makeCredential()
         expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion() }
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(rpID: "other.example", allow: [credential.id]) }
+        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(rpID: "other.example", allow: [credential.credentialID]) }
         expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [Array(repeating: 1, count: 64)]) }
     }
 
@@ -83,8 +84,8 @@ import Testing
         let device = try fixture.open()
         let credential = try device.makeCredential()
         try fixture.token.setPresence(.deny)
-        let assertion = try device.getAssertion(allow: [credential.id], up: FIDO_OPT_FALSE)
-        #expect(assertion.flags() & 0x01 == 0)
-        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+        let assertion = try device.getAssertion(allow: [credential.credentialID], up: false)
+        #expect(assertion[0].flags & 0x01 == 0)
+        #expect(libfido2Verify(assertion[0], publicKey: credential.publicKey) == FIDO_OK)
     }
 }

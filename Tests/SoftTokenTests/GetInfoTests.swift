@@ -1,4 +1,5 @@
 import CFIDO2
+@testable import FIDO
 import Testing
 @testable import SoftToken
 
@@ -7,7 +8,7 @@ import Testing
     func info(_ fixture: TokenFixture) throws -> (versions: [String], extensions: [String], options: [String: Bool], protocols: [UInt8], algorithms: [Int32], info: OpaquePointer) {
         let device = try fixture.open()
         let ci = fido_cbor_info_new()!
-        #expect(fido_dev_get_cbor_info(device.dev, ci) == FIDO_OK)
+        #expect(fido_dev_get_cbor_info(device.handle, ci) == FIDO_OK)
         func strings(_ p: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ n: Int) -> [String] {
             (0..<n).map { String(cString: p![$0]!) }
         }
@@ -65,13 +66,13 @@ import Testing
         for _ in 0..<3 { _ = try fixture.open() }
         let first = try fixture.open()
         let second = try fixture.open()
-        #expect(fido_dev_is_fido2(first.dev))
-        #expect(fido_dev_is_fido2(second.dev))
+        #expect(fido_dev_is_fido2(first.handle))
+        #expect(fido_dev_is_fido2(second.handle))
         let credential = try first.makeCredential()
-        try second.getAssertion(allow: [credential.id])
+        try second.getAssertion(allow: [credential.credentialID])
     }
 
     @Test func openingAnUnattachedPathFails() {
-        #expect(throws: FidoError.self) { try Device(path: "softfido:no-such-token") }
+        #expect(throws: FIDOError.self) { try TokenFixture.open(path: "softfido:no-such-token") }
     }
 }

@@ -1,4 +1,5 @@
 import CFIDO2
+@testable import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -13,7 +14,7 @@ import Testing
     @Test func delayedPresenceSucceedsAfterTheDelay() throws {
         let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 300)))
         let device = try fixture.open()
-        var credential: Credential?
+        var credential: MadeCredential?
         let ms = elapsedMS { credential = try? device.makeCredential() }
         #expect(credential != nil)
         #expect(ms >= 300)
@@ -44,7 +45,7 @@ import Testing
         let device = try fixture.open(timeoutMS: 5000)
         let canceller = Thread {
             Thread.sleep(forTimeInterval: 0.3)
-            fido_dev_cancel(device.dev)
+            fido_dev_cancel(device.handle)
         }
         canceller.start()
         let ms = elapsedMS { expectFido(FIDO_ERR_KEEPALIVE_CANCEL) { try device.makeCredential() } }
@@ -63,10 +64,10 @@ import Testing
         try fixture.token.setPresence(.delay(milliseconds: 10_000))
         let canceller = Thread {
             Thread.sleep(forTimeInterval: 0.2)
-            fido_dev_cancel(device.dev)
+            fido_dev_cancel(device.handle)
         }
         canceller.start()
-        expectFido(FIDO_ERR_KEEPALIVE_CANCEL) { try device.getAssertion(allow: [credential.id]) }
+        expectFido(FIDO_ERR_KEEPALIVE_CANCEL) { try device.getAssertion(allow: [credential.credentialID]) }
     }
 
     @Test func anotherChannelIsBusyWhileOneWaitsForTouch() throws {
@@ -79,7 +80,7 @@ import Testing
         // libfido2 turns a CTAPHID_ERROR frame (here ERR_CHANNEL_BUSY) into FIDO_ERR_RX — at once, not by timeout.
         let ms = elapsedMS { expectFido(FIDO_ERR_RX) { try other.getAssertion() } }
         #expect(ms < 900)
-        fido_dev_cancel(waiting.dev)
+        fido_dev_cancel(waiting.handle)
     }
 }
 
@@ -88,20 +89,20 @@ import Testing
         let fixture = try TokenFixture(pin: "1234")
         let device = try fixture.open()
         let credential = try device.makeCredential(pin: "1234")
-        #expect(fido_dev_reset(device.dev) == FIDO_OK)
+        #expect(fido_dev_reset(device.handle) == FIDO_OK)
         let summary = fixture.token.summary()
         #expect(!summary.pinSet)
         #expect(summary.credentials.isEmpty)
         let fresh = try fixture.open()
-        #expect(!fido_dev_has_pin(fresh.dev))
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try fresh.getAssertion(allow: [credential.id]) }
-        #expect(fresh.retryCount() == 8)
+        #expect(!fido_dev_has_pin(fresh.handle))
+        expectFido(FIDO_ERR_NO_CREDENTIALS) { try fresh.getAssertion(allow: [credential.credentialID]) }
+        #expect((try fresh.pinRetries()) == 8)
     }
 
     @Test func resetNeedsPresence() throws {
         let fixture = try TokenFixture(SoftTokenConfiguration(presence: .deny), pin: "1234")
         let device = try fixture.open()
-        let result = fido_dev_reset(device.dev)
+        let result = fido_dev_reset(device.handle)
         #expect(result == FIDO_ERR_OPERATION_DENIED, "\(String(cString: fido_strerr(result)))")
         #expect(fixture.token.summary().pinSet)
     }
@@ -113,12 +114,12 @@ import Testing
         let device = try fixture.open(timeoutMS: 300)
         let credential = try device.makeCredential()
         try fixture.token.setPresence(.delay(milliseconds: 10_000))
-        expectFido(FIDO_ERR_RX) { try device.getAssertion(allow: [credential.id]) }
+        expectFido(FIDO_ERR_RX) { try device.getAssertion(allow: [credential.credentialID]) }
         // The host gives up and cancels after libfido2 already returned: nobody reads the cancel's answer.
-        fido_dev_cancel(device.dev)
+        fido_dev_cancel(device.handle)
         try fixture.token.setPresence(.automatic)
-        let assertion = try device.getAssertion(allow: [credential.id])
-        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
+        let assertion = try device.getAssertion(allow: [credential.credentialID])
+        #expect(libfido2Verify(assertion[0], publicKey: credential.publicKey) == FIDO_OK)
     }
 
     @Test func aDueTouchOnAnAbandonedChannelFreesTheTokenForOthers() throws {

@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+@testable import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -14,7 +15,7 @@ import Testing
         let info = try #require(fido_cbor_info_new())
         var owned: OpaquePointer? = info
         defer { fido_cbor_info_free(&owned) }
-        #expect(fido_dev_get_cbor_info(device.dev, info) == FIDO_OK)
+        #expect(fido_dev_get_cbor_info(device.handle, info) == FIDO_OK)
         let versions = (0..<fido_cbor_info_versions_len(info)).map { String(cString: fido_cbor_info_versions_ptr(info)![$0]!) }
         var options: [String: Bool] = [:]
         for i in 0..<fido_cbor_info_options_len(info) {
@@ -39,12 +40,12 @@ import Testing
         #expect(info.versions == ["U2F_V2", "FIDO_2_0"])
         #expect(info.options["pinUvAuthToken"] == nil && info.options["makeCredUvNotRqd"] == nil && info.options["largeBlobs"] == nil)
         #expect(info.protocols == [1])
-        #expect(!fido_dev_supports_permissions(device.dev))
+        #expect(!fido_dev_supports_permissions(device.handle))
         expectFido(FIDO_ERR_PIN_REQUIRED) { try device.makeCredential() }
         let credential = try device.makeCredential(pin: "1234")
         #expect(credential.flags & 0x04 != 0, "UV through getPINToken")
         var eddsa = CredentialRequest()
-        eddsa.algorithm = COSE_EDDSA
+        eddsa.algorithm = Int(COSE_EDDSA)
         expectFido(FIDO_ERR_UNSUPPORTED_ALGORITHM) { try device.makeCredential(eddsa, pin: "1234") }
     }
 
@@ -54,8 +55,8 @@ import Testing
         #expect(try Self.info(device).options["alwaysUv"] == true)
         expectFido(FIDO_ERR_PIN_REQUIRED) { try device.makeCredential() }
         let credential = try device.makeCredential(pin: "1234")
-        expectFido(FIDO_ERR_PIN_REQUIRED) { try device.getAssertion(allow: [credential.id]) }
-        #expect(try device.getAssertion(allow: [credential.id], pin: "1234").flags() & 0x04 != 0)
+        expectFido(FIDO_ERR_PIN_REQUIRED) { try device.getAssertion(allow: [credential.credentialID]) }
+        #expect(try device.getAssertion(allow: [credential.credentialID], pin: "1234")[0].flags & 0x04 != 0)
         // U2F is off while alwaysUv is on: INIT keeps NMSG set.
         let raw = try RawChannel(fixture.devicePath)
         raw.write(RawChannel.cid(0xFFFF_FFFF) + [0x86, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8])
@@ -67,8 +68,8 @@ import Testing
         let device = try fixture.open()
         #expect(try Self.info(device).maxList == 2)
         let credential = try device.makeCredential()
-        #expect(try device.getAssertion(allow: [[1, 2, 3], credential.id]).count == 1)
-        expectFido(FIDO_ERR_LIMIT_EXCEEDED) { try device.getAssertion(allow: [[1], [2], credential.id]) }
+        #expect(try device.getAssertion(allow: [[1, 2, 3], credential.credentialID]).count == 1)
+        expectFido(FIDO_ERR_LIMIT_EXCEEDED) { try device.getAssertion(allow: [[1], [2], credential.credentialID]) }
     }
 
     @Test func extensionsTheKeyDoesNotListAreIgnored() throws {
@@ -76,10 +77,11 @@ import Testing
         let device = try fixture.open()
         var request = CredentialRequest()
         request.residentKey = true
-        request.extensions = FIDO_EXT_LARGEBLOB_KEY | FIDO_EXT_HMAC_SECRET
-        request.credBlob = [1, 2, 3]
+        request.extensions.largeBlobKey = true
+        request.extensions.hmacSecret = true
+        request.extensions.credentialBlob = [1, 2, 3]
         let credential = try device.makeCredential(request)
-        #expect(credential.largeBlobKey.isEmpty, "largeBlobKey is not listed: no key")
+        #expect((credential.largeBlobKey ?? []).isEmpty, "largeBlobKey is not listed: no key")
         let outputs = try #require(credential.extensionOutputs)
         #expect(outputs[text: "hmac-secret"] == .bool(true))
         #expect(outputs[text: "credBlob"] == nil)

@@ -1,4 +1,5 @@
 import CFIDO2
+import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -13,7 +14,7 @@ import Testing
         defer { SoftTokenDevice.detach(path: otherPath) }
         for round in 0..<3 {
             try fixture.open().makeCredential(CredentialRequest(userID: Array("a\(round)".utf8), residentKey: true))
-            try Device(path: otherPath).makeCredential(CredentialRequest(userID: Array("b\(round)".utf8), residentKey: true))
+            try TokenFixture.open(path: otherPath).makeCredential(CredentialRequest(userID: Array("b\(round)".utf8), residentKey: true))
         }
         #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.count == 6)
         #expect(other.summary().credentials.count == 6, "each holder sees the other's credentials too")
@@ -25,6 +26,6 @@ import Testing
         let otherPath = SoftTokenDevice.attach(other)
         defer { SoftTokenDevice.detach(path: otherPath) }
         expectFido(FIDO_ERR_PIN_INVALID) { try fixture.open().makeCredential(pin: "000000") }
-        #expect(try Device(path: otherPath).retryCount() == 7)
+        #expect((try TokenFixture.open(path: otherPath).pinRetries()) == 7)
     }
 }

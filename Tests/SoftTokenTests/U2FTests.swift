@@ -1,5 +1,6 @@
 import CFIDO2
 import Cryptography
+@testable import FIDO
 import Foundation
 import Testing
 @testable import SoftToken
@@ -17,7 +18,7 @@ import Testing
     @Test func libfido2SeesAU2FOnlyKey() throws {
         let fixture = try TokenFixture(Self.u2fOnly)
         let device = try fixture.open()
-        #expect(!fido_dev_is_fido2(device.dev))
+        #expect(!fido_dev_is_fido2(device.handle))
         let raw = try RawChannel(fixture.devicePath)
         raw.write(RawChannel.cid(0xFFFF_FFFF) + [0x86, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8])
         let reply = try #require(raw.read())
@@ -28,17 +29,17 @@ import Testing
         let fixture = try TokenFixture(Self.u2fOnly)
         let device = try fixture.open()
         let credential = try device.makeCredential()
-        #expect(String(cString: fido_cred_fmt(credential.cred)) == "fido-u2f")
-        #expect(fido_cred_verify(credential.cred) == FIDO_OK, "the attestation signature over the U2F registration data")
+        #expect(credential.format == "fido-u2f")
+        #expect(libfido2Verify(credential) == FIDO_OK, "the attestation signature over the U2F registration data")
         #expect(credential.x5c.count > 100)
-        #expect(credential.id.count <= 255)
-        let assertion = try device.getAssertion(allow: [credential.id])
-        #expect(assertion.verify(publicKey: credential.publicKey) == FIDO_OK)
-        #expect(assertion.signCount() == 1)
-        #expect(assertion.flags() & 0x01 == 0x01, "user present")
-        let second = try device.getAssertion(allow: [Array(repeating: 7, count: 40), credential.id])
-        #expect(second.signCount() == 2)
-        #expect(second.credentialID() == credential.id)
+        #expect(credential.credentialID.count <= 255)
+        let assertion = try device.getAssertion(allow: [credential.credentialID])
+        #expect(libfido2Verify(assertion[0], publicKey: credential.publicKey) == FIDO_OK)
+        #expect(assertion[0].signCount == 1)
+        #expect(assertion[0].flags & 0x01 == 0x01, "user present")
+        let second = try device.getAssertion(allow: [Array(repeating: 7, count: 40), credential.credentialID])
+        #expect(second[0].signCount == 2)
+        #expect(second[0].credentialID == credential.credentialID)
     }
 
     @Test func refusesWhatU2FCannotDo() throws {
@@ -50,7 +51,7 @@ import Testing
         expectFido(FIDO_ERR_UNSUPPORTED_OPTION) { try device.getAssertion(allow: []) }
         let credential = try device.makeCredential()
         // Made for example.com: under another application parameter the key handle is not the key's.
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(rpID: "example.org", allow: [credential.id]) }
+        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(rpID: "example.org", allow: [credential.credentialID]) }
     }
 
     @Test func checkOnlyFindsAKeyHandleWithoutATouch() throws {
@@ -62,8 +63,8 @@ import Testing
         let credential = try device.makeCredential()
         try fixture.token.setPresence(.deny)
         // up=false: libfido2 sends only the check-only authenticate (0x07) and reports the handle as known.
-        expectFido(FIDO_ERR_USER_PRESENCE_REQUIRED) { try device.getAssertion(allow: [credential.id], up: FIDO_OPT_FALSE) }
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [Array(repeating: 1, count: 64)], up: FIDO_OPT_FALSE) }
+        expectFido(FIDO_ERR_USER_PRESENCE_REQUIRED) { try device.getAssertion(allow: [credential.credentialID], up: false) }
+        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [Array(repeating: 1, count: 64)], up: false) }
     }
 
     @Test func answersTestOfUserPresenceRequiredUntilTouched() throws {
@@ -71,11 +72,11 @@ import Testing
         configuration.presence = .delay(milliseconds: 400)
         let fixture = try TokenFixture(configuration)
         let device = try fixture.open()
-        var credential: Credential?
+        var credential: MadeCredential?
         let ms = elapsedMS { credential = try? device.makeCredential() }
         #expect(credential != nil)
         #expect(ms >= 400, "libfido2 repeats the register while the key answers 0x6985")
-        let id = try #require(credential).id
+        let id = try #require(credential).credentialID
         let signMS = elapsedMS { #expect((try? device.getAssertion(allow: [id])) != nil) }
         #expect(signMS >= 400, "a signature needs a touch of its own")
     }
@@ -85,7 +86,7 @@ import Testing
         let device = try fixture.open()
         let credential = try device.makeCredential()
         var request = CredentialRequest()
-        request.exclude = [credential.id]
+        request.excludeList = [credential.credentialID]
         expectFido(FIDO_ERR_CREDENTIAL_EXCLUDED) { try device.makeCredential(request) }
     }
 
@@ -94,7 +95,7 @@ import Testing
         configuration.u2f = true
         let fixture = try TokenFixture(configuration)
         let device = try fixture.open()
-        #expect(fido_dev_is_fido2(device.dev))
+        #expect(fido_dev_is_fido2(device.handle))
         // libfido2 speaks CTAP2 to this key, so register as U2F with a raw APDU through the io hooks.
         let raw = try RawChannel(fixture.devicePath)
         let channel = try raw.initialize()
@@ -119,7 +120,7 @@ import Testing
         let keyHandle = Array(response[67..<(67 + Int(response[66]))])
         let publicKey = Array(response[2..<66])
         let assertion = try device.getAssertion(rpID: "https://example.com/appid.json", allow: [keyHandle])
-        #expect(assertion.verify(publicKey: publicKey) == FIDO_OK)
+        #expect(libfido2Verify(assertion[0], rpID: "https://example.com/appid.json", publicKey: publicKey) == FIDO_OK)
     }
 
     @Test func anyBytesGetAStatusWordNeverACrash() throws {
