@@ -15,12 +15,14 @@ readonly PACK="$REPO/packaging/extension_package.py"
 
 usage() {
   cat <<USAGE
-Usage: $0 [xpi|chromium-zip|crx|deb|all]... [--crx-key FILE] [--host-binary FILE] [--out DIR]
+Usage: $0 [xpi|chromium-zip|crx|deb|all]... [--crx-key FILE] [--host-binary FILE] [--scratch-path DIR] [--out DIR]
 
   --crx-key FILE   the PEM RSA key that signs the CRX (the maintainer's; it fixes the extension id). Without it a
                    throwaway key is generated into dist/ (and reused by later runs): fine for tests, never for a release.
   --host-binary FILE the host to package in the .deb, instead of a release build made here (it must say --version
-                   VERSION; use a release build with --static-swift-stdlib, as install.sh makes)
+                   VERSION; use a release build with --static-swift-stdlib: packaging/release-build.sh prints one)
+  --scratch-path DIR the SwiftPM build directory for the release builds of the .deb (the host unless given, and
+                   the man page's generate-manual tool), instead of .build
   --out DIR        write the artifacts into DIR instead of dist/
 USAGE
 }
@@ -29,6 +31,7 @@ die() { echo "package.sh: $*" >&2; exit 1; }
 targets=()
 crx_key=''
 host_binary=''
+swift_build_args=()
 DIST="$REPO/dist"
 while (($#)); do
   case "$1" in
@@ -36,6 +39,7 @@ while (($#)); do
     all) targets+=(xpi chromium-zip crx deb); shift ;;
     --crx-key) crx_key=${2:?--crx-key needs a file}; shift 2 ;;
     --host-binary) host_binary=$(realpath -- "${2:?--host-binary needs a file}"); shift 2 ;;
+    --scratch-path) swift_build_args=(--scratch-path "$(realpath -m -- "${2:?--scratch-path needs a directory}")"); shift 2 ;;
     --out) DIST=$(realpath -m -- "${2:?--out needs a directory}"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -97,7 +101,7 @@ build_crx() {
 }
 
 build_deb() {
-  "$REPO/packaging/deb/build-deb.sh" "$version" "$DIST" "$host_binary"
+  "$REPO/packaging/deb/build-deb.sh" "$version" "$DIST" "$host_binary" "${swift_build_args[@]}"
 }
 
 # The .deb carries the .xpi and the .crx of the same run.

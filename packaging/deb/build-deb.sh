@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds dist/webauthn-bridge_VERSION_amd64.deb with dpkg-deb (called by scripts/package.sh deb, which builds the
-# .xpi and .crx first). Usage: build-deb.sh VERSION DIST [HOST_BINARY]
-# Without HOST_BINARY it makes the release build install.sh makes (swift build -c release --static-swift-stdlib).
+# .xpi and .crx first). Usage: build-deb.sh VERSION DIST [HOST_BINARY [SWIFT-BUILD-ARGUMENT...]]
+# With HOST_BINARY empty or missing it makes the release build install.sh makes (packaging/release-build.sh: swift
+# build -c release --static-swift-stdlib); the SWIFT-BUILD-ARGUMENTs (e.g. --scratch-path DIR) go to the release
+# builds, the host's and the man page tool's.
 #
 # The system-wide layout is staged by install.sh --system --root (the same files a source install puts in place),
 # then adjusted for dpkg (docs/release.md, "The Debian package"):
@@ -27,6 +29,7 @@ umask 022
 version=${1:?version}
 dist=${2:?dist directory}
 host_binary=${3:-}
+swift_build_args=("${@:4}")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 readonly PRODUCT=webauthn-bridge
@@ -47,10 +50,7 @@ for f in "webauthn-bridge-$version.xpi" "webauthn-bridge-$version.crx" chromium-
 done
 
 if [[ -z $host_binary ]]; then
-  build=(swift build -c release --static-swift-stdlib --product "$PRODUCT" --package-path "$repo")
-  echo "building the host: ${build[*]}"
-  "${build[@]}"
-  host_binary="$("${build[@]}" --show-bin-path)/$PRODUCT"
+  host_binary=$("$repo/packaging/release-build.sh" "${swift_build_args[@]}")
 fi
 [[ -x $host_binary ]] || die "not an executable: $host_binary"
 host_version=$("$host_binary" --version </dev/null)
@@ -112,7 +112,7 @@ install -d -m 0755 "$root/usr/share/doc/$PRODUCT" "$root/usr/share/man/man1" "$r
 install -m 0644 "$here/copyright" "$root/usr/share/doc/$PRODUCT/copyright"
 install -m 0644 "$here/lintian-overrides" "$root/usr/share/lintian/overrides/$PRODUCT"
 gzip -9n <"$here/changelog" >"$root/usr/share/doc/$PRODUCT/changelog.gz"
-"$here/man-page.sh" "$repo" | gzip -9n >"$root/usr/share/man/man1/$PRODUCT.1.gz"
+"$here/man-page.sh" "$root$HOST_PATH" "${swift_build_args[@]}" | gzip -9n >"$root/usr/share/man/man1/$PRODUCT.1.gz"
 
 # --- control -----------------------------------------------------------------------------------------------------
 # Depends: what dpkg-shlibdeps finds the binary linked against (libfido2, libpsl, libcrypto, libc …, with the
