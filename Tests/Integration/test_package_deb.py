@@ -6,8 +6,10 @@ remove or purge leaving no file behind (the package has no conffile).
 
 The package needs a release host built with --static-swift-stdlib (a debug build links the Swift runtime from the
 toolchain, which no Debian package provides, so dpkg-shlibdeps cannot name a dependency for it). That build takes
-about 3 minutes on the 2-core CI machine, so this file builds none: it runs when WEBAUTHN_BRIDGE_RELEASE_HOST names
-one, or .build/release/webauthn-bridge exists and says VERSION (install.sh leaves it there), and skips otherwise."""
+about 2-4 minutes on the 2-core CI machine, so this file builds none: it runs when WEBAUTHN_BRIDGE_RELEASE_HOST names
+one (packaging/release-build.sh prints its path) and skips otherwise. CI's release stage (scripts/test.sh) sets it,
+and WEBAUTHN_BRIDGE_DIST to the directory its `scripts/package.sh all --host-binary HOST --out DIR` wrote: then the
+checks read that run's .deb, and only the reproducibility check builds another."""
 import gzip
 import hashlib
 import io
@@ -35,35 +37,39 @@ FIREFOX_POLICIES = ["usr/share/firefox-esr/distribution/policies.json"]   # read
 CHROMIUM_POLICY = f"etc/chromium/policies/managed/{PRODUCT}.json"
 
 
+RELEASE_HOST = os.environ.get("WEBAUTHN_BRIDGE_RELEASE_HOST")
+pytestmark = pytest.mark.skipif(not RELEASE_HOST, reason=(
+    "no release host: set WEBAUTHN_BRIDGE_RELEASE_HOST=$(packaging/release-build.sh) "
+    "(a release build, about 2-4 minutes on 2 cores)"))
+
+
 def release_host():
-    path = os.environ.get("WEBAUTHN_BRIDGE_RELEASE_HOST") or str(REPO / ".build" / "release" / PRODUCT)
-    if not os.access(path, os.X_OK):
-        return None
-    said = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
-    return path if said.stdout.strip() == VERSION else None
+    """The host named, which must say VERSION: a host named but wrong fails the run rather than skipping it."""
+    said = subprocess.run([RELEASE_HOST, "--version"], capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL)
+    assert said.stdout.strip() == VERSION, f"{RELEASE_HOST} --version says {said.stdout!r}, VERSION is {VERSION}"
+    return RELEASE_HOST
 
 
-pytestmark = pytest.mark.skipif(release_host() is None, reason=(
-    "no release host: set WEBAUTHN_BRIDGE_RELEASE_HOST or run `swift build -c release --static-swift-stdlib` "
-    "(about 3 minutes on 2 cores)"))
-
-
-# One SOURCE_DATE_EPOCH for every build of this run: package.sh's default, the last commit's time, moves when
-# someone commits between two builds.
-EPOCH = str(int(time.time()))
-
-
-def build_deb(out):
+def build_deb(out, epoch):
+    # One SOURCE_DATE_EPOCH for the builds compared: package.sh's default, the last commit's time, moves when
+    # someone commits between two builds.
     result = subprocess.run([REPO / "scripts" / "package.sh", "deb", "--host-binary", release_host(), "--out", out],
-                            capture_output=True, text=True, timeout=900, env={**os.environ, "SOURCE_DATE_EPOCH": EPOCH})
+                            capture_output=True, text=True, timeout=900, env={**os.environ, "SOURCE_DATE_EPOCH": epoch})
     assert result.returncode == 0, result.stdout + result.stderr
     return out / f"{PRODUCT}_{VERSION}_amd64.deb"
 
 
 @pytest.fixture(scope="module")
 def deb(tmp_path_factory):
+    """(dist directory, .deb): WEBAUTHN_BRIDGE_DIST's (package.sh all of the CI stage), else one built here."""
+    given = os.environ.get("WEBAUTHN_BRIDGE_DIST")
+    if given:
+        path = Path(given) / f"{PRODUCT}_{VERSION}_amd64.deb"
+        assert path.is_file(), f"WEBAUTHN_BRIDGE_DIST={given} holds no {path.name}"
+        return Path(given), path
     out = tmp_path_factory.mktemp("dist")
-    return out, build_deb(out)
+    return out, build_deb(out, str(int(time.time())))
 
 
 def deb_members(path):
@@ -195,7 +201,8 @@ def test_build_is_reproducible(deb, tmp_path):
     out, path = deb
     (tmp_path / "again").mkdir()
     shutil.copy2(out / "throwaway-crx-key.pem", tmp_path / "again")   # the same CRX key, so the same CRX
-    again = build_deb(tmp_path / "again")
+    infos, _ = deb_members(path)
+    again = build_deb(tmp_path / "again", str(infos[HOST[1:]].mtime))   # every file has the build's epoch
     assert again.read_bytes() == path.read_bytes()
 
 
