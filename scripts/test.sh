@@ -64,6 +64,19 @@ WEBAUTHN_BRIDGE_HOST="$PWD/.build/debug/webauthn-bridge" python3 -m pytest -q --
 echo "== end-to-end: headless Chromium and Firefox ESR with the extension"
 WEBAUTHN_BRIDGE_HOST="$PWD/.build/debug/webauthn-bridge" Tests/E2E/run.sh
 
+# ---- Release artifacts (docs/release.md) -------------------------------------------------------------------
+# The release host, built as install.sh builds it (packaging/release-build.sh; E2E's test_install has just built
+# it through install.sh itself, so here it is up to date), every artifact of `scripts/package.sh all` from it into
+# a scratch directory (throwaway CRX key), and that .deb checked: contents, man page, lintian, a dpkg install and
+# removal, a reproducible rebuild (test_package_deb.py). The directory stays behind only when a step fails.
+echo "== release artifacts: scripts/package.sh all with the release host, test_package_deb.py (lintian)"
+release_host=$(timeout --kill-after=10 1800 packaging/release-build.sh)
+release_dist=$(mktemp -d -t webauthn-bridge-release.XXXXXX)
+timeout --kill-after=10 600 scripts/package.sh all --host-binary "$release_host" --out "$release_dist"
+WEBAUTHN_BRIDGE_RELEASE_HOST="$release_host" WEBAUTHN_BRIDGE_DIST="$release_dist" timeout --kill-after=10 1200 \
+  python3 -m pytest -q -rs --timeout=900 Tests/Integration/test_package_deb.py
+rm -rf "$release_dist"
+
 # ---- Fuzzing smoke run (issue 14, docs/robustness.md) -------------------------------------------------------
 # Each libFuzzer target for 12 s from its committed seeds, after replaying its regression inputs, so a parser
 # that crashes again shows on the next landing. Builds in .build-fuzz (-sanitize=fuzzer,address), niced.
