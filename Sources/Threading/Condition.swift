@@ -40,7 +40,10 @@ public final class Condition: @unchecked Sendable {
         let left = deadline.remaining.components
         var seconds = now.tv_sec + Int(left.seconds)
         var nanoseconds = now.tv_nsec + Int(left.attoseconds / 1_000_000_000)
-        if nanoseconds >= 1_000_000_000 { seconds += 1; nanoseconds -= 1_000_000_000 }
+        if nanoseconds >= 1_000_000_000 {
+            seconds += 1
+            nanoseconds -= 1_000_000_000
+        }
         var limit = timespec(tv_sec: seconds, tv_nsec: nanoseconds)
         return pthread_cond_timedwait(variable, mutex, &limit) == 0
     }

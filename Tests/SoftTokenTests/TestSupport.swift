@@ -5,6 +5,7 @@ import FIDO
 import Foundation
 import Secrets
 import Testing
+
 @testable import SoftToken
 
 /// A SoftToken in a fresh temporary directory, attached to libfido2's io hooks.
@@ -41,8 +42,9 @@ final class TokenFixture: @unchecked Sendable {
 
     static func open(path: String, timeoutMS: Int? = nil) throws(FIDOError) -> Device {
         _ = fidoInitialized
-        let location = DeviceLocation(path: path, io: SoftTokenDevice.ioFunctions, manufacturer: "test",
-                                      product: "SoftToken", isSoftware: true)
+        let location = DeviceLocation(
+            path: path, io: SoftTokenDevice.ioFunctions, manufacturer: "test",
+            product: "SoftToken", isSoftware: true)
         let device = try Device.open(location, timeoutMilliseconds: timeoutMS)
         if let timeoutMS { device.setTimeout(milliseconds: timeoutMS) }
         return device
@@ -55,8 +57,9 @@ let testClientData = Array(#"{"type":"webauthn.get","challenge":"dGVzdA"}"#.utf8
 extension CredentialRequest {
     /// The tests' usual request: example.com, user-1 "alice", ES256, not discoverable.
     init(userID: [UInt8] = Array("user-1".utf8), residentKey: Bool = false) {
-        self.init(clientDataJSON: testClientData, rpID: "example.com", rpName: "Example", userID: userID,
-                  userName: "alice", userDisplayName: "Alice", algorithm: Int(COSE_ES256), residentKey: residentKey)
+        self.init(
+            clientDataJSON: testClientData, rpID: "example.com", rpName: "Example", userID: userID,
+            userName: "alice", userDisplayName: "Alice", algorithm: Int(COSE_ES256), residentKey: residentKey)
     }
 }
 
@@ -94,7 +97,9 @@ extension Assertion {
 extension Device {
     /// FIDO's makeCredential with the tests' usual request and a PIN typed as text.
     @discardableResult
-    func makeCredential(_ request: CredentialRequest = CredentialRequest(), pin: String? = nil) throws(FIDOError) -> MadeCredential {
+    func makeCredential(_ request: CredentialRequest = CredentialRequest(), pin: String? = nil) throws(FIDOError)
+        -> MadeCredential
+    {
         try makeCredential(request, pin: pin.map { SecretBytes(Array($0.utf8)) })
     }
 
@@ -104,22 +109,39 @@ extension Device {
         rpID: String = "example.com", allow: [[UInt8]] = [], pin: String? = nil, up: Bool = true, uv: Bool = false,
         extensions: AssertionExtensions = AssertionExtensions()
     ) throws(FIDOError) -> [Assertion] {
-        let request = FIDO.AssertionRequest(clientDataJSON: testClientData, rpID: rpID, allowList: allow, builtInUV: uv,
-                                            userPresence: up, extensions: extensions)
+        let request = FIDO.AssertionRequest(
+            clientDataJSON: testClientData, rpID: rpID, allowList: allow, builtInUV: uv,
+            userPresence: up, extensions: extensions)
         return try getAssertions(request, pin: pin.map { SecretBytes(Array($0.utf8)) })
     }
 }
 
 extension AssertionExtensions {
-    static func withHMACSecret(_ salt: [UInt8]) -> Self { var e = Self(); e.hmacSalt = salt; return e }
-    static var withLargeBlobKey: Self { var e = Self(); e.largeBlobKey = true; return e }
-    static var withCredentialBlob: Self { var e = Self(); e.credentialBlob = true; return e }
+    static func withHMACSecret(_ salt: [UInt8]) -> Self {
+        var asked = Self()
+        asked.hmacSalt = salt
+        return asked
+    }
+
+    static var withLargeBlobKey: Self {
+        var asked = Self()
+        asked.largeBlobKey = true
+        return asked
+    }
+
+    static var withCredentialBlob: Self {
+        var asked = Self()
+        asked.credentialBlob = true
+        return asked
+    }
 }
 
 /// libfido2's own verdict on a credential FIDO made from `request` (fido_cred_verify, or fido_cred_verify_self for
 /// self attestation): the attestation statement, rebuilt into a fido_cred_t.
-func libfido2Verify(_ credential: MadeCredential, _ request: CredentialRequest = CredentialRequest(),
-                    selfAttested: Bool = false) -> Int32 {
+func libfido2Verify(
+    _ credential: MadeCredential, _ request: CredentialRequest = CredentialRequest(),
+    selfAttested: Bool = false
+) -> Int32 {
     guard let cred = fido_cred_new() else { return FIDO_ERR_INTERNAL }
     var owned: OpaquePointer? = cred
     defer { fido_cred_free(&owned) }
@@ -134,8 +156,10 @@ func libfido2Verify(_ credential: MadeCredential, _ request: CredentialRequest =
 
 /// libfido2's own verdict on an assertion (fido_assert_verify) with the credential's `publicKey` (x‖y for ES256,
 /// 32 bytes for EdDSA); `hmacSecret` when the request asked for it, since libfido2 checks the extensions asked for.
-func libfido2Verify(_ assertion: Assertion, rpID: String = "example.com", hmacSecret: Bool = false,
-                    algorithm: Int32 = COSE_ES256, publicKey: [UInt8]) -> Int32 {
+func libfido2Verify(
+    _ assertion: Assertion, rpID: String = "example.com", hmacSecret: Bool = false,
+    algorithm: Int32 = COSE_ES256, publicKey: [UInt8]
+) -> Int32 {
     guard let assert = fido_assert_new() else { return FIDO_ERR_INTERNAL }
     var owned: OpaquePointer? = assert
     defer { fido_assert_free(&owned) }
@@ -159,12 +183,19 @@ func libfido2Verify(_ assertion: Assertion, rpID: String = "example.com", hmacSe
 
 /// The libfido2 status of a FIDO call: FIDO_OK, or the code it threw.
 func fidoStatus(_ body: () throws -> Void) -> Int32 {
-    do { try body(); return FIDO_OK } catch { return (error as? FIDOError)?.code ?? FIDO_ERR_INTERNAL }
+    do {
+        try body()
+        return FIDO_OK
+    } catch {
+        return (error as? FIDOError)?.code ?? FIDO_ERR_INTERNAL
+    }
 }
 
 /// Setters on fido_cred_t/fido_assert_t only fail on misuse by the test itself.
 func check(_ result: Int32, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(result == FIDO_OK, "libfido2 setter failed: \(String(cString: fido_strerr(result)))", sourceLocation: sourceLocation)
+    #expect(
+        result == FIDO_OK, "libfido2 setter failed: \(String(cString: fido_strerr(result)))",
+        sourceLocation: sourceLocation)
 }
 
 /// Expects a libfido2 call to fail with exactly `code`.
@@ -173,7 +204,9 @@ func expectFido(_ code: Int32, sourceLocation: SourceLocation = #_sourceLocation
         try body()
         Issue.record("expected \(String(cString: fido_strerr(code))), got success", sourceLocation: sourceLocation)
     } catch {
-        #expect((error as? FIDOError)?.code == code, "expected \(String(cString: fido_strerr(code))), got \(error)", sourceLocation: sourceLocation)
+        #expect(
+            (error as? FIDOError)?.code == code, "expected \(String(cString: fido_strerr(code))), got \(error)",
+            sourceLocation: sourceLocation)
     }
 }
 
