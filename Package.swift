@@ -13,11 +13,12 @@ import PackageDescription
 // gone (docs/performance.md, "Memory and the link"). `-z now` binds every symbol at start-up so the GOT can be made
 // read-only (full RELRO; lintian's hardening-no-bindnow).
 let releaseLinkLayout: [LinkerSetting] = [
-    .unsafeFlags([
-        "-use-ld=lld",
-        "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-        "-Xlinker", "-z", "-Xlinker", "now",
-    ], .when(platforms: [.linux], configuration: .release)),
+    .unsafeFlags(
+        [
+            "-use-ld=lld",
+            "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            "-Xlinker", "-z", "-Xlinker", "now",
+        ], .when(platforms: [.linux], configuration: .release))
 ]
 
 let package = Package(
@@ -26,12 +27,14 @@ let package = Package(
     products: [
         .executable(name: "webauthn-bridge", targets: ["webauthn-bridge"]),
         // For packages outside the normal build that drive the modules directly (Fuzz/, libFuzzer targets).
-        .library(name: "WebAuthnBridgeModules", targets: [
-            "CBOR", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "BridgeHost",
-        ]),
+        .library(
+            name: "WebAuthnBridgeModules",
+            targets: [
+                "CBOR", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "BridgeHost",
+            ]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(name: "CFIDO2", pkgConfig: "libfido2", providers: [.apt(["libfido2-dev"])]),
@@ -47,19 +50,25 @@ let package = Package(
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading", "Secrets"]),
         .target(name: "Prompts", dependencies: ["Secrets", "Threading"]),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
-        .target(name: "BridgeHost", dependencies: [
-            "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "CBOR", "Cryptography", "Threading",
-        ]),
+        .target(
+            name: "BridgeHost",
+            dependencies: [
+                "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "CBOR", "Cryptography", "Threading",
+            ]),
         // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
-        .target(name: "Benchmark", dependencies: [
-            "BridgeHost", "SoftToken", "NativeMessaging", "Prompts", "WebAuthn", "Cryptography", "Threading",
-        ]),
+        .target(
+            name: "Benchmark",
+            dependencies: [
+                "BridgeHost", "SoftToken", "NativeMessaging", "Prompts", "WebAuthn", "Cryptography", "Threading",
+            ]),
         // `webauthn-bridge demo`: a SoftToken, a small relying party on loopback and a throwaway browser profile.
         .target(name: "Demo", dependencies: ["WebAuthn", "Cryptography", "CBOR", "SoftToken", "Threading"]),
-        .executableTarget(name: "webauthn-bridge", dependencies: [
-            "BridgeHost", "Benchmark", "Demo", "SoftToken", "FIDO", "WebAuthn",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], linkerSettings: releaseLinkLayout),
+        .executableTarget(
+            name: "webauthn-bridge",
+            dependencies: [
+                "BridgeHost", "Benchmark", "Demo", "SoftToken", "FIDO", "WebAuthn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], linkerSettings: releaseLinkLayout),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
@@ -69,7 +78,8 @@ let package = Package(
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "Cryptography"]),
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
         .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Secrets", "TestSupport"]),
-        .testTarget(name: "SoftTokenTests", dependencies: ["SoftToken", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
+        .testTarget(
+            name: "SoftTokenTests", dependencies: ["SoftToken", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "WebAuthn", "Cryptography", "CBOR"]),

@@ -17,8 +17,9 @@ let package = Package(
     name: "WebAuthnBridgeFuzz",
     dependencies: [.package(name: "WebAuthnBridge", path: "..")],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [modules]),
-    ] + fuzzTargets.map { name in
-        .executableTarget(name: name, dependencies: ["FuzzSupport", modules], path: "Sources/\(name)")
-    }
+        .target(name: "FuzzSupport", dependencies: [modules])
+    ]
+        + fuzzTargets.map { name in
+            .executableTarget(name: name, dependencies: ["FuzzSupport", modules], path: "Sources/\(name)")
+        }
 )

@@ -43,11 +43,11 @@ if [ "${1:-}" = "--sanitize" ]; then
   exit 0
 fi
 
-# Swift formatting (.swift-format; scripts/format.sh formats in place). FORMAT_CHECK=fail makes a difference fail
-# the run; FORMAT_CHECK=report only counts them (the default until the tree has been formatted).
+# Swift formatting (.swift-format; scripts/format.sh formats in place). A difference fails the run;
+# FORMAT_CHECK=report only counts them (for a local run in the middle of an edit).
 echo "== swift format lint (scripts/format.sh --check)"
 if ! lint=$(scripts/format.sh --check 2>&1); then
-  if [ "${FORMAT_CHECK:-report}" != report ]; then printf '%s\n' "$lint" >&2; exit 1; fi
+  if [ "${FORMAT_CHECK:-fail}" != report ]; then printf '%s\n' "$lint" >&2; exit 1; fi
   echo "$(grep -c ': error: ' <<<"$lint") formatting differences, not failing (FORMAT_CHECK=report); see scripts/format.sh --check"
 fi
 echo "== swift build"

@@ -1,12 +1,13 @@
+import BridgeHost
+import NativeMessaging
+import Prompts
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import BridgeHost
-import NativeMessaging
-import Prompts
-import WebAuthn
 
 /// A host process started the way Chromium starts it, spoken to over its pipes, for the benchmark.
 final class BenchHost {
@@ -16,8 +17,9 @@ final class BenchHost {
 
     init(hostPath: String, environment: [String: String]) throws {
         do {
-            process = try ChildProcess(executable: hostPath, arguments: ["chrome-extension://\(ExtensionAllowList.chromiumID)/"],
-                                       environment: environment)
+            process = try ChildProcess(
+                executable: hostPath, arguments: ["chrome-extension://\(ExtensionAllowList.chromiumID)/"],
+                environment: environment)
         } catch .unavailable(let why), .failed(let why) {
             throw BenchError(why)  // PromptError's own wording speaks of a PIN prompt
         } catch {
@@ -53,7 +55,9 @@ final class BenchHost {
     /// Asks `info`, as the extension does first: the host is up and serving once this returns.
     func info(id: String = "i") throws {
         let reply = try request(.object([("id", .string(id)), ("type", "info")]))
-        guard reply["type"] == .string("result") else { throw BenchError("info failed: \(reply.serializedString.prefix(300))") }
+        guard reply["type"] == .string("result") else {
+            throw BenchError("info failed: \(reply.serializedString.prefix(300))")
+        }
     }
 
     func close() {

@@ -1,10 +1,11 @@
+import Glibc
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
-import WebAuthn
 
 /// `webauthn-bridge bench --soak`: many ceremonies through one host session and many host launches, with the
 /// host's memory, open descriptors and threads sampled along the way, so growth shows and can be told apart.
@@ -55,17 +56,24 @@ extension HostBenchmark {
                 if pair > 0 { try waitUntilLogged("[\(run)-g\(pair - 1)] get ok") }
                 guard let figures = host.figures else { throw BenchError("the host is gone after \(pair) pairs") }
                 samples.append(("after \(pair)", Self.sample(figures, tokenBytes: Self.tokenFileBytes(token))))
-                if pair > 0 { progress("soak: \(pair) pairs (\(newCredentialEach ? "new credential each" : "one credential"))") }
+                if pair > 0 {
+                    progress("soak: \(pair) pairs (\(newCredentialEach ? "new credential each" : "one credential"))")
+                }
             }
             guard pair < soak.pairs else { break }
-            let created = try host.request(Self.createFrame("\(run)-c\(pair)", more: newCredentialEach ? [] : discoverable))
+            let created = try host.request(
+                Self.createFrame("\(run)-c\(pair)", more: newCredentialEach ? [] : discoverable))
             let credential = try Self.credentialID(created)
             let got = try host.request(Self.getFrame("\(run)-g\(pair)", allow: [credential]))
-            guard got["type"] == .string("result") else { throw BenchError("get \(pair) failed: \(got.serializedString.prefix(300))") }
+            guard got["type"] == .string("result") else {
+                throw BenchError("get \(pair) failed: \(got.serializedString.prefix(300))")
+            }
         }
-        return .object([("pairs", .number(Double(soak.pairs))),
-                        ("seconds", .number(Self.round(elapsedMilliseconds(since: started) / 1000))),
-                        ("samples", .object(samples))])
+        return .object([
+            ("pairs", .number(Double(soak.pairs))),
+            ("seconds", .number(Self.round(elapsedMilliseconds(since: started) / 1000))),
+            ("samples", .object(samples)),
+        ])
     }
 
     /// Launches the host as Chromium does, each answering `info`; samples the launched hosts, this process (the
@@ -89,13 +97,25 @@ extension HostBenchmark {
             host.close()
         }
         guard let launcherEnd = ProcessFigures(pid: getpid()) else { throw BenchError("cannot read /proc/self") }
-        return .object([("launches", .number(Double(soak.launches))),
-                        ("seconds", .number(Self.round(elapsedMilliseconds(since: started) / 1000))),
-                        ("hosts", .object(hosts)),
-                        ("launcher", .object([("start", Self.sample(launcherStart, tokenBytes: nil)),
-                                              ("end", Self.sample(launcherEnd, tokenBytes: nil))])),
-                        ("hostLogBytes", .object([("start", .number(Double(logStart))),
-                                                  ("end", .number(Double(Self.fileBytes(log))))]))])
+        return .object([
+            ("launches", .number(Double(soak.launches))),
+            ("seconds", .number(Self.round(elapsedMilliseconds(since: started) / 1000))),
+            ("hosts", .object(hosts)),
+            (
+                "launcher",
+                .object([
+                    ("start", Self.sample(launcherStart, tokenBytes: nil)),
+                    ("end", Self.sample(launcherEnd, tokenBytes: nil)),
+                ])
+            ),
+            (
+                "hostLogBytes",
+                .object([
+                    ("start", .number(Double(logStart))),
+                    ("end", .number(Double(Self.fileBytes(log)))),
+                ])
+            ),
+        ])
     }
 
     /// Waits (10 s at most) until the last lines of the host log contain `text`.

@@ -1,9 +1,10 @@
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WebAuthn
 
 /// What a running process holds at one moment, read from /proc: memory, open file descriptors, threads.
 struct ProcessFigures {
@@ -21,8 +22,9 @@ struct ProcessFigures {
     init?(pid: Int32) {
         let status = Self.status(pid: pid)
         guard let resident = status["VmRSS"], let anonymous = status["RssAnon"], let file = status["RssFile"],
-              let peak = status["VmHWM"],
-              let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+            let peak = status["VmHWM"],
+            let descriptors = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+        else { return nil }
         (residentKiB, anonymousKiB, fileBackedKiB, peakKiB) = (resident, anonymous, file, peak)
         fileDescriptors = descriptors.count
         let threadNames = Self.threadNames(pid: pid)  // one listing for both counts
@@ -52,9 +54,11 @@ struct ProcessFigures {
     }
 
     var json: JSONValue {
-        .object([("rssKiB", .number(Double(residentKiB))), ("anonymousKiB", .number(Double(anonymousKiB))),
-                 ("fileBackedKiB", .number(Double(fileBackedKiB))), ("peakKiB", .number(Double(peakKiB))),
-                 ("fds", .number(Double(fileDescriptors))), ("threads", .number(Double(threads))),
-                 ("dispatchWorkers", .number(Double(dispatchWorkers)))])
+        .object([
+            ("rssKiB", .number(Double(residentKiB))), ("anonymousKiB", .number(Double(anonymousKiB))),
+            ("fileBackedKiB", .number(Double(fileBackedKiB))), ("peakKiB", .number(Double(peakKiB))),
+            ("fds", .number(Double(fileDescriptors))), ("threads", .number(Double(threads))),
+            ("dispatchWorkers", .number(Double(dispatchWorkers))),
+        ])
     }
 }

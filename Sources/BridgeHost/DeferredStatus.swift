@@ -21,8 +21,10 @@ final class DeferredStatus: Sendable {
 
     /// Sends `statuses` now if the page already shows a notice for `id`, otherwise after `grace` unless
     /// `withdraw()` comes first.
-    init(_ statuses: [CeremonyStatus], for id: String, on replies: ReplyChannel,
-         grace: DispatchTimeInterval = DeferredStatus.grace) {
+    init(
+        _ statuses: [CeremonyStatus], for id: String, on replies: ReplyChannel,
+        grace: DispatchTimeInterval = DeferredStatus.grace
+    ) {
         self.replies = replies
         self.id = id
         pending = Mutex(statuses)

@@ -1,11 +1,12 @@
 import FIDO
+import Threading
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
-import WebAuthn
 
 /// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;
 /// several → make them all blink and take the one the user touches. Keys plugged in or pulled out later in the
@@ -20,8 +21,10 @@ struct DeviceSelector: Sendable {
 
     /// Runs a ceremony (`attempt`) while its keys are watched, starting it over (with its first deadline) when
     /// its key is pulled out while waiting for a touch or another key is plugged in then, as `KeyWatch` says.
-    func followingKeys<T>(of controller: CeremonyController,
-                          _ attempt: () throws(WebAuthnError) -> T) throws(WebAuthnError) -> T {
+    func followingKeys<T>(
+        of controller: CeremonyController,
+        _ attempt: () throws(WebAuthnError) -> T
+    ) throws(WebAuthnError) -> T {
         let watch = KeyWatch(controller: controller, provider: provider, log: log, pollInterval: Self.pollInterval)
         watches.set(watch, for: controller.id)
         watch.start()
@@ -47,7 +50,9 @@ struct DeviceSelector: Sendable {
         watches[controller.id]?.deadline(proposed) ?? proposed
     }
 
-    func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError) -> Device {
+    func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError)
+        -> Device
+    {
         var askedToInsert = false
         var reportedUnusable: [UnusableKey] = []
         let started = ContinuousClock.now
@@ -58,12 +63,17 @@ struct DeviceSelector: Sendable {
             if opened.count == 1 { chosen = opened[0] }
             if opened.count > 1 {
                 // nil: the keys changed while the user was choosing (one plugged in, all pulled out): look again.
-                guard let touched = try chooseByTouch(opened, listed: locations, controller: controller, replies: replies,
-                                                      deadline: deadline) else { continue }
+                guard
+                    let touched = try chooseByTouch(
+                        opened, listed: locations, controller: controller, replies: replies,
+                        deadline: deadline)
+                else { continue }
                 chosen = touched
             }
             if let chosen {
-                log.info("phase key-ready: \(chosen.location.path) in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
+                log.info(
+                    "phase key-ready: \(chosen.location.path) in \(RequestLoop.milliseconds(since: started)) ms",
+                    request: controller.id)
                 watches[controller.id]?.chose(chosen, listed: Set(locations.map(\.path)))
                 return chosen
             }
@@ -87,8 +97,10 @@ struct DeviceSelector: Sendable {
         }
     }
 
-    private func openAll(_ locations: [DeviceLocation], request: String) -> (opened: [Device], unusable: [UnusableKey]) {
-        var opened: [Device] = [], unusable: [UnusableKey] = []
+    private func openAll(_ locations: [DeviceLocation], request: String) -> (opened: [Device], unusable: [UnusableKey])
+    {
+        var opened: [Device] = []
+        var unusable: [UnusableKey] = []
         capabilities.forget(allBut: locations)
         for location in locations {
             do {
@@ -96,10 +108,14 @@ struct DeviceSelector: Sendable {
                 capabilities.remember(device)
                 opened.append(device)
                 if location.isSoftware {
-                    log.warn("using SoftToken \(location.path): a software authenticator for development and tests only, not a security key", request: request)
+                    log.warn(
+                        "using SoftToken \(location.path): a software authenticator for development and tests only, not a security key",
+                        request: request)
                 }
             } catch {
-                log.warn("cannot open \(location.path) (\(location.manufacturer) \(location.product)): \(error)", request: request)
+                log.warn(
+                    "cannot open \(location.path) (\(location.manufacturer) \(location.product)): \(error)",
+                    request: request)
                 unusable.append(UnusableKey(location, error: error))
             }
         }
@@ -108,12 +124,15 @@ struct DeviceSelector: Sendable {
 
     /// The key the user touches among `devices`; nil when every one was pulled out, or another key was plugged
     /// in meanwhile (it joins: the caller opens them all again).
-    private func chooseByTouch(_ devices: [Device], listed: [DeviceLocation], controller: CeremonyController,
-                               replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError) -> Device? {
+    private func chooseByTouch(
+        _ devices: [Device], listed: [DeviceLocation], controller: CeremonyController,
+        replies: ReplyChannel, deadline: Deadline
+    ) throws(WebAuthnError) -> Device? {
         replies.status(controller.id, .selectKey)
         log.info("\(devices.count) keys present; waiting for a touch to choose one", request: controller.id)
         let known = Set(listed.map(\.path))
-        var lastLook = ContinuousClock.now, joined = false
+        var lastLook = ContinuousClock.now
+        var joined = false
         let anotherKeyPlugged = { () -> Bool in
             guard ContinuousClock.now - lastLook >= Self.pollInterval else { return false }
             lastLook = .now
@@ -121,15 +140,19 @@ struct DeviceSelector: Sendable {
             return joined
         }
         do {
-            let index = try TouchSelection.waitForTouch(on: devices, deadline: deadline,
-                                                        isCancelled: { controller.isCancelled || anotherKeyPlugged() })
+            let index = try TouchSelection.waitForTouch(
+                on: devices, deadline: deadline,
+                isCancelled: { controller.isCancelled || anotherKeyPlugged() })
             for (i, other) in devices.enumerated() where i != index { other.close() }
             return devices[index]
         } catch {
             for device in devices { device.close() }
-            let cancelled = controller.isCancelled, timedOut = deadline.isPast
+            let cancelled = controller.isCancelled
+            let timedOut = deadline.isPast
             if !cancelled, !timedOut, joined || error.code == FIDOError.deviceRemoved {
-                log.info(joined ? "another key was plugged in; asking every key again" : "every key was removed", request: controller.id)
+                log.info(
+                    joined ? "another key was plugged in; asking every key again" : "every key was removed",
+                    request: controller.id)
                 return nil
             }
             throw ErrorMapping.webAuthnError(for: error, cancelled: cancelled, timedOut: timedOut)

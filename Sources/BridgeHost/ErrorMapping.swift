@@ -14,21 +14,28 @@ enum ErrorMapping {
         if timedOut { return timeout }
         switch error.code {
         case FIDOError.credentialExcluded:
-            return WebAuthnError(name: .invalidState,
-                                 message: "The security key already holds a credential registered with this site.")
+            return WebAuthnError(
+                name: .invalidState,
+                message: "The security key already holds a credential registered with this site.")
         case FIDOError.unsupportedAlgorithm:
             return WebAuthnError(name: .notSupported, message: PageText.algorithmUnsupported)
         case FIDOError.unsupportedOption:
             // Chromium turns the key's refusal into NotAllowedError, like any failure of the only key.
-            return WebAuthnError(name: .notAllowed, message: "The security key does not support an option this request requires.")
+            return WebAuthnError(
+                name: .notAllowed, message: "The security key does not support an option this request requires.")
         case FIDOError.pinBlocked:
-            return WebAuthnError(name: .notAllowed, message: "The security key's PIN is blocked after too many wrong attempts; the key must be reset.")
+            return WebAuthnError(
+                name: .notAllowed,
+                message: "The security key's PIN is blocked after too many wrong attempts; the key must be reset.")
         case FIDOError.pinAuthBlocked:
-            return WebAuthnError(name: .notAllowed, message: "Too many wrong PINs in a row: remove and reinsert the security key, then try again.")
+            return WebAuthnError(
+                name: .notAllowed,
+                message: "Too many wrong PINs in a row: remove and reinsert the security key, then try again.")
         case FIDOError.pinRequired, FIDOError.pinNotSet:
             return WebAuthnError(name: .notAllowed, message: "The security key requires a PIN for this request.")
         case FIDOError.uvBlocked:
-            return WebAuthnError(name: .notAllowed, message: "The security key's built-in user verification is blocked.")
+            return WebAuthnError(
+                name: .notAllowed, message: "The security key's built-in user verification is blocked.")
         case FIDOError.noCredentials:
             return WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         case FIDOError.deviceRemoved:
@@ -38,9 +45,14 @@ enum ErrorMapping {
         case FIDOError.receiveFailed:
             // libfido2 says FIDO_ERR_RX both when its timeout ran out and when the key's answer was unreadable
             // (a report that is short, garbled or out of sequence, a message too long): only the first is a timeout.
-            return timedOut ? timeout : WebAuthnError(name: .notAllowed, message: "The security key's answer could not be read (FIDO_ERR_RX).")
+            return timedOut
+                ? timeout
+                : WebAuthnError(
+                    name: .notAllowed, message: "The security key's answer could not be read (FIDO_ERR_RX).")
         case FIDOError.keyStoreFull:
-            return WebAuthnError(name: .notAllowed, message: "The security key has no room for another passkey: remove one you no longer use.")
+            return WebAuthnError(
+                name: .notAllowed,
+                message: "The security key has no room for another passkey: remove one you no longer use.")
         case FIDOError.keepaliveCancel, FIDOError.operationDenied, FIDOError.notAllowed, FIDOError.upRequired:
             return WebAuthnError(name: .notAllowed, message: "The operation was refused on the security key.")
         default:
@@ -59,7 +71,8 @@ enum ErrorMapping {
         case .notAllowed: PageText.notAllowed
         case .invalidState: PageText.credentialExcluded
         // RelyingPartyIDValidator words every rp.id refusal this way; the rest are the origin's or the appid's.
-        case .security: error.message.hasPrefix("The relying party ID") ? PageText.badRelyingPartyID : PageText.invalidDomain
+        case .security:
+            error.message.hasPrefix("The relying party ID") ? PageText.badRelyingPartyID : PageText.invalidDomain
         case .encoding, .unknown, .constraint: PageText.unknown
         default: error.message  // TypeError, SyntaxError, NotSupportedError, AbortError, RangeError
         }
@@ -67,11 +80,15 @@ enum ErrorMapping {
 
     /// Chromium's texts (Blink, `AuthenticatorStatusToDOMException` in credentials_container.cc).
     enum PageText {
-        static let notAllowed = "The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client."
-        static let credentialExcluded = "The user attempted to register an authenticator that contains one of the credentials already registered with the relying party."
-        static let badRelyingPartyID = "The relying party ID is not a registrable domain suffix of, nor equal to the current domain."
+        static let notAllowed =
+            "The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client."
+        static let credentialExcluded =
+            "The user attempted to register an authenticator that contains one of the credentials already registered with the relying party."
+        static let badRelyingPartyID =
+            "The relying party ID is not a registrable domain suffix of, nor equal to the current domain."
         static let invalidDomain = "This is an invalid domain."
-        static let algorithmUnsupported = "None of the algorithms specified in `pubKeyCredParams` are supported by this device."
+        static let algorithmUnsupported =
+            "None of the algorithms specified in `pubKeyCredParams` are supported by this device."
         static let unknown = "An unknown error occurred while talking to the credential manager."
     }
 }

@@ -1,9 +1,10 @@
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WebAuthn
 
 /// Settings from `$XDG_CONFIG_HOME/webauthn-bridge/config.json`, overridden by `WEBAUTHN_BRIDGE_*`
 /// environment variables (the names README.md's Configuration table lists, used the same way by tests and docs).
@@ -20,7 +21,9 @@ public struct HostConfiguration: Sendable, Equatable {
     public init(logFile: String) { self.logFile = logFile }
 
     /// Reads the config file (when present) and then the environment.
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> HostConfiguration {
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ConfigurationError) -> HostConfiguration
+    {
         let home = homeDirectory(environment)
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         var config = HostConfiguration(logFile: defaultLogFile(environment))
@@ -34,7 +37,9 @@ public struct HostConfiguration: Sendable, Equatable {
 
     /// `$XDG_STATE_HOME/webauthn-bridge/host.log` (`~/.local/state/…`).
     static func defaultLogFile(_ environment: [String: String]) -> String {
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectory(environment) + "/.local/state"
+        let stateHome =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? homeDirectory(environment)
+            + "/.local/state"
         return stateHome + "/webauthn-bridge/host.log"
     }
 
@@ -50,7 +55,9 @@ public struct HostConfiguration: Sendable, Equatable {
         for (key, value) in object {
             switch (key, value) {
             case ("logLevel", .string(let v)):
-                guard let level = LogLevel(rawValue: v) else { throw ConfigurationError("\(path): unknown logLevel \"\(v)\"") }
+                guard let level = LogLevel(rawValue: v) else {
+                    throw ConfigurationError("\(path): unknown logLevel \"\(v)\"")
+                }
                 logLevel = level
             case ("logFile", .string(let v)): logFile = v
             case ("pinentry", .string(let v)): pinentryProgram = v
@@ -66,7 +73,8 @@ public struct HostConfiguration: Sendable, Equatable {
     mutating func apply(environment: [String: String]) throws(ConfigurationError) {
         if let v = environment["WEBAUTHN_BRIDGE_LOG_LEVEL"], !v.isEmpty {
             guard let level = LogLevel(rawValue: v.lowercased()) else {
-                throw ConfigurationError("WEBAUTHN_BRIDGE_LOG_LEVEL must be error, warn, info, debug or trace (got \"\(v)\")")
+                throw ConfigurationError(
+                    "WEBAUTHN_BRIDGE_LOG_LEVEL must be error, warn, info, debug or trace (got \"\(v)\")")
             }
             logLevel = level
         }
@@ -74,7 +82,9 @@ public struct HostConfiguration: Sendable, Equatable {
         if let v = environment["WEBAUTHN_BRIDGE_PINENTRY"], !v.isEmpty { pinentryProgram = v }
         if let v = environment["WEBAUTHN_BRIDGE_SOFT_TOKEN"], !v.isEmpty { softTokenPath = v }
         if let v = environment["WEBAUTHN_BRIDGE_MAX_FRAME_BYTES"], !v.isEmpty {
-            guard let n = Int(v), n > 0 else { throw ConfigurationError("WEBAUTHN_BRIDGE_MAX_FRAME_BYTES must be a positive integer") }
+            guard let n = Int(v), n > 0 else {
+                throw ConfigurationError("WEBAUTHN_BRIDGE_MAX_FRAME_BYTES must be a positive integer")
+            }
             maxInboundFrameBytes = n
         }
     }

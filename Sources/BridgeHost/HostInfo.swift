@@ -44,7 +44,8 @@ public enum HostInfo {
 
     /// WebAuthn extension identifiers the host processes (unknown ones are ignored, as browsers do).
     static let supportedExtensions = [
-        "credProps", "prf", "hmacCreateSecret", "hmacGetSecret", "credentialProtectionPolicy", "credBlob", "getCredBlob",
+        "credProps", "prf", "hmacCreateSecret", "hmacGetSecret", "credentialProtectionPolicy", "credBlob",
+        "getCredBlob",
         "minPinLength", "largeBlob",
     ]
 }

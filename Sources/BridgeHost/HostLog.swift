@@ -1,11 +1,12 @@
+import Glibc
+import Synchronization
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
-import Synchronization
-import Threading
 
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     case error, warn, info, debug, trace
@@ -50,7 +51,8 @@ public final class HostLog: Sendable {
         let id = (request ?? Self.servedRequestID.value).map { LogText.escaped($0) }
         // Escaped whole: messages quote what pages and keys sent, and a line is a line only if nothing in it
         // can break it (or reach the terminal of whoever reads the log).
-        let line = "\(Self.timestamp()) \(level.rawValue.uppercased()) \(id.map { "[\($0)] " } ?? "")\(LogText.escaped(message()))\n"
+        let line =
+            "\(Self.timestamp()) \(level.rawValue.uppercased()) \(id.map { "[\($0)] " } ?? "")\(LogText.escaped(message()))\n"
         write(Data(line.utf8))
     }
 
@@ -76,7 +78,8 @@ public final class HostLog: Sendable {
             if s.file == nil, !s.warned {
                 do { (s.file, s.size) = try openForAppend() } catch {
                     s.warned = true
-                    writeToStandardError("webauthn-bridge: cannot write log \(path): \(error); continuing without a log file\n")
+                    writeToStandardError(
+                        "webauthn-bridge: cannot write log \(path): \(error); continuing without a log file\n")
                 }
             }
             guard let file = s.file else { return }
@@ -88,7 +91,8 @@ public final class HostLog: Sendable {
             }
             guard let file = s.file else { return }
             if s.lost > 0 {
-                let note = Data("\(Self.timestamp()) WARN \(s.lost) log line(s) could not be written before this one\n".utf8)
+                let note = Data(
+                    "\(Self.timestamp()) WARN \(s.lost) log line(s) could not be written before this one\n".utf8)
                 if Self.writeAll(note, to: file) { (s.size, s.lost) = (s.size + note.count, 0) }
             }
             if s.lost == 0, Self.writeAll(data, to: file) {
@@ -99,14 +103,17 @@ public final class HostLog: Sendable {
             s.lost += 1
             if !s.warned {
                 s.warned = true
-                writeToStandardError("webauthn-bridge: cannot write log \(path): \(reason); carrying on, lines are lost until it takes them again\n")
+                writeToStandardError(
+                    "webauthn-bridge: cannot write log \(path): \(reason); carrying on, lines are lost until it takes them again\n"
+                )
             }
         }
     }
 
     private func openForAppend() throws -> (Int32, Int) {
-        try FileManager.default.createDirectory(atPath: parentDirectory(of: path), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: parentDirectory(of: path), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let file = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw LogFileError(reason: String(cString: strerror(errno))) }
         let size = lseek(file, 0, SEEK_END)
@@ -139,7 +146,11 @@ public final class HostLog: Sendable {
         var seconds = now.tv_sec
         gmtime_r(&seconds, &tm)
         let ms = now.tv_nsec / 1_000_000
-        func pad(_ v: Int32, _ w: Int = 2) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
-        return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1))-\(pad(tm.tm_mday))T\(pad(tm.tm_hour)):\(pad(tm.tm_min)):\(pad(tm.tm_sec)).\(pad(Int32(ms), 3))Z"
+        func pad(_ v: Int32, _ w: Int = 2) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return
+            "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1))-\(pad(tm.tm_mday))T\(pad(tm.tm_hour)):\(pad(tm.tm_min)):\(pad(tm.tm_sec)).\(pad(Int32(ms), 3))Z"
     }
 }

@@ -1,9 +1,10 @@
+import Glibc
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
 
 /// The Chromium extension ids that the installation holding this binary ships: install.sh --system (and the .deb
 /// it stages) writes the id of the CRX it installs by policy to PREFIX/share/webauthn-bridge/chromium-id.txt, beside
@@ -43,7 +44,9 @@ public enum InstalledExtensionIDs {
         }
         let reading = read(file: file, trustedOwner: owner.st_uid)
         for reason in reading.ignored { log.warn("installed extension ids: \(reason)") }
-        if !reading.ids.isEmpty { log.debug("installed extension ids from \(file): \(reading.ids.joined(separator: ", "))") }
+        if !reading.ids.isEmpty {
+            log.debug("installed extension ids from \(file): \(reading.ids.joined(separator: ", "))")
+        }
         return reading.ids
     }
 
@@ -52,7 +55,8 @@ public enum InstalledExtensionIDs {
     static func idFile(forExecutable path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         guard path.hasPrefix("/"), parts.count >= 3, parts[parts.count - 2] == product,
-              parts[parts.count - 3] == "libexec" else { return nil }
+            parts[parts.count - 3] == "libexec"
+        else { return nil }
         let prefix = parts.dropLast(3).map { "/" + $0 }.joined()
         return "\(prefix)/share/\(product)/\(fileName)"
     }
@@ -70,7 +74,9 @@ public enum InstalledExtensionIDs {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return Reading(ignored: ["cannot stat \(file) (errno \(errno))"]) }
-        if let problem = untrusted(info, trustedOwner: trustedOwner) { return Reading(ignored: ["\(file) \(problem): not read"]) }
+        if let problem = untrusted(info, trustedOwner: trustedOwner) {
+            return Reading(ignored: ["\(file) \(problem): not read"])
+        }
         let tooLarge = Reading(ignored: ["\(file) is larger than \(maximumFileBytes) bytes: not read"])
         guard info.st_size <= maximumFileBytes else { return tooLarge }
         switch readBounded(fd) {
@@ -90,7 +96,8 @@ public enum InstalledExtensionIDs {
                 reading.ids.append(String(decoding: trimmed, as: UTF8.self))
             } else {
                 let shown = String(decoding: trimmed.prefix(40), as: UTF8.self)
-                reading.ignored.append("\(file) line \(index + 1) is not a Chromium extension id (32 letters a-p): \"\(shown)\"")
+                reading.ignored.append(
+                    "\(file) line \(index + 1) is not a Chromium extension id (32 letters a-p): \"\(shown)\"")
             }
         }
         return reading
@@ -115,7 +122,11 @@ public enum InstalledExtensionIDs {
         return nil
     }
 
-    private enum Content { case bytes([UInt8]), tooLarge, failed(Int32) }
+    private enum Content {
+        case bytes([UInt8])
+        case tooLarge
+        case failed(Int32)
+    }
 
     /// At most `maximumFileBytes`: one byte more means the file grew past the bound after fstat.
     private static func readBounded(_ fd: Int32) -> Content {

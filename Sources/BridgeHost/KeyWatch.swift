@@ -1,12 +1,13 @@
 import FIDO
+import Synchronization
+import Threading
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
-import Threading
-import WebAuthn
 
 /// Follows the keys while a ceremony uses the one it chose, as Chromium keeps discovering keys for the whole
 /// request (device/fido/fido_request_handler_base.cc: AuthenticatorAdded, AuthenticatorRemoved):
@@ -96,20 +97,27 @@ final class KeyWatch: @unchecked Sendable {
     }
 
     func outcome(after error: WebAuthnError) -> Outcome {
-        let prompts = controller.promptsOpened, cancelled = controller.isCancelled
+        let prompts = controller.promptsOpened
+        let cancelled = controller.isCancelled
         return condition.withLock {
-            defer { state.chosen = nil; state.joined = false }
+            defer {
+                state.chosen = nil
+                state.joined = false
+            }
             guard let chosen = state.chosen else { return .fail }
-            return Self.outcome(after: error, key: chosen.location.path, cancelled: cancelled, joined: state.joined,
-                                present: chosen.isPresent, pinAsked: prompts > state.promptsAtChoice)
+            return Self.outcome(
+                after: error, key: chosen.location.path, cancelled: cancelled, joined: state.joined,
+                present: chosen.isPresent, pinAsked: prompts > state.promptsAtChoice)
         }
     }
 
     /// The rule: a page's abort ends everything; a key that joined while the chosen one waited for its touch makes
     /// the ceremony start over; so does the chosen key pulled out then (the attempt failed on that), unless its PIN
     /// was asked for, which ends the request.
-    static func outcome(after error: WebAuthnError, key: String, cancelled: Bool, joined: Bool, present: Bool,
-                        pinAsked: Bool) -> Outcome {
+    static func outcome(
+        after error: WebAuthnError, key: String, cancelled: Bool, joined: Bool, present: Bool,
+        pinAsked: Bool
+    ) -> Outcome {
         if cancelled { return .fail }
         if joined { return .startOver("another key was plugged in while \(key) waited for its touch") }
         if present { return .fail }
@@ -131,14 +139,20 @@ final class KeyWatch: @unchecked Sendable {
         guard chosen.isPresent, listed.contains(chosen.location.path) else {
             // A PIN prompt for a key that is gone waits for nothing: close it now, not when the PIN is typed.
             if controller.dismissPrompt() {
-                log.info("\(chosen.location.path) was removed during PIN entry; the PIN prompt is closed", request: controller.id)
+                log.info(
+                    "\(chosen.location.path) was removed during PIN entry; the PIN prompt is closed",
+                    request: controller.id)
             }
             return
         }
-        guard !listed.subtracting(snapshot.known).isEmpty, controller.promptsOpened == snapshot.promptsAtChoice else { return }
+        guard !listed.subtracting(snapshot.known).isEmpty, controller.promptsOpened == snapshot.promptsAtChoice else {
+            return
+        }
         if !snapshot.joined {
             condition.withLock { state.joined = true }
-            log.info("another key was plugged in while \(chosen.location.path) waits for its touch; every key will be asked", request: controller.id)
+            log.info(
+                "another key was plugged in while \(chosen.location.path) waits for its touch; every key will be asked",
+                request: controller.id)
         }
         // Repeated at every look until the ceremony starts over: a key ignores a cancel while no request is pending.
         chosen.cancel()

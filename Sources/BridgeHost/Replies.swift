@@ -24,7 +24,9 @@ public final class ReplyChannel: Sendable {
 
     func status(_ id: String, _ status: CeremonyStatus, detail: String? = nil, extra: [(String, JSONValue)] = []) {
         noticed.withLock { _ = $0.insert(id) }
-        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string(ReplyType.status.rawValue)), ("status", .string(status.rawValue))]
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(id)), ("type", .string(ReplyType.status.rawValue)), ("status", .string(status.rawValue)),
+        ]
         if let detail { fields.append((StatusField.detail.rawValue, .string(detail))) }
         send(.object(fields + extra), id: id)
     }
@@ -48,7 +50,9 @@ public final class ReplyChannel: Sendable {
 
     func result(_ id: String, _ key: String, _ value: JSONValue, timing: JSONValue? = nil) {
         ended(id)
-        var fields: [(String, JSONValue)] = [("id", .string(id)), ("type", .string(ReplyType.result.rawValue)), (key, value)]
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(id)), ("type", .string(ReplyType.result.rawValue)), (key, value),
+        ]
         if let timing { fields.append(("timing", timing)) }
         sendFinal(.object(fields), id: id)
     }
@@ -88,14 +92,20 @@ public final class ReplyChannel: Sendable {
     private func sendFinal(_ frame: JSONValue, id: String?) {
         guard case .tooLarge(let size) = write(frame, id: id) else { return }
         log.error("reply of \(size) bytes exceeds the browser's 1 MiB limit; sending an error instead", request: id)
-        let tooLarge = WebAuthnError(name: .notSupported, message: "The response is larger than a browser accepts from a native host.")
+        let tooLarge = WebAuthnError(
+            name: .notSupported, message: "The response is larger than a browser accepts from a native host.")
         guard id != nil, case .tooLarge = write(Self.errorFrame(id: id, tooLarge), id: id) else { return }
         log.error("the request id is too long to echo in an answer; answering with id null", request: nil)
-        let unanswerable = WebAuthnError(name: .notSupported, message: "A request's id was too long to be echoed in its answer.")
+        let unanswerable = WebAuthnError(
+            name: .notSupported, message: "A request's id was too long to be echoed in its answer.")
         _ = write(Self.errorFrame(id: nil, unanswerable), id: nil)
     }
 
-    private enum Outcome { case sent, tooLarge(Int), failed }
+    private enum Outcome {
+        case sent
+        case tooLarge(Int)
+        case failed
+    }
 
     private func write(_ frame: JSONValue, id: String?) -> Outcome {
         do {

@@ -1,15 +1,16 @@
+import Dispatch
 import FIDO
+import Glibc
+import NativeMessaging
+import Prompts
+import Synchronization
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
-import Glibc
-import Synchronization
-import NativeMessaging
-import Prompts
-import WebAuthn
 
 /// The host's main loop: reads frames from the browser, answers `info` at once, runs one ceremony at a
 /// time on the libfido2 thread, and keeps reading meanwhile so a `cancel` or `select` reaches it.
@@ -24,8 +25,10 @@ public final class RequestLoop: @unchecked Sendable {
     /// The ceremony in progress, if any: at most one at a time.
     private let running = Mutex<CeremonyController?>(nil)
 
-    public init(configuration: HostConfiguration, log: HostLog, writer: FrameWriter, devices: any DeviceProvider,
-                prompt: (any PINPrompt)?, fidoThread: FIDOThread) {
+    public init(
+        configuration: HostConfiguration, log: HostLog, writer: FrameWriter, devices: any DeviceProvider,
+        prompt: (any PINPrompt)?, fidoThread: FIDOThread
+    ) {
         self.devices = devices
         self.fidoThread = fidoThread
         self.maxInboundFrame = configuration.maxInboundFrameBytes
@@ -54,7 +57,11 @@ public final class RequestLoop: @unchecked Sendable {
                     return 0
                 case .oversize(let length):
                     log.warn("dropped a \(length)-byte frame: over the \(maxInboundFrame)-byte limit")
-                    environment.replies.error(nil, WebAuthnError(name: .typeError, message: "Request of \(length) bytes exceeds the host's \(maxInboundFrame)-byte limit."))
+                    environment.replies.error(
+                        nil,
+                        WebAuthnError(
+                            name: .typeError,
+                            message: "Request of \(length) bytes exceeds the host's \(maxInboundFrame)-byte limit."))
                 case .message(let bytes):
                     handle(bytes)
                 }
@@ -82,7 +89,9 @@ public final class RequestLoop: @unchecked Sendable {
             return rejectFrame(id: nil, "A request needs a non-empty string \"id\".")
         }
         guard id.utf8.count <= Self.maximumIDBytes else {
-            return rejectFrame(id: nil, "A request id of \(id.utf8.count) bytes is longer than the host's \(Self.maximumIDBytes)-byte limit.")
+            return rejectFrame(
+                id: nil,
+                "A request id of \(id.utf8.count) bytes is longer than the host's \(Self.maximumIDBytes)-byte limit.")
         }
         guard case .string(let type)? = frame["type"] else {
             return rejectFrame(id: answerableID(id), "A request needs a string \"type\".")
@@ -98,7 +107,8 @@ public final class RequestLoop: @unchecked Sendable {
         }
         switch requestType {
         case .create, .get: startCeremony(id: answerable, type: type, frame: frame)
-        case .info: environment.replies.result(answerable, "info", HostInfo.report(devices: devices, log: environment.log))
+        case .info:
+            environment.replies.result(answerable, "info", HostInfo.report(devices: devices, log: environment.log))
         default: rejectFrame(id: answerable, "Unknown request type \"\(type)\".")
         }
     }
@@ -119,9 +129,13 @@ public final class RequestLoop: @unchecked Sendable {
     /// lenient parser so the page's promise still gets its answer; nil when none can be read, and for a
     /// `select` or `cancel`, whose id is another request's: an answer with it could follow that request's own.
     static func recoverID(_ bytes: [UInt8]) -> String? {
-        struct Frame: Decodable { let id: String?; let type: String? }
+        struct Frame: Decodable {
+            let id: String?
+            let type: String?
+        }
         guard let frame = try? JSONDecoder().decode(Frame.self, from: Data(bytes)),
-              frame.type != "select", frame.type != "cancel" else { return nil }
+            frame.type != "select", frame.type != "cancel"
+        else { return nil }
         return frame.id.flatMap { $0.isEmpty ? nil : $0 }
     }
 
@@ -139,7 +153,8 @@ public final class RequestLoop: @unchecked Sendable {
         }
         if busy {
             environment.log.warn("refused \(type): another request is in progress", request: id)
-            return environment.replies.error(id, WebAuthnError(name: .notAllowed, message: "Another security key request is already in progress."))
+            return environment.replies.error(
+                id, WebAuthnError(name: .notAllowed, message: "Another security key request is already in progress."))
         }
         fidoThread.submit { [self] in
             HostLog.serving(id) { runCeremony(id: id, type: type, frame: frame, controller: controller) }
@@ -149,25 +164,33 @@ public final class RequestLoop: @unchecked Sendable {
     private func runCeremony(id: String, type: String, frame: JSONValue, controller: CeremonyController) {
         let started = ContinuousClock.now
         do throws(WebAuthnError) {
-            let credential = try Self.ceremony(type: type, frame: frame, environment: environment, controller: controller)
+            let credential = try Self.ceremony(
+                type: type, frame: frame, environment: environment, controller: controller)
             finish(controller)
-            environment.replies.result(id, "credential", credential, timing: reportTiming ? Self.timing(controller, since: started) : nil)
-            environment.log.info("\(type) ok \(Self.parties(frame)) in \(Self.milliseconds(since: started)) ms", request: id)
+            environment.replies.result(
+                id, "credential", credential, timing: reportTiming ? Self.timing(controller, since: started) : nil)
+            environment.log.info(
+                "\(type) ok \(Self.parties(frame)) in \(Self.milliseconds(since: started)) ms", request: id)
         } catch {
             finish(controller)
             environment.replies.error(id, error)
-            environment.log.info("\(type) failed \(Self.parties(frame)) in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)", request: id)
+            environment.log.info(
+                "\(type) failed \(Self.parties(frame)) in \(Self.milliseconds(since: started)) ms: \(error.name.rawValue): \(error.message)",
+                request: id)
         }
     }
 
-    private static func ceremony(type: String, frame: JSONValue, environment: CeremonyEnvironment,
-                                 controller: CeremonyController) throws(WebAuthnError) -> JSONValue {
+    private static func ceremony(
+        type: String, frame: JSONValue, environment: CeremonyEnvironment,
+        controller: CeremonyController
+    ) throws(WebAuthnError) -> JSONValue {
         guard case .string(let origin)? = frame["origin"] else {
             throw WebAuthnError(name: .typeError, message: "The request has no \"origin\".")
         }
         var topOrigin: String?
         if case .string(let top)? = frame["topOrigin"] { topOrigin = top }
-        let caller = try CallerOrigin(origin: origin, topOrigin: topOrigin, crossOrigin: frame["crossOrigin"]?.boolValue ?? false)
+        let caller = try CallerOrigin(
+            origin: origin, topOrigin: topOrigin, crossOrigin: frame["crossOrigin"]?.boolValue ?? false)
         guard let options = frame["options"], case .object = options else {
             throw WebAuthnError(name: .typeError, message: "The request has no \"options\" object.")
         }
@@ -175,12 +198,16 @@ public final class RequestLoop: @unchecked Sendable {
         if type == "create" {
             let parsed = try PublicKeyCredentialCreationOptions(json: options)
             return try environment.deviceSelector.followingKeys(of: controller) { () throws(WebAuthnError) in
-                try RegistrationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+                try RegistrationCeremony(
+                    environment: environment, controller: controller, caller: caller, options: parsed
+                ).run()
             }
         }
         let parsed = try PublicKeyCredentialRequestOptions(json: options)
         return try environment.deviceSelector.followingKeys(of: controller) { () throws(WebAuthnError) in
-            try AuthenticationCeremony(environment: environment, controller: controller, caller: caller, options: parsed).run()
+            try AuthenticationCeremony(
+                environment: environment, controller: controller, caller: caller, options: parsed
+            ).run()
         }
     }
 
@@ -237,7 +264,10 @@ public final class RequestLoop: @unchecked Sendable {
 
     static func timing(_ controller: CeremonyController, since start: ContinuousClock.Instant) -> JSONValue {
         let total = CeremonyController.nanoseconds(ContinuousClock.now - start)
-        return .object([("deviceMicros", .number(Double(controller.deviceTime) / 1000)), ("ceremonyMicros", .number(Double(total) / 1000))])
+        return .object([
+            ("deviceMicros", .number(Double(controller.deviceTime) / 1000)),
+            ("ceremonyMicros", .number(Double(total) / 1000)),
+        ])
     }
 
     /// "origin=… rp=…" as the page asked (rp.id defaults to the origin's host), so the outcome line of a

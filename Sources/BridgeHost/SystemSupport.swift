@@ -1,9 +1,10 @@
+import Glibc
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
 
 // Small stand-ins for full-Foundation conveniences (NSString paths, NSHomeDirectory, FileHandle.standardError):
 // the host links only FoundationEssentials, which keeps ICU and its start-up cost out of every launch.

@@ -1,4 +1,5 @@
 import FIDO
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,15 +25,18 @@ struct UnusableKey: Equatable {
     static func reason(_ location: DeviceLocation, error: FIDOError) -> String {
         if location.isSoftware { return "its SoftToken file could not be loaded (see the host log)" }
         if location.path.hasPrefix("/dev/"), access(location.path, R_OK | W_OK) != 0, errno == EACCES {
-            return "this account may not open \(location.path): the udev rule that gives your session access to security keys is missing"
+            return
+                "this account may not open \(location.path): the udev rule that gives your session access to security keys is missing"
         }
-        return "\(location.path) did not answer (\(error)): another program may be using the key, or it needs to be replugged"
+        return
+            "\(location.path) did not answer (\(error)): another program may be using the key, or it needs to be replugged"
     }
 
     /// What the user is told while the host waits, and when the request ends with no usable key.
     static func message(_ keys: [UnusableKey]) -> String {
         let first = keys[0]
         let more = keys.count > 1 ? " (and \(keys.count - 1) more)" : ""
-        return "Your security key \(first.name)\(more) is plugged in but cannot be used: \(first.reason). Run `webauthn-bridge doctor` to find out how to fix it."
+        return
+            "Your security key \(first.name)\(more) is plugged in but cannot be used: \(first.reason). Run `webauthn-bridge doctor` to find out how to fix it."
     }
 }

@@ -38,7 +38,9 @@ extension CBOR {
             if v < 24 { out.append(0xE0 | v) } else { out.append(contentsOf: [0xF8, v]) }
         case .float(let bits):
             out.append(0xFB)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+            }
         case .raw(let bytes): out.append(contentsOf: bytes)
         }
     }
@@ -60,7 +62,9 @@ extension CBOR {
             for shift in [24, 16, 8, 0] { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
         default:
             out.append(m | 27)
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
         }
     }
 }

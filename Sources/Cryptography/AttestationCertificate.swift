@@ -8,7 +8,9 @@ import COpenSSL
 /// AAGUID extension's inner OCTET STRING header.
 public enum AttestationCertificate {
     /// DER of a certificate for `key`, signed by `key` itself, valid from now for `days`.
-    public static func selfSigned(key: SigningKey, commonName: String, aaguid: [UInt8], days: Int = 3650) throws(CryptoError) -> [UInt8] {
+    public static func selfSigned(key: SigningKey, commonName: String, aaguid: [UInt8], days: Int = 3650)
+        throws(CryptoError) -> [UInt8]
+    {
         guard key.algorithm == .es256 else { throw CryptoError("attestation certificates need an ES256 key") }
         guard aaguid.count == 16 else { throw CryptoError("AAGUID must be 16 bytes") }
         guard let certificate = X509_new() else { throw CryptoError("X509_new") }
@@ -16,13 +18,17 @@ public enum AttestationCertificate {
         guard X509_set_version(certificate, 2) == 1 else { throw CryptoError("X509_set_version") }
         let serial = Digest.randomBytes(8)
         let serialValue = serial.reduce(0) { ($0 << 8) | Int($1) } & 0x3FFF_FFFF_FFFF_FFFF
-        guard ASN1_INTEGER_set(X509_get_serialNumber(certificate), serialValue | 1) == 1 else { throw CryptoError("serial") }
+        guard ASN1_INTEGER_set(X509_get_serialNumber(certificate), serialValue | 1) == 1 else {
+            throw CryptoError("serial")
+        }
         guard X509_gmtime_adj(X509_getm_notBefore(certificate), 0) != nil,
             X509_gmtime_adj(X509_getm_notAfter(certificate), days * 86400) != nil
         else { throw CryptoError("validity") }
 
         guard let name = X509_get_subject_name(certificate) else { throw CryptoError("X509_get_subject_name") }
-        for (field, value) in [("C", "US"), ("O", "webauthn-bridge"), ("OU", "Authenticator Attestation"), ("CN", commonName)] {
+        for (field, value) in [
+            ("C", "US"), ("O", "webauthn-bridge"), ("OU", "Authenticator Attestation"), ("CN", commonName),
+        ] {
             let bytes = Array(value.utf8)
             guard X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, bytes, Int32(bytes.count), -1, 0) == 1 else {
                 throw CryptoError("X509_NAME_add_entry_by_txt(\(field))")
@@ -35,7 +41,9 @@ public enum AttestationCertificate {
             throw CryptoError("basic constraints")
         }
         defer { X509_EXTENSION_free(basicConstraints) }
-        guard X509_add_ext(certificate, basicConstraints, -1) == 1 else { throw CryptoError("X509_add_ext(basicConstraints)") }
+        guard X509_add_ext(certificate, basicConstraints, -1) == 1 else {
+            throw CryptoError("X509_add_ext(basicConstraints)")
+        }
 
         guard let oid = OBJ_txt2obj("1.3.6.1.4.1.45724.1.1.4", 1) else { throw CryptoError("OBJ_txt2obj") }
         defer { ASN1_OBJECT_free(oid) }

@@ -4,7 +4,10 @@ enum DER {
         if count < 0x80 { return [UInt8(count)] }
         var bytes: [UInt8] = []
         var n = count
-        while n > 0 { bytes.insert(UInt8(n & 0xFF), at: 0); n >>= 8 }
+        while n > 0 {
+            bytes.insert(UInt8(n & 0xFF), at: 0)
+            n >>= 8
+        }
         return [0x80 | UInt8(bytes.count)] + bytes
     }
     static func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { [tag] + length(content.count) + content }

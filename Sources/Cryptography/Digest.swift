@@ -44,7 +44,9 @@ public enum Digest {
     /// Compares without early exit, for MACs and PIN hashes.
     public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 } }
+        return a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 }
+        }
     }
 
     /// Overwrites a secret in place before it is released.

@@ -27,11 +27,15 @@ public final class PublicKey: @unchecked Sendable {
         var spkiPrefix: [UInt8] {
             switch self {
             case .p256:
-                return [0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A,
-                        0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00]
+                return [
+                    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A,
+                    0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+                ]
             case .p384:
-                return [0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x05, 0x2B,
-                        0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00]
+                return [
+                    0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x05, 0x2B,
+                    0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00,
+                ]
             }
         }
     }
@@ -59,7 +63,9 @@ public final class PublicKey: @unchecked Sendable {
     /// skips OpenSSL 3's DER decoder set-up, which cost about two thirds of the host's own time in a create.
     static func ecPoint(x: [UInt8], y: [UInt8], curve: Curve, algorithm: Int) throws(CryptoError) -> PublicKey {
         let point = [0x04] + x + y
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw CryptoError("EVP_PKEY_CTX_new_from_name") }
+        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw CryptoError("EVP_PKEY_CTX_new_from_name")
+        }
         defer { EVP_PKEY_CTX_free(ctx) }
         var key: OpaquePointer?
         let imported = "group".withCString { groupKey in
@@ -68,10 +74,12 @@ public final class PublicKey: @unchecked Sendable {
                     point.withUnsafeBufferPointer { bytes in
                         var params = [
                             OSSL_PARAM_construct_utf8_string(groupKey, UnsafeMutablePointer(mutating: groupName), 0),
-                            OSSL_PARAM_construct_octet_string(pubKey, UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count),
+                            OSSL_PARAM_construct_octet_string(
+                                pubKey, UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count),
                             OSSL_PARAM_construct_end(),
                         ]
-                        return EVP_PKEY_fromdata_init(ctx) == 1 && EVP_PKEY_fromdata(ctx, &key, publicKeySelection, &params) == 1
+                        return EVP_PKEY_fromdata_init(ctx) == 1
+                            && EVP_PKEY_fromdata(ctx, &key, publicKeySelection, &params) == 1
                     }
                 }
             }
@@ -81,7 +89,8 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// EVP_PKEY_PUBLIC_KEY, which Swift does not import (a macro of macros).
-    static let publicKeySelection = OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY
+    static let publicKeySelection =
+        OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS | OSSL_KEYMGMT_SELECT_PUBLIC_KEY
 
     /// An Ed25519 key from its 32 bytes (OpenSSL checks nothing more here than its DER decoder would).
     static func ed25519(_ x: [UInt8], algorithm: Int) throws(CryptoError) -> PublicKey {
@@ -93,7 +102,9 @@ public final class PublicKey: @unchecked Sendable {
 
     /// Builds a key from a decoded COSE_Key (label → value). Supports EC2 P-256/P-384, OKP Ed25519 and RSA.
     public static func fromCOSE(_ cose: [Int: COSEValue]) throws(CryptoError) -> PublicKey {
-        guard case .int(let kty)? = cose[1], case .int(let alg)? = cose[3] else { throw CryptoError("COSE key without kty/alg") }
+        guard case .int(let kty)? = cose[1], case .int(let alg)? = cose[3] else {
+            throw CryptoError("COSE key without kty/alg")
+        }
         switch kty {
         case 2:
             guard case .int(let crv)? = cose[-1], case .bytes(let x)? = cose[-2], case .bytes(let y)? = cose[-3] else {
@@ -105,10 +116,14 @@ public final class PublicKey: @unchecked Sendable {
             default: throw CryptoError("unsupported EC2 curve \(crv)")
             }
         case 1:
-            guard case .int(6)? = cose[-1], case .bytes(let x)? = cose[-2], x.count == 32 else { throw CryptoError("OKP COSE key fields") }
+            guard case .int(6)? = cose[-1], case .bytes(let x)? = cose[-2], x.count == 32 else {
+                throw CryptoError("OKP COSE key fields")
+            }
             return try ed25519(x, algorithm: alg)
         case 3:
-            guard case .bytes(let n)? = cose[-1], case .bytes(let e)? = cose[-2] else { throw CryptoError("RSA COSE key fields") }
+            guard case .bytes(let n)? = cose[-1], case .bytes(let e)? = cose[-2] else {
+                throw CryptoError("RSA COSE key fields")
+            }
             return try rsa(modulus: n, exponent: e, algorithm: alg)
         default:
             throw CryptoError("unsupported COSE key type \(kty)")

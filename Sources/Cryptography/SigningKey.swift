@@ -80,7 +80,10 @@ public final class SigningKey: @unchecked Sendable {
         let pub = publicKeyBytes
         switch algorithm {
         case .es256:
-            return [(1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, .bytes(Array(pub[1..<33]))), (-3, .bytes(Array(pub[33..<65])))]
+            return [
+                (1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, .bytes(Array(pub[1..<33]))),
+                (-3, .bytes(Array(pub[33..<65]))),
+            ]
         case .edDSA:
             return [(1, .int(1)), (3, .int(-8)), (-1, .int(6)), (-2, .bytes(pub))]
         }
@@ -93,9 +96,13 @@ public final class SigningKey: @unchecked Sendable {
         let md = algorithm == .es256 ? EVP_sha256() : nil
         guard EVP_DigestSignInit(ctx, nil, md, nil, pkey) == 1 else { throw CryptoError("EVP_DigestSignInit") }
         var length = 0
-        guard EVP_DigestSign(ctx, nil, &length, message, message.count) == 1 else { throw CryptoError("EVP_DigestSign(size)") }
+        guard EVP_DigestSign(ctx, nil, &length, message, message.count) == 1 else {
+            throw CryptoError("EVP_DigestSign(size)")
+        }
         var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(ctx, &signature, &length, message, message.count) == 1 else { throw CryptoError("EVP_DigestSign") }
+        guard EVP_DigestSign(ctx, &signature, &length, message, message.count) == 1 else {
+            throw CryptoError("EVP_DigestSign")
+        }
         return Array(signature.prefix(length))
     }
 }

@@ -11,7 +11,9 @@ extension Device {
     public func largeBlob(key: [UInt8]) throws(FIDOError) -> [UInt8]? {
         var pointer: UnsafeMutablePointer<UInt8>?
         var length = 0
-        let status = key.withUnsafeBufferPointer { fido_dev_largeblob_get(handle, $0.baseAddress, $0.count, &pointer, &length) }
+        let status = key.withUnsafeBufferPointer {
+            fido_dev_largeblob_get(handle, $0.baseAddress, $0.count, &pointer, &length)
+        }
         defer {
             if let pointer {
                 explicit_bzero(pointer, length)
@@ -28,7 +30,9 @@ extension Device {
     public func setLargeBlob(key: [UInt8], blob: [UInt8], pin: SecretBytes?) throws(FIDOError) {
         func set(_ p: UnsafePointer<CChar>?) -> Int32 {
             key.withUnsafeBufferPointer { k in
-                blob.withUnsafeBufferPointer { b in fido_dev_largeblob_set(handle, k.baseAddress, k.count, b.baseAddress, b.count, p) }
+                blob.withUnsafeBufferPointer { b in
+                    fido_dev_largeblob_set(handle, k.baseAddress, k.count, b.baseAddress, b.count, p)
+                }
             }
         }
         if let pin {
@@ -45,7 +49,12 @@ extension Device {
         var pointer: UnsafeMutablePointer<UInt8>?
         var length = 0
         let status = fido_dev_largeblob_get_array(handle, &pointer, &length)
-        defer { if let pointer { explicit_bzero(pointer, length); free(pointer) } }
+        defer {
+            if let pointer {
+                explicit_bzero(pointer, length)
+                free(pointer)
+            }
+        }
         try FIDOError.check(status, "fido_dev_largeblob_get_array")
         return Self.bytes(pointer, length)
     }

@@ -1,10 +1,11 @@
 import CFIDO2
-import Synchronization
 import Secrets
+import Synchronization
+import Threading
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Threading
 
 /// An open FIDO key. All calls except `cancel()` must come from the libfido2 thread (`FIDOThread`);
 /// `cancel()` may come from any thread, which is how a page's abort reaches a key waiting for touch.
@@ -31,11 +32,17 @@ public final class Device: @unchecked Sendable {
         var owned: OpaquePointer? = dev
         if var io = location.io {
             let status = fido_dev_set_io_functions(dev, &io)
-            if status != FIDO_OK { fido_dev_free(&owned); throw FIDOError(code: status, function: "fido_dev_set_io_functions") }
+            if status != FIDO_OK {
+                fido_dev_free(&owned)
+                throw FIDOError(code: status, function: "fido_dev_set_io_functions")
+            }
         }
         if let timeoutMilliseconds { _ = fido_dev_set_timeout(dev, Int32(clamping: timeoutMilliseconds)) }
         let status = fido_dev_open(dev, location.path)
-        if status != FIDO_OK { fido_dev_free(&owned); throw FIDOError(code: status, function: "fido_dev_open") }
+        if status != FIDO_OK {
+            fido_dev_free(&owned)
+            throw FIDOError(code: status, function: "fido_dev_open")
+        }
         var info = AuthenticatorInfo()
         if fido_dev_is_fido2(dev), let cbor = fido_cbor_info_new() {
             if fido_dev_get_cbor_info(dev, cbor) == FIDO_OK { info = AuthenticatorInfo(cbor) }
@@ -52,7 +59,10 @@ public final class Device: @unchecked Sendable {
     }
 
     public func close() {
-        let wasOpen = isOpen.withLock { open in defer { open = false }; return open }
+        let wasOpen = isOpen.withLock { open in
+            defer { open = false }
+            return open
+        }
         if wasOpen { _ = fido_dev_close(handle) }
     }
 
@@ -95,7 +105,7 @@ public final class Device: @unchecked Sendable {
         do {
             if u2f { try throwIfCancelled() }
             result = try call()
-        } catch where !isPresent {
+        } catch  where !isPresent {
             throw FIDOError(code: FIDOError.deviceRemoved, function: error.function)
         } catch {
             if u2f { try throwIfCancelled() }
@@ -107,7 +117,8 @@ public final class Device: @unchecked Sendable {
 
     private func throwIfCancelled() throws(FIDOError) {
         if cancelRequested.withLock({ $0 }) {
-            throw FIDOError(code: FIDOError.keepaliveCancel, function: "U2F request cancelled while waiting for a touch")
+            throw FIDOError(
+                code: FIDOError.keepaliveCancel, function: "U2F request cancelled while waiting for a touch")
         }
     }
 
@@ -151,6 +162,8 @@ public final class Device: @unchecked Sendable {
 
     /// Sets the first PIN on a key that has none.
     public func setPIN(_ pin: SecretBytes) throws(FIDOError) {
-        try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_set_pin(handle, p, nil), "fido_dev_set_pin") }
+        try pin.withCString { (p) throws(FIDOError) in
+            try FIDOError.check(fido_dev_set_pin(handle, p, nil), "fido_dev_set_pin")
+        }
     }
 }

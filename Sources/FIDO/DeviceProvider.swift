@@ -14,9 +14,11 @@ public struct DeviceLocation: Sendable {
     /// Whether a key reached through custom I/O is still plugged in (a hidraw node's presence is its own).
     public let stillPresent: (@Sendable () -> Bool)?
 
-    public init(path: String, io: fido_dev_io_t? = nil, manufacturer: String, product: String,
-                vendorID: Int = 0, productID: Int = 0, isSoftware: Bool = false,
-                stillPresent: (@Sendable () -> Bool)? = nil) {
+    public init(
+        path: String, io: fido_dev_io_t? = nil, manufacturer: String, product: String,
+        vendorID: Int = 0, productID: Int = 0, isSoftware: Bool = false,
+        stillPresent: (@Sendable () -> Bool)? = nil
+    ) {
         self.path = path
         self.io = io
         self.manufacturer = manufacturer

@@ -1,10 +1,11 @@
 import CFIDO2
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// Process-wide libfido2 set-up and its debug-log hook.
 ///
@@ -29,7 +30,10 @@ public enum FIDOLibrary {
             let text = String(cString: line)
             guard text.contains("/libfido2.so"), let path = text.split(separator: " ").last else { continue }
             var resolved = String(path.filter { !$0.isWhitespace })  // the line's newline
-            if let real = realpath(resolved, nil) { resolved = String(cString: real); free(real) }
+            if let real = realpath(resolved, nil) {
+                resolved = String(cString: real)
+                free(real)
+            }
             guard let range = resolved.firstRange(of: ".so.") else { return "unknown" }
             return String(resolved[range.upperBound...])
         }

@@ -12,8 +12,10 @@ public struct AssertionRequest: Sendable {
     public var userPresence: Bool
     public var extensions: AssertionExtensions
 
-    public init(clientDataJSON: [UInt8], rpID: String, allowList: [[UInt8]] = [], builtInUV: Bool = false,
-                userPresence: Bool = true, extensions: AssertionExtensions = .init()) {
+    public init(
+        clientDataJSON: [UInt8], rpID: String, allowList: [[UInt8]] = [], builtInUV: Bool = false,
+        userPresence: Bool = true, extensions: AssertionExtensions = .init()
+    ) {
         self.clientDataJSON = clientDataJSON
         self.rpID = rpID
         self.allowList = allowList
@@ -51,15 +53,21 @@ extension Device {
 
     /// As `getAssertions(_:pin:)`, naming `allowList` instead of the request's own list: a batch of a long list
     /// goes as a slice of it, so no array of its ids (an allocation and a retain per id) is built per request.
-    public func getAssertions(_ request: AssertionRequest, allowing allowList: ArraySlice<[UInt8]>,
-                              pin: SecretBytes?) throws(FIDOError) -> [Assertion] {
-        guard let assert = fido_assert_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_assert_new") }
+    public func getAssertions(
+        _ request: AssertionRequest, allowing allowList: ArraySlice<[UInt8]>,
+        pin: SecretBytes?
+    ) throws(FIDOError) -> [Assertion] {
+        guard let assert = fido_assert_new() else {
+            throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_assert_new")
+        }
         var owned: OpaquePointer? = assert
         defer { fido_assert_free(&owned) }
         try configure(assert, request, allowList: allowList)
         try awaitingTheUser { () throws(FIDOError) in
             if let pin {
-                try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_get_assert(handle, assert, p), "fido_dev_get_assert") }
+                try pin.withCString { (p) throws(FIDOError) in
+                    try FIDOError.check(fido_dev_get_assert(handle, assert, p), "fido_dev_get_assert")
+                }
             } else {
                 try FIDOError.check(fido_dev_get_assert(handle, assert, nil), "fido_dev_get_assert")
             }
@@ -70,14 +78,20 @@ extension Device {
         }
     }
 
-    private func configure(_ assert: OpaquePointer, _ r: AssertionRequest, allowList: ArraySlice<[UInt8]>) throws(FIDOError) {
-        try FIDOError.check(r.clientDataJSON.withUnsafeBufferPointer { fido_assert_set_clientdata(assert, $0.baseAddress, $0.count) },
-                            "fido_assert_set_clientdata")
+    private func configure(_ assert: OpaquePointer, _ r: AssertionRequest, allowList: ArraySlice<[UInt8]>)
+        throws(FIDOError)
+    {
+        try FIDOError.check(
+            r.clientDataJSON.withUnsafeBufferPointer { fido_assert_set_clientdata(assert, $0.baseAddress, $0.count) },
+            "fido_assert_set_clientdata")
         try FIDOError.check(fido_assert_set_rp(assert, r.rpID), "fido_assert_set_rp")
         for id in allowList {
-            try FIDOError.check(id.withUnsafeBufferPointer { fido_assert_allow_cred(assert, $0.baseAddress, $0.count) }, "fido_assert_allow_cred")
+            try FIDOError.check(
+                id.withUnsafeBufferPointer { fido_assert_allow_cred(assert, $0.baseAddress, $0.count) },
+                "fido_assert_allow_cred")
         }
-        try FIDOError.check(fido_assert_set_up(assert, r.userPresence ? FIDO_OPT_TRUE : FIDO_OPT_FALSE), "fido_assert_set_up")
+        try FIDOError.check(
+            fido_assert_set_up(assert, r.userPresence ? FIDO_OPT_TRUE : FIDO_OPT_FALSE), "fido_assert_set_up")
         if r.builtInUV { try FIDOError.check(fido_assert_set_uv(assert, FIDO_OPT_TRUE), "fido_assert_set_uv") }
         var flags: Int32 = 0
         if r.extensions.hmacSalt != nil { flags |= FIDO_EXT_HMAC_SECRET }
@@ -85,13 +99,16 @@ extension Device {
         if r.extensions.credentialBlob { flags |= FIDO_EXT_CRED_BLOB }
         if flags != 0 { try FIDOError.check(fido_assert_set_extensions(assert, flags), "fido_assert_set_extensions") }
         if let salt = r.extensions.hmacSalt {
-            try FIDOError.check(salt.withUnsafeBufferPointer { fido_assert_set_hmac_salt(assert, $0.baseAddress, $0.count) },
-                                "fido_assert_set_hmac_salt")
+            try FIDOError.check(
+                salt.withUnsafeBufferPointer { fido_assert_set_hmac_salt(assert, $0.baseAddress, $0.count) },
+                "fido_assert_set_hmac_salt")
         }
     }
 
-    private static func assertion(_ assert: OpaquePointer, _ i: Int, _ r: AssertionRequest,
-                                  onlyAllowed: [UInt8]?) throws(FIDOError) -> Assertion {
+    private static func assertion(
+        _ assert: OpaquePointer, _ i: Int, _ r: AssertionRequest,
+        onlyAllowed: [UInt8]?
+    ) throws(FIDOError) -> Assertion {
         // libfido2 hands authenticator data back CBOR-wrapped (a byte string); the signature covers the raw bytes.
         let wrapped = bytes(fido_assert_authdata_ptr(assert, i), fido_assert_authdata_len(assert, i))
         guard let authData = (try? CBOR.decode(wrapped))?.bytesValue else {

@@ -19,9 +19,11 @@ public struct CredentialRequest: Sendable {
     public var excludeList: [[UInt8]]
     public var extensions: CredentialExtensions
 
-    public init(clientDataJSON: [UInt8], rpID: String, rpName: String, userID: [UInt8], userName: String,
-                userDisplayName: String, algorithm: Int, residentKey: Bool, builtInUV: Bool = false,
-                excludeList: [[UInt8]] = [], extensions: CredentialExtensions = .init()) {
+    public init(
+        clientDataJSON: [UInt8], rpID: String, rpName: String, userID: [UInt8], userName: String,
+        userDisplayName: String, algorithm: Int, residentKey: Bool, builtInUV: Bool = false,
+        excludeList: [[UInt8]] = [], extensions: CredentialExtensions = .init()
+    ) {
         self.clientDataJSON = clientDataJSON
         self.rpID = rpID
         self.rpName = rpName
@@ -70,7 +72,9 @@ extension Device {
         try configure(cred, request)
         try awaitingTheUser { () throws(FIDOError) in
             if let pin {
-                try pin.withCString { (p) throws(FIDOError) in try FIDOError.check(fido_dev_make_cred(handle, cred, p), "fido_dev_make_cred") }
+                try pin.withCString { (p) throws(FIDOError) in
+                    try FIDOError.check(fido_dev_make_cred(handle, cred, p), "fido_dev_make_cred")
+                }
             } else {
                 try FIDOError.check(fido_dev_make_cred(handle, cred, nil), "fido_dev_make_cred")
             }
@@ -87,16 +91,19 @@ extension Device {
 
     private func configure(_ cred: OpaquePointer, _ r: CredentialRequest) throws(FIDOError) {
         try FIDOError.check(fido_cred_set_type(cred, Int32(r.algorithm)), "fido_cred_set_type")
-        try FIDOError.check(r.clientDataJSON.withUnsafeBufferPointer { fido_cred_set_clientdata(cred, $0.baseAddress, $0.count) },
-                            "fido_cred_set_clientdata")
+        try FIDOError.check(
+            r.clientDataJSON.withUnsafeBufferPointer { fido_cred_set_clientdata(cred, $0.baseAddress, $0.count) },
+            "fido_cred_set_clientdata")
         try FIDOError.check(fido_cred_set_rp(cred, r.rpID, r.rpName), "fido_cred_set_rp")
-        try FIDOError.check(r.userID.withUnsafeBufferPointer {
-            fido_cred_set_user(cred, $0.baseAddress, $0.count, r.userName, r.userDisplayName, nil)
-        }, "fido_cred_set_user")
+        try FIDOError.check(
+            r.userID.withUnsafeBufferPointer {
+                fido_cred_set_user(cred, $0.baseAddress, $0.count, r.userName, r.userDisplayName, nil)
+            }, "fido_cred_set_user")
         try FIDOError.check(fido_cred_set_rk(cred, r.residentKey ? FIDO_OPT_TRUE : FIDO_OPT_OMIT), "fido_cred_set_rk")
         if r.builtInUV { try FIDOError.check(fido_cred_set_uv(cred, FIDO_OPT_TRUE), "fido_cred_set_uv") }
         for id in r.excludeList {
-            try FIDOError.check(id.withUnsafeBufferPointer { fido_cred_exclude(cred, $0.baseAddress, $0.count) }, "fido_cred_exclude")
+            try FIDOError.check(
+                id.withUnsafeBufferPointer { fido_cred_exclude(cred, $0.baseAddress, $0.count) }, "fido_cred_exclude")
         }
         try applyExtensions(cred, r.extensions)
     }
@@ -111,7 +118,9 @@ extension Device {
             try FIDOError.check(fido_cred_set_prot(cred, Int32(level)), "fido_cred_set_prot")
         }
         if let blob = e.credentialBlob {
-            try FIDOError.check(blob.withUnsafeBufferPointer { fido_cred_set_blob(cred, $0.baseAddress, $0.count) }, "fido_cred_set_blob")
+            try FIDOError.check(
+                blob.withUnsafeBufferPointer { fido_cred_set_blob(cred, $0.baseAddress, $0.count) },
+                "fido_cred_set_blob")
         }
     }
 

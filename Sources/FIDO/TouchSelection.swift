@@ -9,8 +9,10 @@ public enum TouchSelection {
     /// - Parameters:
     ///   - deadline: when to give up (FIDO_ERR_ACTION_TIMEOUT).
     ///   - isCancelled: polled between rounds; cancelling stops every key blinking (FIDO_ERR_KEEPALIVE_CANCEL).
-    public static func waitForTouch(on devices: [Device], deadline: Deadline,
-                                    isCancelled: () -> Bool) throws(FIDOError) -> Int {
+    public static func waitForTouch(
+        on devices: [Device], deadline: Deadline,
+        isCancelled: () -> Bool
+    ) throws(FIDOError) -> Int {
         var waiting = devices.indices.filter { fido_dev_get_touch_begin(devices[$0].handle) == FIDO_OK }
         defer { for index in waiting { devices[index].cancel() } }
         while !waiting.isEmpty {
@@ -28,6 +30,8 @@ public enum TouchSelection {
         }
         // Every key stopped answering: pulled out (the request then waits for a key again), or broken.
         let gone = devices.allSatisfy { !$0.isPresent }
-        throw FIDOError(code: gone ? FIDOError.deviceRemoved : FIDOError.receiveFailed, function: "touch selection: no key answered")
+        throw FIDOError(
+            code: gone ? FIDOError.deviceRemoved : FIDOError.receiveFailed, function: "touch selection: no key answered"
+        )
     }
 }

@@ -25,8 +25,10 @@ public enum UserVerificationPolicy {
         case getAssertion
     }
 
-    public static func method(for requirement: UserVerificationRequirement, info: AuthenticatorInfo,
-                              ceremony: Ceremony) throws(UserVerificationPolicyError) -> UserVerificationMethod {
+    public static func method(
+        for requirement: UserVerificationRequirement, info: AuthenticatorInfo,
+        ceremony: Ceremony
+    ) throws(UserVerificationPolicyError) -> UserVerificationMethod {
         let configured = info.hasBuiltInUV || info.hasClientPIN || info.options["bioEnroll"] == true
         let wanted: Bool
         if requirement == .required || info.alwaysUV {
@@ -38,7 +40,8 @@ public enum UserVerificationPolicy {
             // A key with UV configured refuses makeCredential without it (CTAP2_ERR_PUAT_REQUIRED) unless it has
             // makeCredUvNotRqd, which covers non-discoverable credentials only (CTAP 2.1 §6.1.2, as Chromium).
             switch ceremony {
-            case .makeCredential(let discoverable): wanted = configured && (discoverable || !info.makeCredentialUVNotRequired)
+            case .makeCredential(let discoverable):
+                wanted = configured && (discoverable || !info.makeCredentialUVNotRequired)
             case .getAssertion: wanted = false
             }
         }

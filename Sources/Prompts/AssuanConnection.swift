@@ -76,7 +76,10 @@ final class AssuanConnection {
         }
     }
 
-    private enum Reply { case ok, more, inquire, error(UInt32, String) }
+    private enum Reply {
+        case ok, more, inquire
+        case error(UInt32, String)
+    }
 
     private static func classify(_ line: UnsafeRawBufferPointer, data: ZeroingBuffer?) throws(PromptError) -> Reply {
         func isVerb(_ verb: String) -> Bool {
@@ -102,8 +105,10 @@ final class AssuanConnection {
     }
 
     /// Hands the next complete line (without its newline) to `body`, then zeroes it in the buffer.
-    private func nextLine<R>(during verb: String,
-                             _ body: (UnsafeRawBufferPointer) throws(PromptError) -> R) throws(PromptError) -> R {
+    private func nextLine<R>(
+        during verb: String,
+        _ body: (UnsafeRawBufferPointer) throws(PromptError) -> R
+    ) throws(PromptError) -> R {
         while true {
             if let newline = buffer[0..<filled].firstIndex(of: 0x0A) {
                 defer { consume(newline + 1) }
@@ -165,7 +170,8 @@ final class AssuanConnection {
         while index < encoded.count {
             let byte = encoded[index]
             if byte == UInt8(ascii: "%"), index + 2 < encoded.count,
-               let high = hexValue(encoded[index + 1]), let low = hexValue(encoded[index + 2]) {
+                let high = hexValue(encoded[index + 1]), let low = hexValue(encoded[index + 2])
+            {
                 output.append(high << 4 | low)
                 index += 3
             } else {

@@ -34,8 +34,10 @@ final class CancelSignal: Sendable {
 
     /// Blocks until `fd` is readable (or hung up); throws `.cancelled` as soon as `fire()` was called.
     func waitReadable(_ fd: Int32) throws(PromptError) {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             if isFired { throw .cancelled }
             let ready = poll(&fds, 2, -1)

@@ -21,10 +21,14 @@ public final class ChildProcess {
     public init(executable: String, arguments: [String] = [], environment: [String: String]) throws(PromptError) {
         guard let toChild = makePipe() else { throw .failed("cannot create a pipe (errno \(errno))") }
         guard let fromChild = makePipe() else {
-            close(toChild.read); close(toChild.write)
+            close(toChild.read)
+            close(toChild.write)
             throw .failed("cannot create a pipe (errno \(errno))")
         }
-        defer { close(toChild.read); close(fromChild.write) }  // the child's ends, ours no longer
+        defer {
+            close(toChild.read)
+            close(fromChild.write)
+        }  // the child's ends, ours no longer
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -44,7 +48,8 @@ public final class ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t(), defaults = sigset_t()
+        var noSignals = sigset_t()
+        var defaults = sigset_t()
         sigemptyset(&noSignals)
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
@@ -55,7 +60,8 @@ public final class ChildProcess {
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
-            close(toChild.write); close(fromChild.read)
+            close(toChild.write)
+            close(fromChild.read)
             throw .unavailable("cannot start \(executable): \(String(cString: strerror(status)))")
         }
         pid = child
@@ -69,14 +75,20 @@ public final class ChildProcess {
     /// `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not export: looked up.
     private static func closeOtherDescriptors(_ actions: inout posix_spawn_file_actions_t) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0),  // RTLD_DEFAULT
-                                 "posix_spawn_file_actions_addclosefrom_np") else { return }
+        guard
+            let symbol = dlsym(
+                UnsafeMutableRawPointer(bitPattern: 0),  // RTLD_DEFAULT
+                "posix_spawn_file_actions_addclosefrom_np")
+        else { return }
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }
 
     /// Closes the child's stdin: a well-behaved Assuan server exits on EOF.
     public func closeInput() {
-        if input >= 0 { close(input); input = -1 }
+        if input >= 0 {
+            close(input)
+            input = -1
+        }
     }
 
     /// Reaps the child if it has exited; true when it is gone.

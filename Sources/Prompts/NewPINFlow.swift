@@ -1,4 +1,5 @@
 import Secrets
+
 /// PIN length rules as CTAP 2.1 states them (§6.5.1): a PIN is UTF-8, at least `minPINLength` Unicode code
 /// points (4 unless the key says more), at most 63 bytes. Checked before the key sees the PIN: a PIN the
 /// key would refuse anyway must not cost one of its retries.
@@ -72,7 +73,8 @@ struct NewPINFlow {
 extension PINRequest {
     /// The text shown above the entry field: who asks, and how many tries are left when known.
     var promptText: String {
-        var text = "Enter the PIN of your security key.\n\n"
+        var text =
+            "Enter the PIN of your security key.\n\n"
             + "Site: \(rpID)\nRequested by: \(origin)"
         if let attemptsLeft { text += "\n\(attemptsLeft) attempt\(attemptsLeft == 1 ? "" : "s") left." }
         return text

@@ -1,4 +1,5 @@
 import Secrets
+
 /// What the user is asked for an existing PIN. `rpID` and `origin` are shown so the user sees who asks.
 public struct PINRequest: Sendable, Equatable {
     public var rpID: String

@@ -1,6 +1,6 @@
 import Glibc
-import Synchronization
 import Secrets
+import Synchronization
 
 /// Asks through a pinentry program (GnuPG's dialog: gnome3, qt, gtk2, curses, tty), speaking Assuan to it
 /// the way gpg-agent does. The host has no terminal of its own (the browser owns its stdio), so this is how
@@ -27,8 +27,10 @@ public final class PinentryPrompt: PINPrompt {
     /// A program (with its arguments) that runs the pinentry, e.g. `ParentDeathSignal.launcher`; empty: none.
     public let launcher: [String]
 
-    public init(program: String, environment: [String: String] = currentEnvironment(), ttyName: String? = nil,
-                launcher: [String] = []) {
+    public init(
+        program: String, environment: [String: String] = currentEnvironment(), ttyName: String? = nil,
+        launcher: [String] = []
+    ) {
         self.program = program
         self.environment = environment
         self.ttyName = ttyName
@@ -70,8 +72,10 @@ public final class PinentryPrompt: PINPrompt {
         activeRead.cancel()
     }
 
-    private static func getPIN(_ connection: AssuanConnection, prompt: String,
-                               error: String?) throws(PromptError) -> SecretBytes {
+    private static func getPIN(
+        _ connection: AssuanConnection, prompt: String,
+        error: String?
+    ) throws(PromptError) -> SecretBytes {
         try connection.transact("SETPROMPT " + AssuanConnection.escape(prompt))
         if let error { try connection.transact("SETERROR " + AssuanConnection.escape(error)) }
         let pin = ZeroingBuffer()
@@ -89,13 +93,17 @@ public final class PinentryPrompt: PINPrompt {
         }
     }
 
-    private func run<R>(_ executable: String, _ cancelSignal: CancelSignal,
-                        _ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
+    private func run<R>(
+        _ executable: String, _ cancelSignal: CancelSignal,
+        _ body: (AssuanConnection) throws(PromptError) -> R
+    ) throws(PromptError) -> R {
         let terminalName = ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName()
         let terminal = terminalName.flatMap(TerminalSnapshot.init(path:))
-        let child = launcher.isEmpty
+        let child =
+            launcher.isEmpty
             ? try ChildProcess(executable: executable, environment: environment)
-            : try ChildProcess(executable: launcher[0], arguments: launcher.dropFirst() + [executable], environment: environment)
+            : try ChildProcess(
+                executable: launcher[0], arguments: launcher.dropFirst() + [executable], environment: environment)
         childPID.store(child.pid, ordering: .releasing)
         let connection = AssuanConnection(input: child.input, output: child.output, cancelSignal: cancelSignal)
         do {
@@ -117,8 +125,10 @@ public final class PinentryPrompt: PINPrompt {
     }
 
     /// BYE, EOF, and a second to exit on its own before being interrupted.
-    private static func endSession(_ child: ChildProcess, _ connection: AssuanConnection,
-                                   _ terminal: TerminalSnapshot?) {
+    private static func endSession(
+        _ child: ChildProcess, _ connection: AssuanConnection,
+        _ terminal: TerminalSnapshot?
+    ) {
         try? connection.send("BYE")
         child.closeInput()
         if !child.waitForExit(seconds: 1) { end(child, terminal) }

@@ -13,8 +13,10 @@ public enum PromptSelector {
     }
 
     /// `ttyPath` is a parameter so tests can offer a pseudo-terminal or a path that cannot be opened.
-    static func select(environment: [String: String], configuredProgram: String?,
-                       ttyPath: String) -> (any PINPrompt)? {
+    static func select(
+        environment: [String: String], configuredProgram: String?,
+        ttyPath: String
+    ) -> (any PINPrompt)? {
         let launcher = ParentDeathSignal.launcher
         if let program = environment[environmentVariable], !program.isEmpty {
             return PinentryPrompt(program: program, environment: environment, launcher: launcher)
@@ -43,7 +45,9 @@ public enum PromptSelector {
 public enum ParentDeathSignal {
     /// Looked up in the system directories only, not in a PATH the host inherited.
     public static var launcher: [String] {
-        guard let setpriv = ChildProcess.resolveExecutable("setpriv", environment: ["PATH": "/usr/bin:/bin"]) else { return [] }
+        guard let setpriv = ChildProcess.resolveExecutable("setpriv", environment: ["PATH": "/usr/bin:/bin"]) else {
+            return []
+        }
         return [setpriv, "--pdeathsig", "SIGINT", "--"]
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
-import Synchronization
 import Secrets
+import Synchronization
 
 /// Asks on a terminal (`/dev/tty`): the fallback when no pinentry program exists but the browser was started
 /// from a shell, so the user can see and answer a prompt there.
@@ -67,8 +67,10 @@ public final class TerminalPrompt: PINPrompt {
     }
 
     /// Echo, line mode and signals off for the read; the saved settings come back on every path.
-    private func withEchoOff<R>(_ fd: Int32, _ cancelSignal: CancelSignal,
-                                _ body: (Terminal) throws(PromptError) -> R) throws(PromptError) -> R {
+    private func withEchoOff<R>(
+        _ fd: Int32, _ cancelSignal: CancelSignal,
+        _ body: (Terminal) throws(PromptError) -> R
+    ) throws(PromptError) -> R {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { throw .failed("cannot read the settings of \(ttyPath)") }
         var quiet = saved

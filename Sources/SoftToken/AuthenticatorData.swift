@@ -34,11 +34,12 @@ struct AuthenticatorData {
     }
 
     static func cose(_ key: [(Int, COSEValue)]) -> CBOR {
-        .map(key.map { label, value in
-            switch value {
-            case .int(let i): return (.int(label), .int(i))
-            case .bytes(let b): return (.int(label), .bytes(b))
-            }
-        })
+        .map(
+            key.map { label, value in
+                switch value {
+                case .int(let i): return (.int(label), .int(i))
+                case .bytes(let b): return (.int(label), .bytes(b))
+                }
+            })
     }
 }

@@ -1,9 +1,10 @@
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
 
 /// CTAPHID constants (CTAP 2.1 §11.2).
 enum CTAPHID {

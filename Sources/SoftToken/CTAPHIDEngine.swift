@@ -1,3 +1,5 @@
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,7 +8,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Threading
 
 /// The authenticator side of CTAPHID: turns reports written by libfido2 into commands and commands' answers into
 /// reports for libfido2 to read. Every entry point takes the token's monitor.
@@ -16,7 +17,10 @@ extension SoftToken {
     /// One report from the host (64 bytes, or 65 with libfido2's leading report ID). False: the "device" is gone.
     func receive(report raw: [UInt8], on connection: DeviceConnection) -> Bool {
         monitor.lock()
-        defer { monitor.unlock(); monitor.broadcast() }
+        defer {
+            monitor.unlock()
+            monitor.broadcast()
+        }
         guard !connection.closed, !isUnplugged else { return false }
         let report = raw.count == CTAPHID.reportSize + 1 ? Array(raw.dropFirst()) : raw
         if report.count == CTAPHID.reportSize { noteMessageStartForFaults(report) }
@@ -114,7 +118,8 @@ extension SoftToken {
         }
         let capabilities = CTAPHID.capabilities(ctap2: state.configuration.ctap2, u2f: u2fEnabled)
         let payload = nonce + withUnsafeBytes(of: assigned.bigEndian) { Array($0) } + [2, 1, 0, 0, capabilities]
-        connection.outbox += CTAPHID.frames(channel: channel, command: CTAPHID.Command.initialize.rawValue, payload: payload)
+        connection.outbox += CTAPHID.frames(
+            channel: channel, command: CTAPHID.Command.initialize.rawValue, payload: payload)
     }
 
     private func dispatch(command: UInt8, payload: [UInt8], channel: UInt32, on connection: DeviceConnection) {
@@ -128,7 +133,8 @@ extension SoftToken {
         case .msg where u2fEnabled:
             if connection.pending != nil { abandonPending(on: connection) }
             connection.outbox.removeAll()
-            connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: withSharedStateFile { executeU2F(payload) })
+            connection.outbox += CTAPHID.frames(
+                channel: channel, command: command, payload: withSharedStateFile { executeU2F(payload) })
         case .cbor where state.configuration.ctap2:
             // A new command supersedes one the host gave up on (e.g. after a libfido2 timeout), and an answer it
             // never read (e.g. the KEEPALIVE_CANCEL of a fido_dev_cancel sent after that timeout) is dropped, so
@@ -173,7 +179,8 @@ extension SoftToken {
     // MARK: - Token → host
 
     private func sendError(_ code: CTAPHID.ErrorCode, channel: UInt32, on connection: DeviceConnection) {
-        connection.outbox += CTAPHID.frames(channel: channel, command: CTAPHID.Command.error.rawValue, payload: [code.rawValue])
+        connection.outbox += CTAPHID.frames(
+            channel: channel, command: CTAPHID.Command.error.rawValue, payload: [code.rawValue])
     }
 
     /// Queues a CBOR response, corrupted as the fault plan said when its request arrived.
@@ -244,7 +251,10 @@ extension SoftToken {
     /// The host closed its device handle: forget anything in flight on it.
     func close(_ connection: DeviceConnection) {
         monitor.lock()
-        defer { monitor.unlock(); monitor.broadcast() }
+        defer {
+            monitor.unlock()
+            monitor.broadcast()
+        }
         connection.closed = true
         abandonPending(on: connection)
         connection.endlessKeepalive = nil

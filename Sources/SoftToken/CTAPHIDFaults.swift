@@ -1,3 +1,5 @@
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,7 +8,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Threading
 
 /// How the CTAPHID engine applies a `FaultPlan`. Every function here runs with the token's monitor held.
 extension SoftToken {
@@ -66,7 +67,9 @@ extension SoftToken {
         let command = payload[0]
         var status = faultPlan.injectedErrors[command]
         if status == nil, command == CTAPCommand.clientPIN.rawValue, !faultPlan.clientPINErrors.isEmpty,
-           let subcommand = try? Self.parameters(Array(payload.dropFirst())).int(2), let byte = UInt8(exactly: subcommand) {
+            let subcommand = try? Self.parameters(Array(payload.dropFirst())).int(2),
+            let byte = UInt8(exactly: subcommand)
+        {
             status = faultPlan.clientPINErrors[byte]
         }
         let aimed = faultPlan.command == nil || faultPlan.command == command
@@ -98,7 +101,8 @@ extension SoftToken {
             return CTAPHID.frames(channel: channel, command: command, payload: response, firstSequence: 5)
         case .truncatedCBOR:
             let body = response.dropFirst()
-            return CTAPHID.frames(channel: channel, command: command, payload: Array(response.prefix(1) + body.prefix(body.count / 2)))
+            return CTAPHID.frames(
+                channel: channel, command: command, payload: Array(response.prefix(1) + body.prefix(body.count / 2)))
         case .oversizedCBOR:
             let padded = response + [UInt8](repeating: 0, count: max(0, CTAPHID.maxMessage - response.count))
             return CTAPHID.frames(channel: channel, command: command, payload: padded)

@@ -45,7 +45,7 @@ enum CounterFile {
         guard count <= limit, bytes.count == header + 4 * count + checksumLength else { return nil }
         let body = Array(bytes.prefix(bytes.count - checksumLength))
         let checksum = Array(bytes.suffix(checksumLength))
-        guard Array(body[magic.count ..< magic.count + generationLength]) == Array(generation.utf8),
+        guard Array(body[magic.count..<magic.count + generationLength]) == Array(generation.utf8),
             Digest.constantTimeEqual(Array(Digest.sha256(body).prefix(checksumLength)), checksum)
         else { return nil }
         return (0..<count).map { readUInt32(body, at: header + 4 * $0) }

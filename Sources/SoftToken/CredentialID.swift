@@ -41,7 +41,8 @@ enum CredentialID {
         defer { Digest.zero(&plaintext) }
         let nonce = Digest.randomBytes(12)
         do {
-            return [version] + nonce + (try SymmetricCipher.aes256GCMSeal(key: key, nonce: nonce, plaintext: plaintext, aad: rpIDHash))
+            return [version] + nonce
+                + (try SymmetricCipher.aes256GCMSeal(key: key, nonce: nonce, plaintext: plaintext, aad: rpIDHash))
         } catch { throw .other }
     }
 
@@ -49,7 +50,9 @@ enum CredentialID {
     static func open(_ id: [UInt8], rpIDHash: [UInt8], key: [UInt8]) -> CredentialSecrets? {
         guard id.count > 1 + 12 + 16, id[0] == version else { return nil }
         let nonce = Array(id[1..<13])
-        guard var plaintext = try? SymmetricCipher.aes256GCMOpen(key: key, nonce: nonce, sealed: Array(id[13...]), aad: rpIDHash)
+        guard
+            var plaintext = try? SymmetricCipher.aes256GCMOpen(
+                key: key, nonce: nonce, sealed: Array(id[13...]), aad: rpIDHash)
         else { return nil }
         defer { Digest.zero(&plaintext) }
         guard let map = try? CBOR.decode(plaintext),

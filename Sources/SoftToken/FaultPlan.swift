@@ -31,9 +31,11 @@ public struct FaultPlan: Sendable, Equatable {
     public var clientPINErrors: [UInt8: UInt8]
     public var times: Int?
 
-    public init(command: UInt8? = nil, dropConnectionAfterReports: Int? = nil, unplugAfterReports: Int? = nil,
-                response: ResponseFault? = nil, injectedErrors: [UInt8: UInt8] = [:], clientPINErrors: [UInt8: UInt8] = [:],
-                times: Int? = nil) {
+    public init(
+        command: UInt8? = nil, dropConnectionAfterReports: Int? = nil, unplugAfterReports: Int? = nil,
+        response: ResponseFault? = nil, injectedErrors: [UInt8: UInt8] = [:], clientPINErrors: [UInt8: UInt8] = [:],
+        times: Int? = nil
+    ) {
         self.command = command
         self.dropConnectionAfterReports = dropConnectionAfterReports
         self.unplugAfterReports = unplugAfterReports

@@ -25,8 +25,10 @@ enum FaultPlanFile {
         guard let decoded = try? JSONDecoder().decode(Members.self, from: Data(text.utf8)) else { return .none }
         return FaultPlan(
             command: decoded.command, dropConnectionAfterReports: decoded.dropConnectionAfterReports,
-            unplugAfterReports: decoded.unplugAfterReports, response: decoded.response.flatMap(ResponseFault.init(rawValue:)),
-            injectedErrors: bytes(decoded.injectedErrors), clientPINErrors: bytes(decoded.clientPINErrors), times: decoded.times)
+            unplugAfterReports: decoded.unplugAfterReports,
+            response: decoded.response.flatMap(ResponseFault.init(rawValue:)),
+            injectedErrors: bytes(decoded.injectedErrors), clientPINErrors: bytes(decoded.clientPINErrors),
+            times: decoded.times)
     }
 
     private struct Members: Decodable {

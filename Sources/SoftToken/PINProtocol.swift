@@ -1,3 +1,4 @@
+import CBOR
 import Cryptography
 
 /// The authenticator side of PIN/UV auth protocols 1 and 2 (CTAP 2.1 §6.5.6, §6.5.7).
@@ -39,7 +40,8 @@ struct PINProtocol: Sendable {
     func encrypt(key shared: [UInt8], _ plaintext: [UInt8]) throws(CTAPStatus) -> [UInt8] {
         do {
             if version == 1 {
-                return try SymmetricCipher.aes256CBC(encrypt: true, key: aesKey(shared), iv: [UInt8](repeating: 0, count: 16), data: plaintext)
+                return try SymmetricCipher.aes256CBC(
+                    encrypt: true, key: aesKey(shared), iv: [UInt8](repeating: 0, count: 16), data: plaintext)
             }
             let iv = Digest.randomBytes(16)
             return iv + (try SymmetricCipher.aes256CBC(encrypt: true, key: aesKey(shared), iv: iv, data: plaintext))
@@ -50,10 +52,13 @@ struct PINProtocol: Sendable {
         do {
             if version == 1 {
                 guard ciphertext.count % 16 == 0 else { throw CTAPStatus.invalidParameter }
-                return try SymmetricCipher.aes256CBC(encrypt: false, key: aesKey(shared), iv: [UInt8](repeating: 0, count: 16), data: ciphertext)
+                return try SymmetricCipher.aes256CBC(
+                    encrypt: false, key: aesKey(shared), iv: [UInt8](repeating: 0, count: 16), data: ciphertext)
             }
             guard ciphertext.count >= 16, ciphertext.count % 16 == 0 else { throw CTAPStatus.invalidParameter }
-            return try SymmetricCipher.aes256CBC(encrypt: false, key: aesKey(shared), iv: Array(ciphertext.prefix(16)), data: Array(ciphertext.dropFirst(16)))
+            return try SymmetricCipher.aes256CBC(
+                encrypt: false, key: aesKey(shared), iv: Array(ciphertext.prefix(16)),
+                data: Array(ciphertext.dropFirst(16)))
         } catch { throw .invalidParameter }
     }
 
@@ -67,5 +72,3 @@ struct PINProtocol: Sendable {
         Digest.constantTimeEqual(authenticate(key: key, message), signature)
     }
 }
-
-import CBOR

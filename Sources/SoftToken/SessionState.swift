@@ -1,10 +1,11 @@
 import Cryptography
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
 
 /// CTAP state that a real key keeps in RAM and loses on power-off, so it is never written to the state file.
 struct SessionState {

@@ -1,12 +1,13 @@
 import CBOR
 import Cryptography
+import Glibc
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
-import Threading
 
 /// A software CTAP 2.1 authenticator: a development and test stand-in for a USB security key.
 ///
@@ -44,7 +45,9 @@ public final class SoftToken: @unchecked Sendable {
     }
 
     /// Creates a new token file (mode 0600). Fails when the file exists; delete it first to replace it.
-    public static func create(at path: String, configuration: SoftTokenConfiguration, pin: String?) throws(SoftTokenError) -> SoftToken {
+    public static func create(at path: String, configuration: SoftTokenConfiguration, pin: String?)
+        throws(SoftTokenError) -> SoftToken
+    {
         try configuration.validate()
         if access(path, F_OK) == 0 { throw .fileExists(path) }
         var state = TokenState.fresh(configuration: configuration)

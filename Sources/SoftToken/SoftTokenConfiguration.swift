@@ -98,13 +98,19 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
             throw .invalidConfiguration("pinUvAuthProtocols must be a non-empty list of 1 and 2")
         }
         guard (4...63).contains(minPINLength) else { throw .invalidConfiguration("minPINLength must be 4...63") }
-        guard maxSerializedLargeBlobArray >= 1024 else { throw .invalidConfiguration("maxSerializedLargeBlobArray must be at least 1024") }
-        guard (1024...7609).contains(maxMessageSize) else { throw .invalidConfiguration("maxMessageSize must be 1024...7609") }
+        guard maxSerializedLargeBlobArray >= 1024 else {
+            throw .invalidConfiguration("maxSerializedLargeBlobArray must be at least 1024")
+        }
+        guard (1024...7609).contains(maxMessageSize) else {
+            throw .invalidConfiguration("maxMessageSize must be 1024...7609")
+        }
         guard ctap2 || u2f else { throw .invalidConfiguration("a token must speak CTAP2, U2F or both") }
         guard !algorithms.isEmpty, algorithms.allSatisfy({ SigningAlgorithm(rawValue: $0) != nil }) else {
             throw .invalidConfiguration("algorithms must be a non-empty list of -7 (ES256) and -8 (EdDSA)")
         }
-        if let count = maxCredentialCountInList, count < 1 { throw .invalidConfiguration("maxCredentialCountInList must be at least 1") }
+        if let count = maxCredentialCountInList, count < 1 {
+            throw .invalidConfiguration("maxCredentialCountInList must be at least 1")
+        }
         if let unknown = extensions?.first(where: { !SoftToken.supportedExtensions.contains($0) }) {
             throw .invalidConfiguration("unknown extension \(unknown)")
         }
@@ -115,7 +121,8 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
 extension SoftTokenConfiguration {
     enum CodingKeys: String, CodingKey {
         case residentKeys, builtInUV, presence, uvOutcome, aaguid, pinUvAuthProtocols, attestation, minPINLength
-        case maxCredBlobLength, maxSerializedLargeBlobArray, minPINLengthRPIDs, maxMessageSize, pinUvAuthTokenPermissions
+        case maxCredBlobLength, maxSerializedLargeBlobArray, minPINLengthRPIDs, maxMessageSize,
+            pinUvAuthTokenPermissions
         case ctap2, u2f, ctap21, largeBlobs, extensions, algorithms, alwaysUV, maxCredentialCountInList, profile
     }
 
@@ -132,10 +139,12 @@ extension SoftTokenConfiguration {
         attestation = try c.decodeIfPresent(AttestationMode.self, forKey: .attestation) ?? d.attestation
         minPINLength = try c.decodeIfPresent(Int.self, forKey: .minPINLength) ?? d.minPINLength
         maxCredBlobLength = try c.decodeIfPresent(Int.self, forKey: .maxCredBlobLength) ?? d.maxCredBlobLength
-        maxSerializedLargeBlobArray = try c.decodeIfPresent(Int.self, forKey: .maxSerializedLargeBlobArray) ?? d.maxSerializedLargeBlobArray
+        maxSerializedLargeBlobArray =
+            try c.decodeIfPresent(Int.self, forKey: .maxSerializedLargeBlobArray) ?? d.maxSerializedLargeBlobArray
         minPINLengthRPIDs = try c.decodeIfPresent([String].self, forKey: .minPINLengthRPIDs) ?? d.minPINLengthRPIDs
         maxMessageSize = try c.decodeIfPresent(Int.self, forKey: .maxMessageSize) ?? d.maxMessageSize
-        pinUvAuthTokenPermissions = try c.decodeIfPresent(Bool.self, forKey: .pinUvAuthTokenPermissions) ?? d.pinUvAuthTokenPermissions
+        pinUvAuthTokenPermissions =
+            try c.decodeIfPresent(Bool.self, forKey: .pinUvAuthTokenPermissions) ?? d.pinUvAuthTokenPermissions
         ctap2 = try c.decodeIfPresent(Bool.self, forKey: .ctap2) ?? d.ctap2
         u2f = try c.decodeIfPresent(Bool.self, forKey: .u2f) ?? d.u2f
         ctap21 = try c.decodeIfPresent(Bool.self, forKey: .ctap21) ?? d.ctap21

@@ -64,7 +64,9 @@ private func softTokenClose(_ handle: UnsafeMutableRawPointer?) {
     unmanaged.release()
 }
 
-private func softTokenRead(_ handle: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int, _ ms: Int32) -> Int32 {
+private func softTokenRead(
+    _ handle: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int, _ ms: Int32
+) -> Int32 {
     guard let connection = connection(handle), let buffer, length > 0 else { return -1 }
     guard let report = connection.token.nextReport(on: connection, milliseconds: Int(ms)) else { return -1 }
     let count = min(length, report.count)
@@ -72,7 +74,8 @@ private func softTokenRead(_ handle: UnsafeMutableRawPointer?, _ buffer: UnsafeM
     return Int32(count)
 }
 
-private func softTokenWrite(_ handle: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
+private func softTokenWrite(_ handle: UnsafeMutableRawPointer?, _ buffer: UnsafePointer<UInt8>?, _ length: Int) -> Int32
+{
     guard let connection = connection(handle), let buffer, length > 0 else { return -1 }
     let report = Array(UnsafeBufferPointer(start: buffer, count: length))
     return connection.token.receive(report: report, on: connection) ? Int32(length) : -1

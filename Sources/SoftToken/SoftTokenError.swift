@@ -20,7 +20,8 @@ public enum SoftTokenError: Error, Sendable, CustomStringConvertible, Equatable 
         case .corruptState(let path, let reason):
             return "SoftToken state \(path) is not valid: \(reason)"
         case .unsupportedVersion(let path, let version):
-            return "SoftToken state \(path) has format version \(version); this build reads version \(TokenState.formatVersion)"
+            return
+                "SoftToken state \(path) has format version \(version); this build reads version \(TokenState.formatVersion)"
         case .invalidConfiguration(let reason):
             return "invalid SoftToken configuration: \(reason)"
         case .crypto(let reason):

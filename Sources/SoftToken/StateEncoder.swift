@@ -22,7 +22,9 @@ struct StateEncoder {
     /// Fails only if `JSONEncoder` fails on the configuration.
     mutating func encode(_ state: TokenState) throws -> [UInt8] {
         var object = JSONObjectWriter(indent: "  ", capacity: texts.reduce(4096) { $0 + $1.count + 6 })
-        if let certificate = state.attestationCertificate { object.field("attestationCertificate", base64: certificate) }
+        if let certificate = state.attestationCertificate {
+            object.field("attestationCertificate", base64: certificate)
+        }
         if let key = state.attestationKey { object.field("attestationKey", base64: key) }
         object.field("configuration", raw: try configurationText(state.configuration))
         if let generation = state.counterGeneration { object.field("counterGeneration", string: generation) }
@@ -184,7 +186,11 @@ enum JSONText {
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
         case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-        case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+        case 0..<0x20:
+            out += [
+                UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hexDigits[Int(byte >> 4)],
+                hexDigits[Int(byte & 0x0F)],
+            ]
         default: out.append(byte)
         }
     }

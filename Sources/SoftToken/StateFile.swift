@@ -31,10 +31,16 @@ enum StateFile {
         } catch {
             throw .corruptState(path: path, reason: "\(error)")
         }
-        guard state.format == TokenState.formatName else { throw .corruptState(path: path, reason: "not a SoftToken state file") }
-        guard state.version == TokenState.formatVersion else { throw .unsupportedVersion(path: path, version: state.version) }
+        guard state.format == TokenState.formatName else {
+            throw .corruptState(path: path, reason: "not a SoftToken state file")
+        }
+        guard state.version == TokenState.formatVersion else {
+            throw .unsupportedVersion(path: path, version: state.version)
+        }
         try state.configuration.validate()
-        guard state.wrappingKey.count == 32 else { throw .corruptState(path: path, reason: "wrapping key is not 32 bytes") }
+        guard state.wrappingKey.count == 32 else {
+            throw .corruptState(path: path, reason: "wrapping key is not 32 bytes")
+        }
         let journalSize = try StateJournal.replay(onto: &state, statePath: path)
         applyCounterFile(to: &state, statePath: path)
         return (state, journalSize)

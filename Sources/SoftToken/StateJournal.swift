@@ -49,7 +49,9 @@ struct StateJournal {
             creationCounter = new.creationCounter != old.creationCounter ? new.creationCounter : nil
             pinRetries = new.pinRetries != old.pinRetries ? new.pinRetries : nil
             uvRetries = new.uvRetries != old.uvRetries ? new.uvRetries : nil
-            guard credential != nil || creationCounter != nil || pinRetries != nil || uvRetries != nil else { return nil }
+            guard credential != nil || creationCounter != nil || pinRetries != nil || uvRetries != nil else {
+                return nil
+            }
         }
 
         func apply(to state: inout TokenState) {

@@ -36,7 +36,9 @@ struct StateStore {
         }
     }
 
-    private func append(_ entry: StateJournal.Entry, to journal: (generation: String, size: Int)) throws(SoftTokenError) -> Int {
+    private func append(_ entry: StateJournal.Entry, to journal: (generation: String, size: Int)) throws(SoftTokenError)
+        -> Int
+    {
         let journalPath = StateJournal.path(for: path)
         guard journal.size == 0 else { return try StateJournal.append(entry, to: journalPath, at: journal.size) }
         // A new journal is made whole, then renamed into place: its header is never torn.

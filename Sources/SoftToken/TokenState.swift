@@ -1,3 +1,5 @@
+import Cryptography
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -63,16 +65,15 @@ struct StoredCredential: Codable, Sendable, Equatable {
     var created: Int
 }
 
-import Cryptography
-
 extension TokenState {
     /// The index of the record for a credential ID. Compares bytes in place: this runs over every record on
     /// every getAssertion.
     func credentialIndex(id: [UInt8]) -> Int? {
         credentials.firstIndex { record in
-            record.id.count == id.count && record.id.withUnsafeBytes { stored in
-                id.withUnsafeBytes { wanted in stored.elementsEqual(wanted) }
-            }
+            record.id.count == id.count
+                && record.id.withUnsafeBytes { stored in
+                    id.withUnsafeBytes { wanted in stored.elementsEqual(wanted) }
+                }
         }
     }
 }

@@ -6,16 +6,21 @@ public func startDetachedThread(name: String, _ body: @escaping @Sendable () -> 
     final class Start: @unchecked Sendable {
         let name: String
         let body: @Sendable () -> Void
-        init(name: String, body: @escaping @Sendable () -> Void) { self.name = name; self.body = body }
+        init(name: String, body: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.body = body
+        }
     }
     let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
     var thread = pthread_t()
-    let status = pthread_create(&thread, nil, { argument in
-        let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
-        nameCurrentThread(start.name)
-        start.body()
-        return nil
-    }, start)
+    let status = pthread_create(
+        &thread, nil,
+        { argument in
+            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            nameCurrentThread(start.name)
+            start.body()
+            return nil
+        }, start)
     // Running out of threads at start-up leaves nothing sensible to do; Foundation's Thread traps too.
     precondition(status == 0, "pthread_create failed: \(status)")
     pthread_detach(thread)

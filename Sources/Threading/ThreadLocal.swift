@@ -3,7 +3,10 @@ import Glibc
 /// A per-thread value, the part of Thread.threadDictionary this project uses, without full Foundation
 /// (see `Condition`). Each thread starts with nil.
 public final class ThreadLocal<Value>: @unchecked Sendable {
-    private final class Box { let value: Value; init(_ value: Value) { self.value = value } }
+    private final class Box {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
     private var key = pthread_key_t()
 
     public init() {

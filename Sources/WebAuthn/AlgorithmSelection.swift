@@ -8,7 +8,8 @@ public enum AlgorithmSelection {
         let chosen = requested.filter { supported.contains($0) && seen.insert($0).inserted }
         guard !chosen.isEmpty else {
             let asked = requested.isEmpty ? "none of a known type" : requested.map(String.init).joined(separator: ", ")
-            throw .notSupported("None of the requested public key algorithms (\(asked)) is supported by this security key")
+            throw .notSupported(
+                "None of the requested public key algorithms (\(asked)) is supported by this security key")
         }
         return chosen
     }

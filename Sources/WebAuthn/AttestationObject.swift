@@ -23,14 +23,18 @@ public enum AttestationObject {
     public static func conveyed(
         _ preference: AttestationConveyance, format: String, statement: CBOR, authenticatorData: AuthenticatorData
     ) -> [UInt8] {
-        if preference == .none, !isSelfAttestation(format: format, statement: statement, authenticatorData: authenticatorData) {
+        if preference == .none,
+            !isSelfAttestation(format: format, statement: statement, authenticatorData: authenticatorData)
+        {
             return encode(format: "none", statement: .map([]), authenticatorData: authenticatorData.bytes)
         }
         return encode(format: format, statement: statement, authenticatorData: authenticatorData.bytes)
     }
 
     static func isSelfAttestation(format: String, statement: CBOR, authenticatorData: AuthenticatorData) -> Bool {
-        guard format == "packed", authenticatorData.attestedCredential?.aaguid.allSatisfy({ $0 == 0 }) == true else { return false }
+        guard format == "packed", authenticatorData.attestedCredential?.aaguid.allSatisfy({ $0 == 0 }) == true else {
+            return false
+        }
         let decoded: CBOR
         if case .raw(let bytes) = statement {
             guard let item = try? CBOR.decode(bytes) else { return false }

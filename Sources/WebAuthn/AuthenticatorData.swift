@@ -46,9 +46,13 @@ public struct AuthenticatorData: Sendable {
     /// Parses with every length checked first, so a truncated or hostile response is an error, never a crash.
     /// Errors are EncodingError: the authenticator's answer could not be decoded.
     public init(bytes: [UInt8]) throws(WebAuthnError) {
-        func malformed(_ why: String) -> WebAuthnError { .encoding("The security key returned malformed authenticator data: \(why)") }
+        func malformed(_ why: String) -> WebAuthnError {
+            .encoding("The security key returned malformed authenticator data: \(why)")
+        }
 
-        guard bytes.count >= Self.headerLength else { throw malformed("\(bytes.count) bytes, fewer than the \(Self.headerLength) required") }
+        guard bytes.count >= Self.headerLength else {
+            throw malformed("\(bytes.count) bytes, fewer than the \(Self.headerLength) required")
+        }
         self.bytes = bytes
         rpIDHash = Array(bytes[0..<32])
         flags = Flags(rawValue: bytes[32])
@@ -99,7 +103,8 @@ public struct AuthenticatorData: Sendable {
     }
 
     /// The COSE key's algorithm and, when OpenSSL can express it, the key itself.
-    static func interpret(_ key: CBOR, malformed: (String) -> WebAuthnError) throws(WebAuthnError) -> (Int, PublicKey?) {
+    static func interpret(_ key: CBOR, malformed: (String) -> WebAuthnError) throws(WebAuthnError) -> (Int, PublicKey?)
+    {
         guard let entries = key.mapValue else { throw malformed("credential public key is not a COSE_Key map") }
         var cose: [Int: COSEValue] = [:]
         for (label, value) in entries {

@@ -71,14 +71,18 @@ public enum Base64URL {
     /// call (a metadata lookup per array) that costs more than the copy. Credential ids are far below it.
     static let stagedDecodeLimit = 1024
 
-    static func decodeStaged(_ input: UnsafeBufferPointer<UInt8>, count: Int, table: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    static func decodeStaged(_ input: UnsafeBufferPointer<UInt8>, count: Int, table: UnsafeBufferPointer<UInt8>)
+        -> [UInt8]?
+    {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { staging in
             decode(input, table: table, into: staging) ? Array(UnsafeBufferPointer(staging)) : nil
         }
     }
 
     /// Large values (blobs) are decoded straight into their array, sparing a second pass over them.
-    static func decodeInPlace(_ input: UnsafeBufferPointer<UInt8>, count: Int, table: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    static func decodeInPlace(_ input: UnsafeBufferPointer<UInt8>, count: Int, table: UnsafeBufferPointer<UInt8>)
+        -> [UInt8]?
+    {
         var valid = true
         let out = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
             valid = decode(input, table: table, into: output)
@@ -88,11 +92,17 @@ public enum Base64URL {
     }
 
     /// False at the first character outside the alphabet; `output` holds exactly the decoded length.
-    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>,
-                               into output: UnsafeMutableBufferPointer<UInt8>) -> Bool {
-        var i = 0, o = 0
+    private static func decode(
+        _ input: UnsafeBufferPointer<UInt8>, table: UnsafeBufferPointer<UInt8>,
+        into output: UnsafeMutableBufferPointer<UInt8>
+    ) -> Bool {
+        var i = 0
+        var o = 0
         while i + 4 <= input.count {
-            let a = table[Int(input[i])], b = table[Int(input[i + 1])], c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
+            let a = table[Int(input[i])]
+            let b = table[Int(input[i + 1])]
+            let c = table[Int(input[i + 2])]
+            let d = table[Int(input[i + 3])]
             // 255 is the only table value with the top bits set, so one test covers all four characters.
             guard (a | b | c | d) & 0xC0 == 0 else { return false }
             let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)

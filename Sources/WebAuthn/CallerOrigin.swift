@@ -73,7 +73,9 @@ struct OriginParts {
         guard rest.hasPrefix("//") else { throw refuse("is not an origin") }
         let authority = rest.dropFirst(2)
         guard !authority.isEmpty else { throw refuse("has no host") }
-        guard authority.allSatisfy({ $0.isASCII }) else { throw refuse("has a non-ASCII host; the browser sends punycode") }
+        guard authority.allSatisfy({ $0.isASCII }) else {
+            throw refuse("has a non-ASCII host; the browser sends punycode")
+        }
         guard !authority.contains(where: { "/?#@\\ ".contains($0) }) else {
             throw refuse("is not a bare origin (scheme://host[:port] without path, query or credentials)")
         }
@@ -108,7 +110,8 @@ struct OriginParts {
         let kind: CallerOrigin.HostKind
         if host.hasPrefix("[") {
             let inner = host.dropFirst().dropLast()
-            guard !inner.isEmpty, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }), inner.contains(":") else {
+            guard !inner.isEmpty, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }), inner.contains(":")
+            else {
                 throw refuse("has an invalid IPv6 address")
             }
             kind = .ipv6
@@ -152,9 +155,12 @@ enum DomainName {
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         guard let last = labels.last, !last.isEmpty else { return nil }
         if last.allSatisfy(\.isASCIIDigitCharacter) {
-            guard labels.count == 4, labels.allSatisfy({ label in
-                !label.isEmpty && label.count <= 3 && label.allSatisfy(\.isASCIIDigitCharacter) && Int(label)! <= 255
-            }) else { return nil }
+            guard labels.count == 4,
+                labels.allSatisfy({ label in
+                    !label.isEmpty && label.count <= 3 && label.allSatisfy(\.isASCIIDigitCharacter)
+                        && Int(label)! <= 255
+                })
+            else { return nil }
             return .ipv4
         }
         return isValid(host) ? .domain : nil

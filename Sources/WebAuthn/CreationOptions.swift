@@ -26,7 +26,9 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     /// 1…64 bytes (§5.1.3 step 4); RangeError for more than 64 excludeCredentials, whose repeated ids are dropped
     /// (`CredentialDescriptorList`).
     public init(json: JSONValue) throws(WebAuthnError) {
-        guard case .object = json else { throw .typeError("publicKey options must be a dictionary, found \(json.typeName)") }
+        guard case .object = json else {
+            throw .typeError("publicKey options must be a dictionary, found \(json.typeName)")
+        }
         let options = try OptionsReader(json, path: "")
 
         let rp = try options.dictionary("rp", required: true)
@@ -41,12 +43,13 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         challenge = try options.requiredBufferSource("challenge")
 
         guard options.has("pubKeyCredParams") else { throw .typeError("pubKeyCredParams is required") }
-        let params = try options.sequence("pubKeyCredParams") { (item, path) throws(WebAuthnError) -> Int? in
-            let entry = try OptionsReader(item, path: path)
-            let type = try entry.requiredString("type")
-            guard let alg = try entry.long("alg") else { throw .typeError("\(path).alg is required") }
-            return type == "public-key" ? alg : nil
-        } ?? []
+        let params =
+            try options.sequence("pubKeyCredParams") { (item, path) throws(WebAuthnError) -> Int? in
+                let entry = try OptionsReader(item, path: path)
+                let type = try entry.requiredString("type")
+                guard let alg = try entry.long("alg") else { throw .typeError("\(path).alg is required") }
+                return type == "public-key" ? alg : nil
+            } ?? []
         pubKeyCredParams = options.listedCount("pubKeyCredParams") == 0 ? Self.defaultAlgorithms : params
 
         timeoutMilliseconds = try options.unsignedLong("timeout")
@@ -58,9 +61,11 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         }
         // §5.4.4: residentKey wins when it holds a known value; otherwise the legacy boolean decides.
         let requireResidentKey = try selection.bool("requireResidentKey") ?? false
-        residentKey = try selection.string("residentKey").flatMap(ResidentKeyRequirement.init(rawValue:))
+        residentKey =
+            try selection.string("residentKey").flatMap(ResidentKeyRequirement.init(rawValue:))
             ?? (requireResidentKey ? .required : .discouraged)
-        userVerification = try selection.string("userVerification").flatMap(UserVerificationRequirement.init(rawValue:))
+        userVerification =
+            try selection.string("userVerification").flatMap(UserVerificationRequirement.init(rawValue:))
             ?? .preferred
 
         attestation = try options.string("attestation").flatMap(AttestationConveyance.init(member:)) ?? .none

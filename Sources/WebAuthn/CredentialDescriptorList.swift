@@ -15,9 +15,11 @@ public enum CredentialDescriptorList {
     /// - a repeated id is dropped, keeping its first place in the list; the repeats' `transports` (hints the host
     ///   does not act on) go with them.
     static func bounded(_ list: [PublicKeyCredentialDescriptor], listed: Int, member: String)
-        throws(WebAuthnError) -> [PublicKeyCredentialDescriptor] {
+        throws(WebAuthnError) -> [PublicKeyCredentialDescriptor]
+    {
         guard listed <= maximumEntries else {
-            throw WebAuthnError(.range, "The `\(member)` attribute exceeds the maximum allowed size (\(maximumEntries)).")
+            throw WebAuthnError(
+                .range, "The `\(member)` attribute exceeds the maximum allowed size (\(maximumEntries)).")
         }
         var seen = Set<[UInt8]>(minimumCapacity: list.count)
         return list.filter { seen.insert($0.id).inserted }

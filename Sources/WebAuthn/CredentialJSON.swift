@@ -8,20 +8,23 @@ public enum CredentialJSON {
     /// The result of `create()`. `publicKey` (SPKI DER) is null when the key type cannot be expressed as SPKI;
     /// `publicKeyAlgorithm` is the COSE `alg` of the credential key.
     public static func registration(
-        credentialID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8], authenticatorData: AuthenticatorData,
+        credentialID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8],
+        authenticatorData: AuthenticatorData,
         transports: [String], extensionResults: JSONValue
     ) -> JSONValue {
         let attested = authenticatorData.attestedCredential
         let publicKey: JSONValue = attested?.publicKey.map { .binary($0.spkiDER) } ?? .null
         let algorithm: JSONValue = attested.map { .number(Double($0.algorithm)) } ?? .null
-        return credential(credentialID, extensionResults: extensionResults, response: [
-            ("clientDataJSON", .binary(clientDataJSON)),
-            ("attestationObject", .binary(attestationObject)),
-            ("authenticatorData", .binary(authenticatorData.bytes)),
-            ("transports", .array(transports.map(JSONValue.string))),
-            ("publicKey", publicKey),
-            ("publicKeyAlgorithm", algorithm),
-        ])
+        return credential(
+            credentialID, extensionResults: extensionResults,
+            response: [
+                ("clientDataJSON", .binary(clientDataJSON)),
+                ("attestationObject", .binary(attestationObject)),
+                ("authenticatorData", .binary(authenticatorData.bytes)),
+                ("transports", .array(transports.map(JSONValue.string))),
+                ("publicKey", publicKey),
+                ("publicKeyAlgorithm", algorithm),
+            ])
     }
 
     /// The result of `get()`. `userHandle` is null when the authenticator returned none (non-discoverable
@@ -30,12 +33,14 @@ public enum CredentialJSON {
         credentialID: [UInt8], clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8],
         userHandle: [UInt8]?, extensionResults: JSONValue
     ) -> JSONValue {
-        credential(credentialID, extensionResults: extensionResults, response: [
-            ("clientDataJSON", .binary(clientDataJSON)),
-            ("authenticatorData", .binary(authenticatorData)),
-            ("signature", .binary(signature)),
-            ("userHandle", userHandle.map(JSONValue.binary) ?? .null),
-        ])
+        credential(
+            credentialID, extensionResults: extensionResults,
+            response: [
+                ("clientDataJSON", .binary(clientDataJSON)),
+                ("authenticatorData", .binary(authenticatorData)),
+                ("signature", .binary(signature)),
+                ("userHandle", userHandle.map(JSONValue.binary) ?? .null),
+            ])
     }
 
     static func credential(_ id: [UInt8], extensionResults: JSONValue, response: [(String, JSONValue)]) -> JSONValue {

@@ -28,7 +28,8 @@ extension JSONParser {
         // Only the closing quote is looked for here (memchr: the strings are long); decoding refuses anything
         // outside the alphabet (a backslash, a control character), and the general parser then reports it.
         guard let base = input.baseAddress,
-              let quote = memchr(base + textStart, Int32(UInt8(ascii: "\"")), input.count - textStart) else { return nil }
+            let quote = memchr(base + textStart, Int32(UInt8(ascii: "\"")), input.count - textStart)
+        else { return nil }
         offset = base.distance(to: quote.assumingMemoryBound(to: UInt8.self))
         let text = UnsafeBufferPointer(rebasing: input[textStart..<offset])
         guard skip(UInt8(ascii: "\"")) else { return nil }
@@ -47,7 +48,9 @@ extension JSONParser {
     /// Consumes `text` when it comes next.
     mutating func skip(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard input.count - offset >= count, memcmp(input.baseAddress! + offset, text.utf8Start, count) == 0 else { return false }
+        guard input.count - offset >= count, memcmp(input.baseAddress! + offset, text.utf8Start, count) == 0 else {
+            return false
+        }
         offset += count
         return true
     }

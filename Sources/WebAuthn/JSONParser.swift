@@ -38,7 +38,9 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty: what = "empty input"
         case .unexpectedEnd: what = "unexpected end of input"
         case .unexpectedByte(let b):
-            what = b >= 0x20 && b < 0x7F ? "unexpected character '\(Character(Unicode.Scalar(b)))'" : "unexpected byte 0x\(String(b, radix: 16))"
+            what =
+                b >= 0x20 && b < 0x7F
+                ? "unexpected character '\(Character(Unicode.Scalar(b)))'" : "unexpected byte 0x\(String(b, radix: 16))"
         case .invalidNumber: what = "invalid number"
         case .invalidEscape: what = "invalid escape sequence"
         case .invalidUTF8: what = "invalid UTF-8"
@@ -130,9 +132,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try parseLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try parseLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try parseLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try parseLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try parseLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try parseLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw fail(.unexpectedByte(byte))
         }
@@ -266,7 +274,9 @@ struct JSONParser {
         if offset < input.count, input[offset] == UInt8(ascii: "e") || input[offset] == UInt8(ascii: "E") {
             isInteger = false
             offset += 1
-            if offset < input.count, input[offset] == UInt8(ascii: "+") || input[offset] == UInt8(ascii: "-") { offset += 1 }
+            if offset < input.count, input[offset] == UInt8(ascii: "+") || input[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
             guard offset < input.count, isDigit(input[offset]) else { throw fail(.invalidNumber) }
             while offset < input.count, isDigit(input[offset]) { offset += 1 }
         }
@@ -297,13 +307,19 @@ struct JSONParser {
                 offset += 1
                 // ASCII is valid UTF-8 as it stands, which spares the generic validating initializer (most
                 // names, types and base64url text of a frame are ASCII).
-                if decoded == nil, allBits < 0x80 { return Self.repeatedName(run) ?? String(decoding: run, as: UTF8.self) }
+                if decoded == nil, allBits < 0x80 {
+                    return Self.repeatedName(run) ?? String(decoding: run, as: UTF8.self)
+                }
                 if var bytes = decoded {
                     bytes.append(contentsOf: run)
-                    guard let text = String(validating: bytes, as: UTF8.self) else { throw JSONError(.invalidUTF8, at: start) }
+                    guard let text = String(validating: bytes, as: UTF8.self) else {
+                        throw JSONError(.invalidUTF8, at: start)
+                    }
                     return text
                 }
-                guard let text = String(validating: run, as: UTF8.self) else { throw JSONError(.invalidUTF8, at: start) }
+                guard let text = String(validating: run, as: UTF8.self) else {
+                    throw JSONError(.invalidUTF8, at: start)
+                }
                 return text
             }
             if byte == UInt8(ascii: "\\") {
@@ -338,7 +354,8 @@ struct JSONParser {
             switch unit {
             case 0xD800...0xDBFF:
                 // A high surrogate counts only when a low surrogate escape follows at once.
-                if offset + 1 < input.count, input[offset] == UInt8(ascii: "\\"), input[offset + 1] == UInt8(ascii: "u") {
+                if offset + 1 < input.count, input[offset] == UInt8(ascii: "\\"), input[offset + 1] == UInt8(ascii: "u")
+                {
                     let save = offset
                     offset += 2
                     let low = try parseHex4()

@@ -35,13 +35,34 @@ public enum JSONValue: Sendable, Equatable {
         return members.first(where: { $0.0 == key })?.1
     }
 
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var numberValue: Double? { if case .number(let n) = self { return n }; return nil }
-    public var binaryValue: [UInt8]? { if case .binary(let b) = self { return b }; return nil }
-    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
-    public var objectValue: [(String, JSONValue)]? { if case .object(let o) = self { return o }; return nil }
-    public var isNull: Bool { if case .null = self { return true }; return false }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    public var numberValue: Double? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
+    public var binaryValue: [UInt8]? {
+        if case .binary(let b) = self { return b }
+        return nil
+    }
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    public var objectValue: [(String, JSONValue)]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 
     /// The value as an exact integer, when it is a number with no fractional part that fits in `Int`.
     public var intValue: Int? {

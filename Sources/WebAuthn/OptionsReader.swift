@@ -48,7 +48,9 @@ struct OptionsReader {
 
     func string(_ member: String) throws(WebAuthnError) -> String? {
         guard let found = value(member) else { return nil }
-        guard case .string(let s) = found else { throw .typeError("\(name(member)) must be a string, found \(found.typeName)") }
+        guard case .string(let s) = found else {
+            throw .typeError("\(name(member)) must be a string, found \(found.typeName)")
+        }
         return s
     }
 
@@ -60,7 +62,8 @@ struct OptionsReader {
     func bufferSource(_ member: String) throws(WebAuthnError) -> [UInt8]? {
         guard let found = value(member) else { return nil }
         guard case .binary(let bytes) = found else {
-            throw .typeError("\(name(member)) must be a BufferSource (ArrayBuffer or typed array), found \(found.typeName)")
+            throw .typeError(
+                "\(name(member)) must be a BufferSource (ArrayBuffer or typed array), found \(found.typeName)")
         }
         return bytes
     }
@@ -72,7 +75,9 @@ struct OptionsReader {
 
     func bool(_ member: String) throws(WebAuthnError) -> Bool? {
         guard let found = value(member) else { return nil }
-        guard case .bool(let b) = found else { throw .typeError("\(name(member)) must be a boolean, found \(found.typeName)") }
+        guard case .bool(let b) = found else {
+            throw .typeError("\(name(member)) must be a boolean, found \(found.typeName)")
+        }
         return b
     }
 
@@ -91,7 +96,9 @@ struct OptionsReader {
 
     func number(_ member: String) throws(WebAuthnError) -> Double? {
         guard let found = value(member) else { return nil }
-        guard case .number(let n) = found else { throw .typeError("\(name(member)) must be a number, found \(found.typeName)") }
+        guard case .number(let n) = found else {
+            throw .typeError("\(name(member)) must be a number, found \(found.typeName)")
+        }
         return n
     }
 
@@ -109,7 +116,9 @@ struct OptionsReader {
     ) throws(WebAuthnError) -> [T]? {
         guard let found = value(member) else { return nil }
         let sequenceName = name(member)
-        guard case .array(let items) = found else { throw .typeError("\(sequenceName) must be a sequence, found \(found.typeName)") }
+        guard case .array(let items) = found else {
+            throw .typeError("\(sequenceName) must be a sequence, found \(found.typeName)")
+        }
         var out: [T] = []
         out.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
@@ -127,7 +136,9 @@ struct OptionsReader {
     /// `sequence<DOMString>`.
     func strings(_ member: String) throws(WebAuthnError) -> [String]? {
         try sequence(member) { (item, path) throws(WebAuthnError) -> String? in
-            guard case .string(let s) = item else { throw .typeError("\(path) must be a string, found \(item.typeName)") }
+            guard case .string(let s) = item else {
+                throw .typeError("\(path) must be a string, found \(item.typeName)")
+            }
             return s
         }
     }
@@ -151,14 +162,17 @@ struct OptionsReader {
     /// list: it passes every check of `descriptors` by its shape, so it is taken without looking members up by name.
     static func plainDescriptor(_ item: JSONValue) -> (type: String, id: [UInt8])? {
         guard case .object(let members) = item, members.count == 2, members[0].0 == "type", members[1].0 == "id",
-              case .string(let type) = members[0].1, case .binary(let id) = members[1].1 else { return nil }
+            case .string(let type) = members[0].1, case .binary(let id) = members[1].1
+        else { return nil }
         return (type, id)
     }
 
     /// The `extensions` member, kept as JSON for the extension mapping to interpret.
     func extensions() throws(WebAuthnError) -> JSONValue? {
         guard let found = value("extensions") else { return nil }
-        guard case .object = found else { throw .typeError("\(name("extensions")) must be a dictionary, found \(found.typeName)") }
+        guard case .object = found else {
+            throw .typeError("\(name("extensions")) must be a dictionary, found \(found.typeName)")
+        }
         return found
     }
 }

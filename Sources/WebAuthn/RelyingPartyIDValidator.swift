@@ -23,10 +23,13 @@ public struct RelyingPartyIDValidator: Sendable {
     /// The rp.id the ceremony uses (and whose SHA-256 the authenticator data carries): lowercase ASCII.
     public func effectiveRPID(requested: String?, for caller: CallerOrigin) throws(WebAuthnError) -> String {
         guard publicSuffixList.isAvailable else {
-            throw .security("No public suffix list is available, so no relying party ID can be checked (install the publicsuffix package)")
+            throw .security(
+                "No public suffix list is available, so no relying party ID can be checked (install the publicsuffix package)"
+            )
         }
         guard caller.hostKind == .domain else {
-            throw .security("The origin \(caller.serialized) is an IP address; WebAuthn needs a domain name as relying party ID")
+            throw .security(
+                "The origin \(caller.serialized) is an IP address; WebAuthn needs a domain name as relying party ID")
         }
         let host = caller.host
         guard DomainName.isValid(host) else {
@@ -41,10 +44,13 @@ public struct RelyingPartyIDValidator: Sendable {
 
         let rpID = Self.asciiLowercased(requested)
         guard rpID.allSatisfy(\.isASCII), DomainName.classify(rpID) == .domain else {
-            throw .security("The relying party ID \"\(requested)\" is not a valid domain (IP addresses and non-ASCII names are not accepted)")
+            throw .security(
+                "The relying party ID \"\(requested)\" is not a valid domain (IP addresses and non-ASCII names are not accepted)"
+            )
         }
         guard rpID == host || host.hasSuffix("." + rpID) else {
-            throw .security("The relying party ID \"\(rpID)\" is neither the origin's host \"\(host)\" nor a parent domain of it")
+            throw .security(
+                "The relying party ID \"\(rpID)\" is neither the origin's host \"\(host)\" nor a parent domain of it")
         }
         guard !publicSuffixList.isPublicSuffix(rpID, implicitWildcard: rpID != host) else {
             throw .security("The relying party ID \"\(rpID)\" is a public suffix")
@@ -52,7 +58,8 @@ public struct RelyingPartyIDValidator: Sendable {
         if rpID != host, let hostSuffix = publicSuffixList.publicSuffix(of: host, implicitWildcard: true),
             hostSuffix == rpID || hostSuffix.hasSuffix("." + rpID)
         {
-            throw .security("The relying party ID \"\(rpID)\" lies within the public suffix \"\(hostSuffix)\" of \"\(host)\"")
+            throw .security(
+                "The relying party ID \"\(rpID)\" lies within the public suffix \"\(hostSuffix)\" of \"\(host)\"")
         }
         return rpID
     }

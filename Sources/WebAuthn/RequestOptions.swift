@@ -13,13 +13,16 @@ public struct PublicKeyCredentialRequestOptions: Sendable {
     /// Converts the `publicKey` member of `navigator.credentials.get()` options; TypeError names the member,
     /// RangeError refuses more than 64 allowCredentials, whose repeated ids are dropped (`CredentialDescriptorList`).
     public init(json: JSONValue) throws(WebAuthnError) {
-        guard case .object = json else { throw .typeError("publicKey options must be a dictionary, found \(json.typeName)") }
+        guard case .object = json else {
+            throw .typeError("publicKey options must be a dictionary, found \(json.typeName)")
+        }
         let options = try OptionsReader(json, path: "")
         challenge = try options.requiredBufferSource("challenge")
         timeoutMilliseconds = try options.unsignedLong("timeout")
         rpId = try options.string("rpId")
         allowCredentials = try options.descriptors("allowCredentials")
-        userVerification = try options.string("userVerification").flatMap(UserVerificationRequirement.init(rawValue:))
+        userVerification =
+            try options.string("userVerification").flatMap(UserVerificationRequirement.init(rawValue:))
             ?? .preferred
         extensions = try options.extensions()
         // After the whole dictionary, as Chromium checks the list's size once it is converted.

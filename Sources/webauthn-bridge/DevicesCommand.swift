@@ -1,16 +1,18 @@
 import ArgumentParser
 import BridgeHost
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import WebAuthn
 
 /// `webauthn-bridge devices`: every key libfido2 sees (or the configured SoftToken), with its getInfo.
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "devices", abstract: "List the security keys libfido2 sees, with their capabilities and PIN state.")
+        commandName: "devices", abstract: "List the security keys libfido2 sees, with their capabilities and PIN state."
+    )
 
     @Flag(help: "Print JSON instead of text.")
     var json = false

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeHost
 import Glibc
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

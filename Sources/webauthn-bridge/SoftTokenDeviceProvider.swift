@@ -1,12 +1,13 @@
 import BridgeHost
 import FIDO
+import SoftToken
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SoftToken
-import Synchronization
 
 /// SoftTokens named by configuration, presented to ceremonies the way USB keys are: a state file that exists
 /// is a key plugged in, one that does not (yet) is a key not inserted. Several files (separated by ":") are
@@ -28,15 +29,18 @@ final class SoftTokenDeviceProvider: DeviceProvider {
     func locations() -> [DeviceLocation] {
         paths.compactMap { path in
             guard FileManager.default.fileExists(atPath: path) else {
-                if let devicePath = attached.withLock({ $0.removeValue(forKey: path) }) { SoftTokenDevice.detach(path: devicePath) }
+                if let devicePath = attached.withLock({ $0.removeValue(forKey: path) }) {
+                    SoftTokenDevice.detach(path: devicePath)
+                }
                 return nil
             }
             // A file that cannot be loaded is a key in the port that cannot be opened: listed, and its open fails
             // (no token is attached at that path), as a hidraw node without permission does.
             let devicePath = attach(path) ?? "softfido:unloadable:\(fileName(of: path))"
-            return DeviceLocation(path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
-                                  product: "SoftToken \(fileName(of: path)) (software token for development and tests)",
-                                  isSoftware: true, stillPresent: { FileManager.default.fileExists(atPath: path) })
+            return DeviceLocation(
+                path: devicePath, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge",
+                product: "SoftToken \(fileName(of: path)) (software token for development and tests)",
+                isSoftware: true, stillPresent: { FileManager.default.fileExists(atPath: path) })
         }
     }
 
@@ -48,10 +52,13 @@ final class SoftTokenDeviceProvider: DeviceProvider {
             do {
                 let devicePath = SoftTokenDevice.attach(try SoftToken(stateFile: path))
                 attached[path] = devicePath
-                log.warn("SoftToken \(path) attached as \(devicePath): a software authenticator for development and tests only")
+                log.warn(
+                    "SoftToken \(path) attached as \(devicePath): a software authenticator for development and tests only"
+                )
                 return devicePath
             } catch {
-                log.error("cannot load SoftToken \(path) (a software authenticator for development and tests only): \(error)")
+                log.error(
+                    "cannot load SoftToken \(path) (a software authenticator for development and tests only): \(error)")
                 return nil
             }
         }

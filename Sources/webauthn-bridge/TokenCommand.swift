@@ -1,10 +1,11 @@
 import ArgumentParser
+import SoftToken
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SoftToken
 
 /// `webauthn-bridge token create|show`: manage SoftToken state files, the software authenticator used for
 /// tests and demos. A SoftToken is a development/test authenticator: its keys sit unprotected in one file.
@@ -22,7 +23,8 @@ struct TokenCommand: ParsableCommand {
         @Argument(help: "Path of the state file to create.")
         var file: String
 
-        @Option(help: "Imitate a kind of real key (see `webauthn-bridge token profiles`); the other options apply on top.")
+        @Option(
+            help: "Imitate a kind of real key (see `webauthn-bridge token profiles`); the other options apply on top.")
         var profile: String?
 
         @Option(help: "Set this PIN on the new token.")
@@ -31,7 +33,9 @@ struct TokenCommand: ParsableCommand {
         @Flag(help: "Give the token built-in user verification (a simulated fingerprint that always matches).")
         var uv = false
 
-        @Flag(name: .customLong("uv-fails"), help: "With --uv: every fingerprint attempt fails, until built-in UV is blocked.")
+        @Flag(
+            name: .customLong("uv-fails"),
+            help: "With --uv: every fingerprint attempt fails, until built-in UV is blocked.")
         var uvFails = false
 
         @Flag(name: .customLong("no-rk"), help: "Refuse discoverable (resident) credentials.")
@@ -50,14 +54,18 @@ struct TokenCommand: ParsableCommand {
             var configuration = SoftTokenConfiguration()
             if let profile {
                 guard let found = SoftTokenProfile.named(profile) else {
-                    throw ValidationError("unknown profile '\(profile)'; known: \(SoftTokenProfile.all.map(\.name).joined(separator: ", "))")
+                    throw ValidationError(
+                        "unknown profile '\(profile)'; known: \(SoftTokenProfile.all.map(\.name).joined(separator: ", "))"
+                    )
                 }
                 configuration = found.configuration
             }
             if noResidentKeys { configuration.residentKeys = false }
             if uv { configuration.builtInUV = true }
             if uvFails {
-                guard configuration.builtInUV else { throw ValidationError("--uv-fails needs --uv or a profile with built-in UV") }
+                guard configuration.builtInUV else {
+                    throw ValidationError("--uv-fails needs --uv or a profile with built-in UV")
+                }
                 configuration.uvOutcome = .fail
             }
             configuration.presence = try Self.parsePresence(presence)
@@ -122,9 +130,13 @@ struct TokenCommand: ParsableCommand {
         var parts: [String] = []
         if c.ctap2 { parts.append(c.ctap21 ? "CTAP 2.1" : "CTAP 2.0") }
         if c.u2f { parts.append(c.alwaysUV ? "U2F (off while alwaysUv)" : "U2F") }
-        guard c.ctap2 else { return (parts + ["ES256", "no discoverable credentials, no PIN, no user verification"]).joined(separator: "; ") }
+        guard c.ctap2 else {
+            return (parts + ["ES256", "no discoverable credentials, no PIN, no user verification"]).joined(
+                separator: "; ")
+        }
         parts.append("algorithms \(c.algorithms.map { $0 == -8 ? "EdDSA" : "ES256" }.joined(separator: ", "))")
-        parts.append("PIN protocols \((c.ctap21 ? c.pinUvAuthProtocols : [1]).map(String.init).joined(separator: ", "))")
+        parts.append(
+            "PIN protocols \((c.ctap21 ? c.pinUvAuthProtocols : [1]).map(String.init).joined(separator: ", "))")
         if !c.ctap21 || !c.pinUvAuthTokenPermissions { parts.append("no pinUvAuthToken") }
         parts.append(c.residentKeys ? "discoverable credentials" : "no discoverable credentials")
         if c.builtInUV { parts.append("built-in UV") }
@@ -155,12 +167,18 @@ struct TokenCommand: ParsableCommand {
         for rpID in byRP.keys.sorted() {
             lines.append("  \(rpID)")
             for credential in byRP[rpID]! {
-                let user = credential.userName.map { "\($0)" + (credential.userDisplayName.map { " (\($0))" } ?? "") } ?? "(unknown user)"
+                let user =
+                    credential.userName.map { "\($0)" + (credential.userDisplayName.map { " (\($0))" } ?? "") }
+                    ?? "(unknown user)"
                 let kind = credential.discoverable ? "discoverable" : "server-side"
                 let algorithm = credential.algorithm == -8 ? "EdDSA" : "ES256"
                 lines.append("    \(user)  user id \(hex(credential.userID))")
-                lines.append("      \(kind), \(algorithm), credProtect \(credential.credProtect), sign count \(credential.signCount)")
-                lines.append("      credential id \(hex(credential.credentialID.prefix(16)))… (\(credential.credentialID.count) bytes)")
+                lines.append(
+                    "      \(kind), \(algorithm), credProtect \(credential.credProtect), sign count \(credential.signCount)"
+                )
+                lines.append(
+                    "      credential id \(hex(credential.credentialID.prefix(16)))… (\(credential.credentialID.count) bytes)"
+                )
             }
         }
         return lines.joined(separator: "\n")
@@ -224,9 +242,11 @@ private struct ShowOutput: Encodable {
         capabilities = TokenCommand.capabilities(s.configuration)
         largeBlobArrayBytes = s.largeBlobArrayBytes
         credentials = s.credentials.map {
-            Credential(rpID: $0.rpID, userName: $0.userName, userDisplayName: $0.userDisplayName, userID: TokenCommand.hex($0.userID),
-                       credentialID: TokenCommand.hex($0.credentialID), signCount: $0.signCount, discoverable: $0.discoverable,
-                       algorithm: $0.algorithm, credProtect: $0.credProtect)
+            Credential(
+                rpID: $0.rpID, userName: $0.userName, userDisplayName: $0.userDisplayName,
+                userID: TokenCommand.hex($0.userID),
+                credentialID: TokenCommand.hex($0.credentialID), signCount: $0.signCount, discoverable: $0.discoverable,
+                algorithm: $0.algorithm, credProtect: $0.credProtect)
         }
     }
 }

@@ -1,12 +1,13 @@
 import ArgumentParser
 import FIDO
+import SoftToken
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SoftToken
-import WebAuthn
 
 extension TokenCommand {
     /// `webauthn-bridge token u2f-register FILE --appid URL`: registers a credential on a SoftToken the way a site
@@ -30,18 +31,24 @@ extension TokenCommand {
             let token = try SoftToken(stateFile: file)
             let path = SoftTokenDevice.attach(token)
             defer { SoftTokenDevice.detach(path: path) }
-            let device = try Device.open(DeviceLocation(
-                path: path, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge", product: "SoftToken",
-                isSoftware: true))
+            let device = try Device.open(
+                DeviceLocation(
+                    path: path, io: SoftTokenDevice.ioFunctions, manufacturer: "webauthn-bridge", product: "SoftToken",
+                    isSoftware: true))
             defer { device.close() }
-            guard token.configuration.u2f else { throw ValidationError("\(file) does not speak U2F (create it with a profile that does)") }
+            guard token.configuration.u2f else {
+                throw ValidationError("\(file) does not speak U2F (create it with a profile that does)")
+            }
             device.forceU2F()
             device.setTimeout(milliseconds: 30_000)
             // What the U2F JavaScript API signed (FIDO U2F JavaScript API 1.1, "ClientData").
-            let clientData = Array(#"{"typ":"navigator.id.finishEnrollment","challenge":"u2f-register","origin":"\#(origin)"}"#.utf8)
-            let made = try device.makeCredential(CredentialRequest(
-                clientDataJSON: clientData, rpID: appid, rpName: appid, userID: [0], userName: "", userDisplayName: "",
-                algorithm: -7, residentKey: false), pin: nil)
+            let clientData = Array(
+                #"{"typ":"navigator.id.finishEnrollment","challenge":"u2f-register","origin":"\#(origin)"}"#.utf8)
+            let made = try device.makeCredential(
+                CredentialRequest(
+                    clientDataJSON: clientData, rpID: appid, rpName: appid, userID: [0], userName: "",
+                    userDisplayName: "",
+                    algorithm: -7, residentKey: false), pin: nil)
             let output = JSONValue.object([
                 ("appid", .string(appid)),
                 ("format", .string(made.format)),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeHost
 import Glibc
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,7 +18,10 @@ struct WebAuthnBridgeCommand: ParsableCommand {
         // The one version of host, extension and packages is the repository's VERSION file; scripts/package.sh
         // refuses to build when this line or extension/manifest.json differ from it (a test checks all three).
         version: "0.1.0",
-        subcommands: [HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self, BenchCommand.self, DemoCommand.self]
+        subcommands: [
+            HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self,
+            BenchCommand.self, DemoCommand.self,
+        ]
     )
 
     static func main() {

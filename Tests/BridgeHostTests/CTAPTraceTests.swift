@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+
 @testable import BridgeHost
 
 struct CTAPTraceTests {
@@ -8,15 +9,18 @@ struct CTAPTraceTests {
         var lines = ["\(direction): dev=0x7f00, cmd=0x10", "\(direction): buf=0x7f01, len=\(payload.count)"]
         for start in stride(from: 0, to: payload.count, by: 16) {
             let chunk = payload[start..<min(start + 16, payload.count)]
-            let offset = String(start), padded = String(repeating: "0", count: 4 - offset.count) + offset
-            lines.append("\(padded): " + chunk.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " "))
+            let offset = String(start)
+            let padded = String(repeating: "0", count: 4 - offset.count) + offset
+            lines.append(
+                "\(padded): " + chunk.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " "))
         }
         return lines
     }
 
     @Test func clientPINSecretsAreRedactedAndNoHexReachesTheLog() {
         let pinHashEnc: [UInt8] = Array(repeating: 0xAB, count: 16)
-        let request: [UInt8] = [0x06] + CBOR.map([(1, 2), (2, 5), (6, .bytes(pinHashEnc)), (4, .bytes([0xCD, 0xCD]))]).encode()
+        let request: [UInt8] =
+            [0x06] + CBOR.map([(1, 2), (2, 5), (6, .bytes(pinHashEnc)), (4, .bytes([0xCD, 0xCD]))]).encode()
         let response: [UInt8] = [0x00] + CBOR.map([(2, .bytes(Array(repeating: 0xEF, count: 48)))]).encode()
         let trace = CTAPTrace()
         let shown = (Self.dump("fido_tx", request) + Self.dump("fido_rx", response)).flatMap(trace.lines(for:))
@@ -28,8 +32,12 @@ struct CTAPTraceTests {
     }
 
     @Test func hmacSecretSaltsInAGetAssertionAreRedacted() {
-        let hmac = CBOR.map([(1, .map([(1, 2)])), (2, .bytes(Array(repeating: 0x5A, count: 32))), (3, .bytes(Array(repeating: 0x5B, count: 16)))])
-        let request: [UInt8] = [0x02] + CBOR.map([(1, .text("example.com")), (4, .map([(.text("hmac-secret"), hmac)]))]).encode()
+        let hmac = CBOR.map([
+            (1, .map([(1, 2)])), (2, .bytes(Array(repeating: 0x5A, count: 32))),
+            (3, .bytes(Array(repeating: 0x5B, count: 16))),
+        ])
+        let request: [UInt8] =
+            [0x02] + CBOR.map([(1, .text("example.com")), (4, .map([(.text("hmac-secret"), hmac)]))]).encode()
         let shown = Self.dump("fido_tx", request).flatMap(CTAPTrace().lines(for:)).joined()
         #expect(shown.contains("authenticatorGetAssertion {1: \"example.com\", 4: {\"hmac-secret\": <redacted>}}"))
         #expect(!shown.contains("5a5a"))
@@ -38,11 +46,15 @@ struct CTAPTraceTests {
     @Test func largeBlobKeysInRepliesAreRedacted() {
         let trace = CTAPTrace()
         let makeCredential: [UInt8] = [0x01] + CBOR.map([(1, .text("example.com"))]).encode()
-        let created: [UInt8] = [0x00] + CBOR.map([(1, .text("none")), (5, .bytes(Array(repeating: 0x6C, count: 32)))]).encode()
+        let created: [UInt8] =
+            [0x00] + CBOR.map([(1, .text("none")), (5, .bytes(Array(repeating: 0x6C, count: 32)))]).encode()
         let getAssertion: [UInt8] = [0x02] + CBOR.map([(1, .text("example.com"))]).encode()
-        let asserted: [UInt8] = [0x00] + CBOR.map([(3, .bytes([1, 2])), (7, .bytes(Array(repeating: 0x6D, count: 32)))]).encode()
-        let shown = [("fido_tx", makeCredential), ("fido_rx", created), ("fido_tx", getAssertion), ("fido_rx", asserted)]
-            .flatMap { Self.dump($0.0, $0.1) }.flatMap(trace.lines(for:)).joined(separator: "\n")
+        let asserted: [UInt8] =
+            [0x00] + CBOR.map([(3, .bytes([1, 2])), (7, .bytes(Array(repeating: 0x6D, count: 32)))]).encode()
+        let shown = [
+            ("fido_tx", makeCredential), ("fido_rx", created), ("fido_tx", getAssertion), ("fido_rx", asserted),
+        ]
+        .flatMap { Self.dump($0.0, $0.1) }.flatMap(trace.lines(for:)).joined(separator: "\n")
         #expect(shown.contains("authenticatorMakeCredential status 0x0 {1: \"none\", 5: <redacted>}"))
         #expect(shown.contains("7: <redacted>"))
         #expect(!shown.contains("6c6c") && !shown.contains("6d6d"))

@@ -1,5 +1,6 @@
 import FIDO
 import Testing
+
 @testable import BridgeHost
 
 /// How a long allow/exclude list is split for a key's limits.

@@ -3,6 +3,7 @@ import Glibc
 import NativeMessaging
 import Testing
 import WebAuthn
+
 @testable import BridgeHost
 
 /// A ReplyChannel writing into a pipe, and what reached the other end.
@@ -15,7 +16,9 @@ private final class Channel {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         self.fds = fds
-        let log = HostLog(path: FileManager.default.temporaryDirectory.appendingPathComponent("deferred-\(getpid()).log").path, level: .error)
+        let log = HostLog(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("deferred-\(getpid()).log").path,
+            level: .error)
         replies = ReplyChannel(writer: FrameWriter(fileDescriptor: fds[1]), log: log)
         reader = FrameReader(fileDescriptor: fds[0])
     }
@@ -31,7 +34,10 @@ private final class Channel {
             let frame = try JSONValue.parse(bytes)
             if frame["id"]?.stringValue == "marker" { return names }
             let type = frame["type"]?.stringValue ?? "?"
-            names.append(type == "status" ? "\(frame["id"]?.stringValue ?? "?"):\(frame["status"]?.stringValue ?? "?")" : "\(frame["id"]?.stringValue ?? "?"):\(type)")
+            names.append(
+                type == "status"
+                    ? "\(frame["id"]?.stringValue ?? "?"):\(frame["status"]?.stringValue ?? "?")"
+                    : "\(frame["id"]?.stringValue ?? "?"):\(type)")
         }
     }
 }

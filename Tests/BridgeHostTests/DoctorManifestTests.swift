@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BridgeHost
 
 struct DoctorManifestTests {
@@ -13,27 +14,34 @@ struct DoctorManifestTests {
 
     static func firefoxCheck(home: String, systemRoot: String) throws -> Doctor.Check {
         let doctor = Doctor(environment: ["HOME": home], systemRoot: systemRoot)
-        let profile = try #require(BrowserProfile.all(home: home, configHome: home + "/.config", systemRoot: systemRoot).first)
+        let profile = try #require(
+            BrowserProfile.all(home: home, configHome: home + "/.config", systemRoot: systemRoot).first)
         return doctor.manifest(profile)
     }
 
     static func writeManifest(in directory: String, hostPath: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let manifest = #"{"name": "webauthn_bridge", "type": "stdio", "path": "\#(hostPath)", "allowed_extensions": ["webauthn-bridge@webauthn-bridge"]}"#
+        let manifest =
+            #"{"name": "webauthn_bridge", "type": "stdio", "path": "\#(hostPath)", "allowed_extensions": ["webauthn-bridge@webauthn-bridge"]}"#
         try manifest.write(toFile: directory + "/webauthn_bridge.json", atomically: true, encoding: .utf8)
     }
 
     @Test func aSystemWideManifestIsFoundWhenTheUserHasNone() throws {
         let (home, root) = try Self.scratch()
-        try Self.writeManifest(in: root + "/usr/lib/mozilla/native-messaging-hosts", hostPath: "/nonexistent/system-host")
+        try Self.writeManifest(
+            in: root + "/usr/lib/mozilla/native-messaging-hosts", hostPath: "/nonexistent/system-host")
         let check = try Self.firefoxCheck(home: home, systemRoot: root)
         #expect(check.status == .fail)
-        #expect(check.detail == "\(root)/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json points at /nonexistent/system-host, which is not an executable")
+        #expect(
+            check.detail
+                == "\(root)/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json points at /nonexistent/system-host, which is not an executable"
+        )
     }
 
     @Test func theUsersOwnManifestComesFirst() throws {
         let (home, root) = try Self.scratch()
-        try Self.writeManifest(in: root + "/usr/lib/mozilla/native-messaging-hosts", hostPath: "/nonexistent/system-host")
+        try Self.writeManifest(
+            in: root + "/usr/lib/mozilla/native-messaging-hosts", hostPath: "/nonexistent/system-host")
         try Self.writeManifest(in: home + "/.mozilla/native-messaging-hosts", hostPath: "/nonexistent/user-host")
         let check = try Self.firefoxCheck(home: home, systemRoot: root)
         #expect(check.detail.contains("points at /nonexistent/user-host"))
@@ -43,6 +51,9 @@ struct DoctorManifestTests {
         let (home, root) = try Self.scratch()
         let check = try Self.firefoxCheck(home: home, systemRoot: root)
         #expect(check.status == .fail)
-        #expect(check.detail == "\(home)/.mozilla/native-messaging-hosts/webauthn_bridge.json is missing (and so is \(root)/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json)")
+        #expect(
+            check.detail
+                == "\(home)/.mozilla/native-messaging-hosts/webauthn_bridge.json is missing (and so is \(root)/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json)"
+        )
     }
 }

@@ -1,6 +1,7 @@
 import FIDO
 import Testing
 import WebAuthn
+
 @testable import BridgeHost
 
 /// What a page may learn from an error: Chromium's fixed texts, never the key's state.
@@ -13,28 +14,34 @@ struct ErrorMappingTests {
 
     @Test(arguments: keyStates)
     func keyFailuresReachThePageAsChromiumsNotAllowedText(code: Int32) {
-        let error = ErrorMapping.webAuthnError(for: FIDOError(code: code, function: "fido_dev_get_assert"), cancelled: false, timedOut: false)
+        let error = ErrorMapping.webAuthnError(
+            for: FIDOError(code: code, function: "fido_dev_get_assert"), cancelled: false, timedOut: false)
         #expect(error.name == .notAllowed)
         #expect(ErrorMapping.pageMessage(for: error) == ErrorMapping.PageText.notAllowed)
         #expect(error.message != ErrorMapping.PageText.notAllowed, "the precise reason stays for the log and the user")
     }
 
     @Test func anExcludedCredentialIsChromiumsInvalidStateText() {
-        let error = ErrorMapping.webAuthnError(for: FIDOError(code: FIDOError.credentialExcluded, function: "f"), cancelled: false, timedOut: false)
+        let error = ErrorMapping.webAuthnError(
+            for: FIDOError(code: FIDOError.credentialExcluded, function: "f"), cancelled: false, timedOut: false)
         #expect(error.name == .invalidState)
-        #expect(ErrorMapping.pageMessage(for: error) == "The user attempted to register an authenticator that contains one of the credentials already registered with the relying party.")
+        #expect(
+            ErrorMapping.pageMessage(for: error)
+                == "The user attempted to register an authenticator that contains one of the credentials already registered with the relying party."
+        )
     }
 
     static let validator = RelyingPartyIDValidator(publicSuffixList: .system())
 
-    @Test(arguments: [
-        ("https://example.com", "evil.com", ErrorMapping.PageText.badRelyingPartyID),
-        ("https://example.com", "com", ErrorMapping.PageText.badRelyingPartyID),
-        ("https://foo.github.io", "github.io", ErrorMapping.PageText.badRelyingPartyID),
-        ("https://example.com", "1.2.3.4", ErrorMapping.PageText.badRelyingPartyID),
-        ("https://127.0.0.1", nil, ErrorMapping.PageText.invalidDomain),
-        ("https://github.io", nil, ErrorMapping.PageText.invalidDomain),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("https://example.com", "evil.com", ErrorMapping.PageText.badRelyingPartyID),
+            ("https://example.com", "com", ErrorMapping.PageText.badRelyingPartyID),
+            ("https://foo.github.io", "github.io", ErrorMapping.PageText.badRelyingPartyID),
+            ("https://example.com", "1.2.3.4", ErrorMapping.PageText.badRelyingPartyID),
+            ("https://127.0.0.1", nil, ErrorMapping.PageText.invalidDomain),
+            ("https://github.io", nil, ErrorMapping.PageText.invalidDomain),
+        ] as [(String, String?, String)])
     func relyingPartyRefusalsUseChromiumsSecurityErrorTexts(origin: String, rpID: String?, expected: String) throws {
         let caller = try CallerOrigin(origin: origin, topOrigin: nil)
         #expect(throws: WebAuthnError.self) { try Self.validator.effectiveRPID(requested: rpID, for: caller) }
@@ -47,8 +54,10 @@ struct ErrorMappingTests {
     }
 
     @Test func errorsAboutThePagesOwnRequestKeepTheirMessage() {
-        for error in [WebAuthnError.typeError("challenge is required"), WebAuthnError(name: .syntax, message: "not JSON"),
-                      .notSupported("largeBlob cannot read and write in the same request."), ErrorMapping.aborted] {
+        for error in [
+            WebAuthnError.typeError("challenge is required"), WebAuthnError(name: .syntax, message: "not JSON"),
+            .notSupported("largeBlob cannot read and write in the same request."), ErrorMapping.aborted,
+        ] {
             #expect(ErrorMapping.pageMessage(for: error) == error.message)
         }
     }

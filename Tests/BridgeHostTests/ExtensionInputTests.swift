@@ -1,6 +1,7 @@
 import Testing
-@testable import BridgeHost
 import WebAuthn
+
+@testable import BridgeHost
 
 /// Parses a JSON literal as the protocol carries it: BufferSources are {"__binary__": base64url}.
 func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
@@ -17,7 +18,10 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
     }
 
     func errorName(_ body: () throws -> Void) -> DOMExceptionName? {
-        do { try body(); return nil } catch { return (error as? WebAuthnError)?.name }
+        do {
+            try body()
+            return nil
+        } catch { return (error as? WebAuthnError)?.name }
     }
 
     @Test func unknownExtensionsAreIgnored() throws {
@@ -27,23 +31,31 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
 
     @Test(arguments: [key2, "", "!!"])
     func prfEvalByCredentialKeysMustBeAllowedCredentialIDs(key: String) {
-        #expect(errorName { _ = try getInputs(#"{"prf": {"evalByCredential": {"\#(key)": {"first": {"__binary__": "AQ"}}}}}"#) } == .syntax)
+        #expect(
+            errorName {
+                _ = try getInputs(#"{"prf": {"evalByCredential": {"\#(key)": {"first": {"__binary__": "AQ"}}}}}"#)
+            } == .syntax)
     }
 
     @Test func prfEvalByCredentialWithoutAllowCredentialsIsNotSupported() {
-        #expect(errorName {
-            _ = try getInputs(#"{"prf": {"evalByCredential": {"\#(Self.key1)": {"first": {"__binary__": "AQ"}}}}}"#, allow: [])
-        } == .notSupported)
+        #expect(
+            errorName {
+                _ = try getInputs(
+                    #"{"prf": {"evalByCredential": {"\#(Self.key1)": {"first": {"__binary__": "AQ"}}}}}"#, allow: [])
+            } == .notSupported)
     }
 
     @Test func prfEvalByCredentialAtCreationIsNotSupported() {
-        #expect(errorName {
-            _ = try RegistrationExtensionInputs(json(#"{"prf": {"evalByCredential": {"\#(Self.key1)": {"first": {"__binary__": "AQ"}}}}}"#))
-        } == .notSupported)
+        #expect(
+            errorName {
+                _ = try RegistrationExtensionInputs(
+                    json(#"{"prf": {"evalByCredential": {"\#(Self.key1)": {"first": {"__binary__": "AQ"}}}}}"#))
+            } == .notSupported)
     }
 
     @Test func prfPicksTheCredentialsOwnInputElseEval() throws {
-        let text = #"{"prf": {"eval": {"first": {"__binary__": "CQ"}}, "evalByCredential": {"\#(Self.key1)": {"first": {"__binary__": "AQ"}, "second": {"__binary__": "Ag"}}}}}"#
+        let text =
+            #"{"prf": {"eval": {"first": {"__binary__": "CQ"}}, "evalByCredential": {"\#(Self.key1)": {"first": {"__binary__": "AQ"}, "second": {"__binary__": "Ag"}}}}}"#
         let inputs = try #require(try getInputs(text, allow: [Self.id1, Self.id2]).prf)
         #expect(inputs.values(for: Self.id1) == PRFInputs.Values(first: [1], second: [2]))
         #expect(inputs.values(for: Self.id2) == PRFInputs.Values(first: [9], second: nil))
@@ -61,7 +73,10 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
         (#"{"largeBlob": {"support": "required"}}"#, .notSupported),
         (#"{"hmacGetSecret": {"salt1": {"__binary__": "AQID"}}}"#, .typeError),
         (#"{"hmacGetSecret": {}}"#, .typeError),
-        (#"{"prf": {"eval": {"first": {"__binary__": "AQ"}}}, "hmacGetSecret": {"salt1": {"__binary__": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}}"#, .notSupported),
+        (
+            #"{"prf": {"eval": {"first": {"__binary__": "AQ"}}}, "hmacGetSecret": {"salt1": {"__binary__": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}}"#,
+            .notSupported
+        ),
         (#"{"largeBlob": {"write": "not bytes"}}"#, .typeError),
         (#"{"prf": {"eval": {"second": {"__binary__": "AQ"}}}}"#, .typeError),
         (#"{"appid": 5}"#, .typeError),
@@ -79,11 +94,13 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
     }
 
     @Test func registrationInputsAreRead() throws {
-        let inputs = try RegistrationExtensionInputs(json("""
-            {"credProps": true, "prf": {}, "hmacCreateSecret": true, "largeBlob": {"support": "preferred"},
-             "credBlob": {"__binary__": "Bw"}, "credentialProtectionPolicy": "userVerificationRequired",
-             "enforceCredentialProtectionPolicy": true, "minPinLength": true, "appidExclude": "https://example.com/a"}
-            """))
+        let inputs = try RegistrationExtensionInputs(
+            json(
+                """
+                {"credProps": true, "prf": {}, "hmacCreateSecret": true, "largeBlob": {"support": "preferred"},
+                 "credBlob": {"__binary__": "Bw"}, "credentialProtectionPolicy": "userVerificationRequired",
+                 "enforceCredentialProtectionPolicy": true, "minPinLength": true, "appidExclude": "https://example.com/a"}
+                """))
         #expect(inputs.credProps && inputs.prf && inputs.hmacCreateSecret && inputs.minPinLength)
         #expect(inputs.largeBlob == .preferred)
         #expect(inputs.credBlob == [7])
@@ -99,6 +116,8 @@ func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
     }
 
     @Test func unknownCredentialProtectionPolicyIsIgnored() throws {
-        #expect(try RegistrationExtensionInputs(json(#"{"credentialProtectionPolicy": "somethingElse"}"#)).credentialProtection == nil)
+        #expect(
+            try RegistrationExtensionInputs(json(#"{"credentialProtectionPolicy": "somethingElse"}"#))
+                .credentialProtection == nil)
     }
 }

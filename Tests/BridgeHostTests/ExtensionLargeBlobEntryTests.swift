@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+
 @testable import BridgeHost
 
 /// Host-sealed largeBlobs entries (the fallback for blobs libfido2 1.12 cannot seal).

@@ -1,19 +1,27 @@
 import Foundation
 import Testing
+
 @testable import BridgeHost
 
 struct LaunchContextTests {
     @Test func chromiumPassesTheExtensionOrigin() {
-        #expect(LaunchContext.browserLaunch(arguments: ["/x/webauthn-bridge", "chrome-extension://abcdef/"])
-            == .chromium(extensionID: "abcdef"))
+        #expect(
+            LaunchContext.browserLaunch(arguments: ["/x/webauthn-bridge", "chrome-extension://abcdef/"])
+                == .chromium(extensionID: "abcdef"))
     }
 
     @Test func firefoxPassesManifestPathAndExtensionID() {
-        #expect(LaunchContext.browserLaunch(arguments: ["/x/webauthn-bridge", "/home/u/.mozilla/native-messaging-hosts/webauthn_bridge.json", "a@b"])
-            == .firefox(manifestPath: "/home/u/.mozilla/native-messaging-hosts/webauthn_bridge.json", extensionID: "a@b"))
+        #expect(
+            LaunchContext.browserLaunch(arguments: [
+                "/x/webauthn-bridge", "/home/u/.mozilla/native-messaging-hosts/webauthn_bridge.json", "a@b",
+            ])
+                == .firefox(
+                    manifestPath: "/home/u/.mozilla/native-messaging-hosts/webauthn_bridge.json", extensionID: "a@b"))
     }
 
-    @Test(arguments: [["/x/webauthn-bridge"], ["/x/webauthn-bridge", "token", "show", "f"], ["/x/webauthn-bridge", "doctor"]])
+    @Test(arguments: [
+        ["/x/webauthn-bridge"], ["/x/webauthn-bridge", "token", "show", "f"], ["/x/webauthn-bridge", "doctor"],
+    ])
     func cliCommandLinesAreNotBrowserLaunches(arguments: [String]) {
         #expect(LaunchContext.browserLaunch(arguments: arguments) == nil)
     }
@@ -28,7 +36,8 @@ struct LaunchContextTests {
     }
 
     @Test func chromiumIDMatchesTheExtensionKey() throws {
-        let idFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../extension/chromium-id.txt")
+        let idFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../extension/chromium-id.txt")
         let recorded = try String(contentsOf: idFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(recorded == ExtensionAllowList.chromiumID)
     }
@@ -54,7 +63,8 @@ struct HostConfigurationTests {
             .write(toFile: dir + "/webauthn-bridge/config.json", atomically: true, encoding: .utf8)
         let config = try HostConfiguration.load(environment: [
             "HOME": "/home/u", "XDG_CONFIG_HOME": dir, "WEBAUTHN_BRIDGE_LOG_LEVEL": "trace",
-            "WEBAUTHN_BRIDGE_SOFT_TOKEN": "/tmp/t.state"])
+            "WEBAUTHN_BRIDGE_SOFT_TOKEN": "/tmp/t.state",
+        ])
         #expect(config.logLevel == .trace)
         #expect(config.pinentryProgram == "/usr/bin/pinentry-gtk-2")
         #expect(config.logFile == "/tmp/a.log")
@@ -70,17 +80,23 @@ struct HostConfigurationTests {
         #expect(config.extraAllowedExtensions == ["a@example.com", "b@example.com"])
     }
 
-    @Test(arguments: [#"{"logLevel":"loud"}"#, #"{"colour":"blue"}"#, "[1]", #"{"pinentry":7}"#, "not json",
-                      #"{"maxInboundFrameBytes":1.5}"#, #"{"maxInboundFrameBytes":0}"#, #"{"maxInboundFrameBytes":"9"}"#,
-                      #"{"allowedExtensions":["a@example.com",1]}"#, #"{"allowedExtensions":"a@example.com"}"#])
+    @Test(arguments: [
+        #"{"logLevel":"loud"}"#, #"{"colour":"blue"}"#, "[1]", #"{"pinentry":7}"#, "not json",
+        #"{"maxInboundFrameBytes":1.5}"#, #"{"maxInboundFrameBytes":0}"#, #"{"maxInboundFrameBytes":"9"}"#,
+        #"{"allowedExtensions":["a@example.com",1]}"#, #"{"allowedExtensions":"a@example.com"}"#,
+    ])
     func badConfigFilesAreReportedNotIgnored(contents: String) throws {
         let dir = try scratch()
         try contents.write(toFile: dir + "/webauthn-bridge/config.json", atomically: true, encoding: .utf8)
-        #expect(throws: ConfigurationError.self) { try HostConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": dir]) }
+        #expect(throws: ConfigurationError.self) {
+            try HostConfiguration.load(environment: ["HOME": "/h", "XDG_CONFIG_HOME": dir])
+        }
     }
 
     @Test func badLogLevelInEnvironmentIsReported() {
-        #expect(throws: ConfigurationError.self) { try HostConfiguration.load(environment: ["HOME": "/h", "WEBAUTHN_BRIDGE_LOG_LEVEL": "verbose"]) }
+        #expect(throws: ConfigurationError.self) {
+            try HostConfiguration.load(environment: ["HOME": "/h", "WEBAUTHN_BRIDGE_LOG_LEVEL": "verbose"])
+        }
     }
 }
 
@@ -144,7 +160,8 @@ struct HostLogTests {
 
 struct RequestIDRecoveryTests {
     @Test func theIDIsReadFromAFrameTheStrictParserRefuses() {
-        #expect(RequestLoop.recoverID(Array(#"{"id":"c-1","options":{"challenge":{"__binary__":"***"}}}"#.utf8)) == "c-1")
+        #expect(
+            RequestLoop.recoverID(Array(#"{"id":"c-1","options":{"challenge":{"__binary__":"***"}}}"#.utf8)) == "c-1")
     }
 
     @Test(arguments: [#"{"id":7}"#, #"{"id":""}"#, #"{"type":"info"}"#, "[1]", "{"])

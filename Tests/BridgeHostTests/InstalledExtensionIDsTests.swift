@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import BridgeHost
 
 struct InstalledExtensionIDsTests {
@@ -9,7 +10,8 @@ struct InstalledExtensionIDsTests {
 
     /// A fresh directory with `text` written as chromium-id.txt (mode 0644), and that file's path.
     func idFile(_ bytes: [UInt8], mode: mode_t = 0o644) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-installed-ids-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wb-installed-ids-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let path = dir + "/chromium-id.txt"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -26,16 +28,21 @@ struct InstalledExtensionIDsTests {
     @Test(arguments: [
         ("/usr/libexec/webauthn-bridge/webauthn-bridge", "/usr/share/webauthn-bridge/chromium-id.txt"),
         ("/usr/local/libexec/webauthn-bridge/webauthn-bridge", "/usr/local/share/webauthn-bridge/chromium-id.txt"),
-        ("/home/u/.local/libexec/webauthn-bridge/webauthn-bridge", "/home/u/.local/share/webauthn-bridge/chromium-id.txt"),
+        (
+            "/home/u/.local/libexec/webauthn-bridge/webauthn-bridge",
+            "/home/u/.local/share/webauthn-bridge/chromium-id.txt"
+        ),
         ("/libexec/webauthn-bridge/webauthn-bridge", "/share/webauthn-bridge/chromium-id.txt"),
     ])
     func theFileLiesInTheShareDirectoryOfTheBinarysPrefix(executable: String, expected: String) {
         #expect(InstalledExtensionIDs.idFile(forExecutable: executable) == expected)
     }
 
-    @Test(arguments: ["/work/repo/.build/release/webauthn-bridge", "/usr/bin/webauthn-bridge",
-                      "/opt/webauthn-bridge/webauthn-bridge", "/usr/libexec/other/webauthn-bridge", "webauthn-bridge",
-                      "libexec/webauthn-bridge/webauthn-bridge"])
+    @Test(arguments: [
+        "/work/repo/.build/release/webauthn-bridge", "/usr/bin/webauthn-bridge",
+        "/opt/webauthn-bridge/webauthn-bridge", "/usr/libexec/other/webauthn-bridge", "webauthn-bridge",
+        "libexec/webauthn-bridge/webauthn-bridge",
+    ])
     func aBinaryOutsideAnInstallLayoutHasNoFile(executable: String) {
         #expect(InstalledExtensionIDs.idFile(forExecutable: executable) == nil)
     }
@@ -52,9 +59,11 @@ struct InstalledExtensionIDsTests {
     }
 
     @Test func malformedLinesAreLeftOutByLineNumberAndTheRestKept() throws {
-        let lines = [Self.crxID.uppercased(), String(Self.crxID.dropLast()), Self.crxID + "a",
-                     String(Self.crxID.dropLast()) + "q", "webauthn-bridge@webauthn-bridge", Self.otherID,
-                     "chrome-extension://\(Self.crxID)/", "\u{1b}[31m\(Self.crxID)"]
+        let lines = [
+            Self.crxID.uppercased(), String(Self.crxID.dropLast()), Self.crxID + "a",
+            String(Self.crxID.dropLast()) + "q", "webauthn-bridge@webauthn-bridge", Self.otherID,
+            "chrome-extension://\(Self.crxID)/", "\u{1b}[31m\(Self.crxID)",
+        ]
         let reading = read(try idFile(lines.joined(separator: "\n")))
         #expect(reading.ids == [Self.otherID])
         #expect(reading.ignored.count == 7)
@@ -74,7 +83,8 @@ struct InstalledExtensionIDsTests {
         #expect(idLines.utf8.count > InstalledExtensionIDs.maximumFileBytes)
         let reading = read(try idFile(idLines))
         #expect(reading.ids.isEmpty)
-        #expect(reading.ignored.count == 1 && reading.ignored[0].contains("larger than 4096 bytes"), "\(reading.ignored)")
+        #expect(
+            reading.ignored.count == 1 && reading.ignored[0].contains("larger than 4096 bytes"), "\(reading.ignored)")
     }
 
     @Test func aFileOfExactlyTheBoundIsRead() throws {
@@ -111,7 +121,7 @@ struct InstalledExtensionIDsTests {
     @Test func aFIFOIsNeitherWaitedOnNorRead() throws {
         let path = try idFile("")
         #expect(unlink(path) == 0 && mkfifo(path, 0o644) == 0)
-        let reading = read(path)   // O_NONBLOCK: returns at once although no writer ever comes
+        let reading = read(path)  // O_NONBLOCK: returns at once although no writer ever comes
         #expect(reading.ids.isEmpty)
         #expect(reading.ignored.first?.contains("is not a regular file") == true, "\(reading.ignored)")
     }
@@ -119,13 +129,17 @@ struct InstalledExtensionIDsTests {
     @Test func installedIDsServeOnlyChromiumCallersAndAreReadOnlyWhenNeeded() {
         let list = ExtensionAllowList()
         var reads = 0
-        let installed = { reads += 1; return [Self.crxID] }
+        let installed = {
+            reads += 1
+            return [Self.crxID]
+        }
         #expect(list.permits(.chromium(extensionID: ExtensionAllowList.chromiumID), installedChromiumIDs: installed))
         #expect(list.permits(.direct, installedChromiumIDs: installed))
         #expect(reads == 0)
         #expect(list.permits(.chromium(extensionID: Self.crxID), installedChromiumIDs: installed))
         #expect(!list.permits(.chromium(extensionID: Self.otherID), installedChromiumIDs: installed))
-        #expect(!list.permits(.firefox(manifestPath: "/m.json", extensionID: Self.crxID), installedChromiumIDs: installed))
+        #expect(
+            !list.permits(.firefox(manifestPath: "/m.json", extensionID: Self.crxID), installedChromiumIDs: installed))
         #expect(reads == 2)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import BridgeHost
 
 /// Outside text in the log: visible escapes instead of line breaks and terminal controls.
@@ -31,7 +32,8 @@ struct LogTextTests {
     }
 
     @Test func aMessageWithNewlinesIsOneLineInTheFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("logtext-\(UUID().uuidString).log").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("logtext-\(UUID().uuidString).log")
+            .path
         let log = HostLog(path: path, level: .info)
         log.info("rp=example.com\n2026-01-01T00:00:00.000Z INFO forged", request: "r\n1")
         let text = try String(contentsOfFile: path, encoding: .utf8)

@@ -2,6 +2,7 @@ import Foundation
 import NativeMessaging
 import Testing
 import WebAuthn
+
 @testable import BridgeHost
 
 /// docs/protocol-constants.json is the one list of the names and numbers the extension and the host share; the

@@ -3,6 +3,7 @@ import Glibc
 import NativeMessaging
 import Testing
 import WebAuthn
+
 @testable import BridgeHost
 
 /// A ReplyChannel with a small outbound limit writing into a pipe, and the frames that reached the other end.
@@ -15,7 +16,9 @@ private final class SmallPipe {
         var fds: [Int32] = [-1, -1]
         precondition(pipe(&fds) == 0)
         self.fds = fds
-        let log = HostLog(path: FileManager.default.temporaryDirectory.appendingPathComponent("replies-\(UUID().uuidString).log").path, level: .error)
+        let log = HostLog(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("replies-\(UUID().uuidString).log")
+                .path, level: .error)
         replies = ReplyChannel(writer: FrameWriter(fileDescriptor: fds[1], maxFrameSize: limit), log: log)
         reader = FrameReader(fileDescriptor: fds[0])
     }
@@ -57,17 +60,24 @@ struct ReplyChannelTests {
 
     @Test func aStatusTooLargeForTheBrowserIsDroppedAndEndsNothing() throws {
         let channel = SmallPipe(limit: 300)
-        channel.replies.status("r-1", .selectAccount, extra: [("accounts", .string(String(repeating: "a", count: 1000)))])
+        channel.replies.status(
+            "r-1", .selectAccount, extra: [("accounts", .string(String(repeating: "a", count: 1000)))])
         channel.replies.error("r-1", WebAuthnError(name: .notAllowed, message: "No account was chosen."))
         let frames = try channel.frames()
-        #expect(frames.map { $0["type"]?.stringValue } == ["error"], "one final answer, and no error in place of the status")
+        #expect(
+            frames.map { $0["type"]?.stringValue } == ["error"], "one final answer, and no error in place of the status"
+        )
     }
 
     @Test func theErrorFrameTellsThePageChromiumsTextAndCarriesThePreciseReasonBesideIt() throws {
         let channel = SmallPipe(limit: 1 << 20)
         channel.replies.error("r-1", WebAuthnError(name: .notAllowed, message: "The security key's PIN is blocked."))
         let frame = try #require(try channel.frames().first)
-        #expect(frame["error"] == .object([("name", .string("NotAllowedError")), ("message", .string(ErrorMapping.PageText.notAllowed))]))
+        #expect(
+            frame["error"]
+                == .object([
+                    ("name", .string("NotAllowedError")), ("message", .string(ErrorMapping.PageText.notAllowed)),
+                ]))
         #expect(frame["detail"]?.stringValue == "The security key's PIN is blocked.")
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthn
+
 @testable import BridgeHost
 
 /// The `index` of a `select` frame comes from a page: every JSON value must be read without trapping.
@@ -27,7 +28,9 @@ struct AccountChoiceTests {
         }
     }
 
-    @Test(arguments: [JSONValue.string("0"), .bool(true), .array([.number(0)]), .object([("i", .number(0))]), .binary([0])])
+    @Test(arguments: [
+        JSONValue.string("0"), .bool(true), .array([.number(0)]), .object([("i", .number(0))]), .binary([0]),
+    ])
     func valuesOfOtherTypesAreInvalid(value: JSONValue) {
         #expect(AccountChoice(value) == .invalid("an index that is not a number"))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CBOR
 
 struct CBORTests {
@@ -57,7 +58,9 @@ struct CBORTests {
 }
 
 extension [UInt8] {
-    var hex: String { map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    var hex: String {
+        map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
 }
 
 extension String {

@@ -1,11 +1,12 @@
 import FIDO
+import SoftToken
+import Testing
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import SoftToken
-import Testing
 
 /// `getAssertions(_:allowing:pin:)` sends a slice of a longer list (a batch of a long allow list) through real
 /// libfido2 to a SoftToken: exactly that slice, wherever it starts in the list.
@@ -16,12 +17,16 @@ import Testing
     static func keyWithCredential() throws -> (Device, [UInt8], String) {
         FIDOLibrary.attachLogging(to: nil)
         let state = FileManager.default.temporaryDirectory.path + "/slice-\(UUID().uuidString).state"
-        let path = SoftTokenDevice.attach(try SoftToken.create(at: state, configuration: SoftTokenConfiguration(), pin: nil))
-        let device = try Device.open(DeviceLocation(path: path, io: SoftTokenDevice.ioFunctions, manufacturer: "test",
-                                                    product: "SoftToken", isSoftware: true))
-        let made = try device.makeCredential(CredentialRequest(
-            clientDataJSON: Array("{}".utf8), rpID: rpID, rpName: "Slice", userID: [1, 2, 3], userName: "u",
-            userDisplayName: "U", algorithm: -7, residentKey: false), pin: nil)
+        let path = SoftTokenDevice.attach(
+            try SoftToken.create(at: state, configuration: SoftTokenConfiguration(), pin: nil))
+        let device = try Device.open(
+            DeviceLocation(
+                path: path, io: SoftTokenDevice.ioFunctions, manufacturer: "test",
+                product: "SoftToken", isSoftware: true))
+        let made = try device.makeCredential(
+            CredentialRequest(
+                clientDataJSON: Array("{}".utf8), rpID: rpID, rpName: "Slice", userID: [1, 2, 3], userName: "u",
+                userDisplayName: "U", algorithm: -7, residentKey: false), pin: nil)
         return (device, made.credentialID, state)
     }
 
@@ -31,7 +36,9 @@ import Testing
         try? FileManager.default.removeItem(atPath: state)
     }
 
-    static func others(_ count: Int) -> [[UInt8]] { (0..<count).map { n in (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) } } }
+    static func others(_ count: Int) -> [[UInt8]] {
+        (0..<count).map { n in (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) } }
+    }
 
     @Test func aSliceNamingTheCredentialFindsItWhereverItStarts() throws {
         let (device, credential, state) = try Self.keyWithCredential()
@@ -49,7 +56,8 @@ import Testing
         let (device, credential, state) = try Self.keyWithCredential()
         defer { Self.discard(device, state) }
         let list = [credential] + Self.others(4)
-        let probe = AssertionRequest(clientDataJSON: Array("{}".utf8), rpID: Self.rpID, allowList: [credential], userPresence: false)
+        let probe = AssertionRequest(
+            clientDataJSON: Array("{}".utf8), rpID: Self.rpID, allowList: [credential], userPresence: false)
         // The slice, not the request's list, is what the key is asked about.
         do {
             let found = try device.getAssertions(probe, allowing: list[1...], pin: nil)

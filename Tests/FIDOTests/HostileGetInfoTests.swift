@@ -16,8 +16,10 @@ import Testing
             (.int(15), huge),
         ]).encode()
         FIDOLibrary.attachLogging(to: nil)
-        let device = try Device.open(DeviceLocation(path: "scripted:getinfo", io: ScriptedKey.ioFunctions,
-                                                    manufacturer: "test", product: "scripted", isSoftware: true))
+        let device = try Device.open(
+            DeviceLocation(
+                path: "scripted:getinfo", io: ScriptedKey.ioFunctions,
+                manufacturer: "test", product: "scripted", isSoftware: true))
         defer { device.close() }
         #expect(device.info.maxMessageSize == Int.max)
         #expect(device.info.maxCredentialCountInList == Int.max)
@@ -38,7 +40,8 @@ private enum ScriptedKey {
             open: { _ in UnsafeMutableRawPointer(bitPattern: 0x1) },
             close: { _ in },
             read: { _, buffer, length, _ in
-                guard let buffer, let report = ScriptedKey.outbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return -1 }
+                guard let buffer, let report = ScriptedKey.outbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() })
+                else { return -1 }
                 let count = min(length, report.count)
                 report.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: count) }
                 return Int32(count)
@@ -69,7 +72,8 @@ private enum ScriptedKey {
 
     static func send(on cid: [UInt8], command: UInt8, _ payload: [UInt8]) {
         var reports = [cid + [command, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload.prefix(57)]
-        var offset = min(payload.count, 57), sequence: UInt8 = 0
+        var offset = min(payload.count, 57)
+        var sequence: UInt8 = 0
         while offset < payload.count {
             reports.append(cid + [sequence] + payload[offset..<min(payload.count, offset + 59)])
             offset += 59

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FIDO
 
 struct UserVerificationPolicyTests {
@@ -28,7 +29,7 @@ struct UserVerificationPolicyTests {
         (noPINSet, .preferred, make, .none),
         (noPINSet, .discouraged, makeDiscoverable, .none),
         (pinSet, .discouraged, get, .none),
-        (pinSet, .discouraged, make, .pin),          // CTAP 2.0 key with PIN needs it for makeCredential
+        (pinSet, .discouraged, make, .pin),  // CTAP 2.0 key with PIN needs it for makeCredential
         (pinSetNoUVNeeded, .discouraged, make, .none),
         // makeCredUvNotRqd covers non-discoverable credentials only.
         (pinSetNoUVNeeded, .discouraged, makeDiscoverable, .pin),
@@ -40,8 +41,10 @@ struct UserVerificationPolicyTests {
         (builtInUV, .required, make, .builtIn),
         (alwaysUV, .discouraged, get, .pin),
     ])
-    func methodFollowsRequirementAndKeyOptions(options: [String: Bool], requirement: UserVerificationRequirement,
-                                               ceremony: UserVerificationPolicy.Ceremony, expected: UserVerificationMethod) throws {
+    func methodFollowsRequirementAndKeyOptions(
+        options: [String: Bool], requirement: UserVerificationRequirement,
+        ceremony: UserVerificationPolicy.Ceremony, expected: UserVerificationMethod
+    ) throws {
         let method = try UserVerificationPolicy.method(for: requirement, info: Self.info(options), ceremony: ceremony)
         #expect(method == expected)
     }

@@ -1,6 +1,7 @@
 import Glibc
 import TestSupport
 import Testing
+
 @testable import NativeMessaging
 
 struct FrameWriterTests {
@@ -10,7 +11,8 @@ struct FrameWriterTests {
         _ = ignoreSIGPIPE
         let pipe = Pipe()
         let writer = FrameWriter(fileDescriptor: pipe.writeEnd)
-        let threads = 4, framesPerThread = 100
+        let threads = 4
+        let framesPerThread = 100
         let failures = Locked(0)
         let writers = (0..<threads).map { id in
             TestThread {

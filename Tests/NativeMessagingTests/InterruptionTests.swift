@@ -1,6 +1,7 @@
 import Glibc
 import TestSupport
 import Testing
+
 @testable import NativeMessaging
 
 /// Signals arrive at a host (the browser, a debugger, the runtime); a read or write they interrupt is retried.

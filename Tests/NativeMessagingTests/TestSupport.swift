@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
-@testable import NativeMessaging
 import TestSupport
+
+@testable import NativeMessaging
 
 /// A pipe whose ends close themselves, so a failing test never leaves a peer blocked on the other end.
 final class Pipe: @unchecked Sendable {
@@ -97,7 +98,8 @@ let interruptingSignal: Int32 = {
 /// Compares frames without dumping megabytes into the test log when they differ.
 func summary(_ frame: InboundFrame?) -> String {
     switch frame {
-    case .message(let body)?: "message of \(body.count) bytes, hash \(body.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })"
+    case .message(let body)?:
+        "message of \(body.count) bytes, hash \(body.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })"
     case .oversize(let length)?: "oversize(\(length))"
     case .endOfStream?: "endOfStream"
     case nil: "nothing"

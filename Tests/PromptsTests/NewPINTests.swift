@@ -1,6 +1,7 @@
-import Testing
-@testable import Prompts
 import Secrets
+import Testing
+
+@testable import Prompts
 
 /// PIN set-up through pinentry (scripted peer) and the length rules behind it.
 struct NewPINTests {
@@ -16,17 +17,20 @@ struct NewPINTests {
         ])
         #expect(outcome { try peer.prompt().readNewPIN(request) } == .pin("123456"))
         let asked = peer.commands.filter { $0.hasPrefix("SETPROMPT") || $0.hasPrefix("SETERROR") }
-        #expect(asked == [
-            "SETPROMPT New PIN:",
-            "SETPROMPT New PIN:", "SETERROR The PIN must have at least 4 characters.",
-            "SETPROMPT Repeat PIN:",
-            "SETPROMPT New PIN:", "SETERROR The PINs do not match. Try again.",
-            "SETPROMPT Repeat PIN:",
-        ])
+        #expect(
+            asked == [
+                "SETPROMPT New PIN:",
+                "SETPROMPT New PIN:", "SETERROR The PIN must have at least 4 characters.",
+                "SETPROMPT Repeat PIN:",
+                "SETPROMPT New PIN:", "SETERROR The PINs do not match. Try again.",
+                "SETPROMPT Repeat PIN:",
+            ])
         #expect(peer.commands.filter { $0 == "GETPIN" }.count == 5)
-        #expect(peer.commands.contains {
-            $0.hasPrefix("SETDESC Set a PIN") && $0.contains("https://login.example.com") && $0.contains("example.com")
-        })
+        #expect(
+            peer.commands.contains {
+                $0.hasPrefix("SETDESC Set a PIN") && $0.contains("https://login.example.com")
+                    && $0.contains("example.com")
+            })
     }
 
     /// CTAP counts code points, not bytes: "ééé" is 6 bytes but only 3 characters.
@@ -36,7 +40,8 @@ struct NewPINTests {
             ["D %C3%A9%C3%A9%C3%A9%C3%A9", "OK"], ["D %C3%A9%C3%A9%C3%A9%C3%A9", "OK"],
         ])
         #expect(outcome { try peer.prompt().readNewPIN(request) } == .pin("éééé"))
-        #expect(peer.commands.filter { $0.hasPrefix("SETERROR") } == ["SETERROR The PIN must have at least 4 characters."])
+        #expect(
+            peer.commands.filter { $0.hasPrefix("SETERROR") } == ["SETERROR The PIN must have at least 4 characters."])
     }
 
     @Test func cancelOnTheRepeatCancelsTheWholeSetUp() throws {
@@ -63,14 +68,15 @@ struct NewPINTests {
         #expect([UInt8]([0x31, 0xC3, 0x28]).withUnsafeBytes { PINRules.codePointCount($0) } == nil)
     }
 
-    @Test(arguments: [
-        ("123", 4, "The PIN must have at least 4 characters."),
-        ("1234", 4, nil),
-        ("12345", 6, "The PIN must have at least 6 characters."),
-        (String(repeating: "7", count: 63), 4, nil),
-        (String(repeating: "7", count: 64), 4, "The PIN is too long (at most 63 bytes)."),
-        ("12\u{0}34", 4, "The PIN contains characters that cannot be used."),
-    ] as [(String, Int, String?)])
+    @Test(
+        arguments: [
+            ("123", 4, "The PIN must have at least 4 characters."),
+            ("1234", 4, nil),
+            ("12345", 6, "The PIN must have at least 6 characters."),
+            (String(repeating: "7", count: 63), 4, nil),
+            (String(repeating: "7", count: 64), 4, "The PIN is too long (at most 63 bytes)."),
+            ("12\u{0}34", 4, "The PIN contains characters that cannot be used."),
+        ] as [(String, Int, String?)])
     func lengthRules(pin: String, minimum: Int, problem: String?) {
         #expect(PINRules.problem(with: SecretBytes(Array(pin.utf8)), minimumLength: minimum) == problem)
     }

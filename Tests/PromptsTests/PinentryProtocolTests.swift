@@ -1,30 +1,33 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import Prompts
 
 /// pinentry through a scripted Assuan peer: the exact commands we send and every way the peer can answer.
 struct PinentryProtocolTests {
     init() { _ = ignoreSIGPIPE }
 
-    let request = PINRequest(rpID: "example.com", origin: "https://login.example.com", attemptsLeft: 5,
-                              retryMessage: "Wrong PIN. 5 attempts left.")
+    let request = PINRequest(
+        rpID: "example.com", origin: "https://login.example.com", attemptsLeft: 5,
+        retryMessage: "Wrong PIN. 5 attempts left.")
 
     @Test func sendsTheCommandsGnuPGSendsWithWhoAsksInTheDescription() throws {
         let peer = ScriptedPeer(getpin: [["D 123456", "OK"]])
         #expect(outcome { try peer.prompt().readPIN(request) } == .pin("123456"))
-        #expect(peer.commands == [
-            "OPTION ttyname=/dev/pts/99",
-            "OPTION ttytype=xterm",
-            "OPTION lc-ctype=C.UTF-8",
-            "SETTITLE webauthn-bridge",
-            "SETDESC Enter the PIN of your security key.%0A%0ASite: example.com%0A"
-                + "Requested by: https://login.example.com%0A5 attempts left.",
-            "SETPROMPT PIN:",
-            "SETERROR Wrong PIN. 5 attempts left.",
-            "GETPIN",
-            "BYE",
-        ])
+        #expect(
+            peer.commands == [
+                "OPTION ttyname=/dev/pts/99",
+                "OPTION ttytype=xterm",
+                "OPTION lc-ctype=C.UTF-8",
+                "SETTITLE webauthn-bridge",
+                "SETDESC Enter the PIN of your security key.%0A%0ASite: example.com%0A"
+                    + "Requested by: https://login.example.com%0A5 attempts left.",
+                "SETPROMPT PIN:",
+                "SETERROR Wrong PIN. 5 attempts left.",
+                "GETPIN",
+                "BYE",
+            ])
     }
 
     @Test func percentAndLineBreaksInTheDescriptionAreEscaped() throws {
@@ -69,7 +72,10 @@ struct PinentryProtocolTests {
     @Test(arguments: [
         (["D 135790", "ERR 83886179 Operation cancelled"], PromptError.cancelled),
         (["D 135790", "EXIT"], .failed("pinentry exited unexpectedly (during GETPIN)")),
-        (["D 135790", "135790"], .failed("pinentry sent a line that is not Assuan (is it really a pinentry program?)")),
+        (
+            ["D 135790", "135790"],
+            .failed("pinentry sent a line that is not Assuan (is it really a pinentry program?)")
+        ),
     ])
     func partialDataIsDroppedWhenTheCommandFails(reply: [String], error: PromptError) throws {
         let peer = ScriptedPeer(getpin: [reply])
@@ -85,7 +91,8 @@ struct PinentryProtocolTests {
     @Test func programExitingMidProtocolFails() throws {
         let peer = ScriptedPeer(getpin: [["EXIT"]])
         let prompt = try peer.prompt()
-        #expect(outcome { try prompt.readPIN(request) } == .error(.failed("pinentry exited unexpectedly (during GETPIN)")))
+        #expect(
+            outcome { try prompt.readPIN(request) } == .error(.failed("pinentry exited unexpectedly (during GETPIN)")))
         #expect(processIsGone(prompt.lastChildPID))
     }
 
@@ -102,8 +109,10 @@ struct PinentryProtocolTests {
 
     @Test func missingProgramIsUnavailable() {
         let prompt = PinentryPrompt(program: "no-such-pinentry-\(getpid())", environment: ["PATH": "/usr/bin:/bin"])
-        #expect(outcome { try prompt.readPIN(request) }
-            == .error(.unavailable("pinentry program \"no-such-pinentry-\(getpid())\" not found or not executable")))
+        #expect(
+            outcome { try prompt.readPIN(request) }
+                == .error(.unavailable("pinentry program \"no-such-pinentry-\(getpid())\" not found or not executable"))
+        )
         let absolute = PinentryPrompt(program: "/nonexistent/pinentry", environment: [:])
         guard case .error(.unavailable) = outcome({ try absolute.readPIN(request) }) else {
             Issue.record("expected .unavailable")
@@ -113,9 +122,11 @@ struct PinentryProtocolTests {
 
     @Test func shortPINIsAskedAgainWithoutReachingTheKey() throws {
         let peer = ScriptedPeer(getpin: [["OK"], ["D 12", "OK"], ["D 1234", "OK"]])
-        #expect(outcome { try peer.prompt().readPIN(PINRequest(rpID: "a.com", origin: "https://a.com")) } == .pin("1234"))
-        #expect(peer.commands.filter { $0.hasPrefix("SETERROR") }
-            == Array(repeating: "SETERROR The PIN must have at least 4 characters.", count: 2))
+        #expect(
+            outcome { try peer.prompt().readPIN(PINRequest(rpID: "a.com", origin: "https://a.com")) } == .pin("1234"))
+        #expect(
+            peer.commands.filter { $0.hasPrefix("SETERROR") }
+                == Array(repeating: "SETERROR The PIN must have at least 4 characters.", count: 2))
     }
 
     @Test(arguments: [0, ScriptedPeer.everyInterrupt])
@@ -199,9 +210,10 @@ struct PinentryProtocolTests {
     @Test func messageIsShownWithMESSAGE() throws {
         let peer = ScriptedPeer()
         try peer.prompt().showMessage("Your security key is locked.\nReset it to use it again.")
-        #expect(peer.commands.suffix(3) == [
-            "SETDESC Your security key is locked.%0AReset it to use it again.", "MESSAGE", "BYE",
-        ])
+        #expect(
+            peer.commands.suffix(3) == [
+                "SETDESC Your security key is locked.%0AReset it to use it again.", "MESSAGE", "BYE",
+            ])
     }
 }
 

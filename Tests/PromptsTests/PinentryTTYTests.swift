@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import Prompts
 
 /// The real Debian `pinentry-tty` on a pseudo-terminal: the test reads its screen and types like a user.
@@ -14,8 +15,9 @@ struct PinentryTTYTests {
     init() throws {
         _ = ignoreSIGPIPE
         terminal = try PseudoTerminal()
-        prompt = PinentryPrompt(program: pinentryTTY, environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm"],
-                                ttyName: terminal.slavePath)
+        prompt = PinentryPrompt(
+            program: pinentryTTY, environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm"],
+            ttyName: terminal.slavePath)
     }
 
     let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")
@@ -96,9 +98,10 @@ struct PinentryCursesTests {
     init() throws {
         _ = ignoreSIGPIPE
         terminal = try PseudoTerminal()
-        prompt = PinentryPrompt(program: pinentryCurses,
-                                environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
-                                ttyName: terminal.slavePath)
+        prompt = PinentryPrompt(
+            program: pinentryCurses,
+            environment: ["PATH": "/usr/bin:/bin", "TERM": "xterm", "LC_CTYPE": "C.UTF-8"],
+            ttyName: terminal.slavePath)
     }
 
     let request = PINRequest(rpID: "example.com", origin: "https://login.example.com")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Prompts
 
 /// WEBAUTHN_BRIDGE_PINENTRY > configured program > `pinentry` on PATH > /dev/tty > nothing.
@@ -11,8 +12,10 @@ struct PromptSelectorTests {
         pinentryOnPath = withPinentry.write("pinentry", "#!/bin/sh\nexit 0\n", executable: true)
     }
 
-    private func select(env: [String: String] = [:], configured: String? = nil, path: String? = nil,
-                        tty: String = "/nonexistent/tty") -> (any PINPrompt)? {
+    private func select(
+        env: [String: String] = [:], configured: String? = nil, path: String? = nil,
+        tty: String = "/nonexistent/tty"
+    ) -> (any PINPrompt)? {
         var environment = env
         environment["PATH"] = path ?? empty.path
         return PromptSelector.select(environment: environment, configuredProgram: configured, ttyPath: tty)
@@ -20,8 +23,9 @@ struct PromptSelectorTests {
 
     @Test func environmentVariableWinsOverEverything() throws {
         let terminal = try PseudoTerminal()
-        let chosen = select(env: ["WEBAUTHN_BRIDGE_PINENTRY": "/opt/env-pinentry"], configured: "/opt/configured",
-                            path: withPinentry.path, tty: terminal.slavePath)
+        let chosen = select(
+            env: ["WEBAUTHN_BRIDGE_PINENTRY": "/opt/env-pinentry"], configured: "/opt/configured",
+            path: withPinentry.path, tty: terminal.slavePath)
         #expect((chosen as? PinentryPrompt)?.program == "/opt/env-pinentry")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+
 @testable import Prompts
 
 /// A scripted Assuan server (python3) for the pinentry branches a real terminal cannot reach.
@@ -24,11 +25,15 @@ struct ScriptedPeer {
     /// Writes this peer's configuration; the script itself is shared (see `script`).
     func install() throws -> String {
         let config: [String: Any] = [
-            "log": logPath, "greeting": greeting, "getpin": getpin, "on": replies, "interruptsIgnored": interruptsIgnored,
+            "log": logPath, "greeting": greeting, "getpin": getpin, "on": replies,
+            "interruptsIgnored": interruptsIgnored,
             "echoOff": echoOff ?? "",
         ]
-        _ = directory.write("config.json", String(decoding: try JSONSerialization.data(withJSONObject: config),
-                                                   as: UTF8.self))
+        _ = directory.write(
+            "config.json",
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: config),
+                as: UTF8.self))
         return Self.script
     }
 
@@ -37,7 +42,9 @@ struct ScriptedPeer {
     /// that moment briefly holds copies of all our descriptors (until its exec). The pause lets such a child
     /// get past its exec before anyone runs the script.
     static let script: String = {
-        let path = scriptDirectory.write("fake-pinentry", """
+        let path = scriptDirectory.write(
+            "fake-pinentry",
+            """
             #!/usr/bin/python3
             import json, os, signal, sys, termios, time
             cfg = json.load(open(os.environ["FAKE_PINENTRY_CONFIG"]))
@@ -118,6 +125,8 @@ struct ScriptedPeer {
         return PinentryPrompt(program: script, environment: environment, ttyName: ttyName)
     }
 
-    static let environment = ["PATH": "/usr/bin:/bin", "GPG_TTY": "/dev/pts/99", "TERM": "xterm",
-                              "LC_CTYPE": "C.UTF-8"]
+    static let environment = [
+        "PATH": "/usr/bin:/bin", "GPG_TTY": "/dev/pts/99", "TERM": "xterm",
+        "LC_CTYPE": "C.UTF-8",
+    ]
 }

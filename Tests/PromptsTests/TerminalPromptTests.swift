@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import Prompts
 
 /// The /dev/tty fallback, on a pseudo-terminal standing in for the user's terminal.

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-@testable import Prompts
 import Secrets
 import TestSupport
+
+@testable import Prompts
 
 /// Runs a blocking prompt call on its own thread while the test plays the user; every join has a deadline.
 final class Background<Value: Sendable>: @unchecked Sendable {
@@ -10,7 +11,8 @@ final class Background<Value: Sendable>: @unchecked Sendable {
     private let result = Locked<Value?>(nil)
 
     init(_ body: @escaping @Sendable () -> Value) {
-        let done = self.done, result = self.result
+        let done = self.done
+        let result = self.result
         Thread {
             let value = body()
             result.with { $0 = value }
@@ -125,8 +127,9 @@ final class TemporaryDirectory: @unchecked Sendable {
 
     func write(_ name: String, _ contents: String, executable: Bool = false) -> String {
         let file = "\(path)/\(name)"
-        _ = FileManager.default.createFile(atPath: file, contents: Data(contents.utf8),
-                                       attributes: [.posixPermissions: executable ? 0o755 : 0o644])
+        _ = FileManager.default.createFile(
+            atPath: file, contents: Data(contents.utf8),
+            attributes: [.posixPermissions: executable ? 0o755 : 0o644])
         return file
     }
 }

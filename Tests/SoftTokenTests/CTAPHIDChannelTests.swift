@@ -3,6 +3,7 @@ import FIDO
 import Foundation
 import Synchronization
 import Testing
+
 @testable import SoftToken
 
 /// SoftToken keeps a bounded table of CTAPHID channels, least recently used evicted, as a key's firmware does

@@ -3,6 +3,7 @@ import CFIDO2
 import FIDO
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// CTAPHID framing errors cannot be produced through libfido2 (it never sends malformed frames), so these
@@ -13,7 +14,9 @@ final class RawChannel {
 
     init(_ path: String) throws {
         let io = self.io
-        guard let opened = path.withCString({ io.open!($0) }) else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "io.open") }
+        guard let opened = path.withCString({ io.open!($0) }) else {
+            throw FIDOError(code: FIDO_ERR_INTERNAL, function: "io.open")
+        }
         handle = opened
     }
     deinit { io.close!(handle) }
@@ -42,7 +45,10 @@ final class RawChannel {
     }
 
     func expectError(_ code: UInt8, channel: UInt32, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard let reply = read() else { Issue.record("no reply", sourceLocation: sourceLocation); return }
+        guard let reply = read() else {
+            Issue.record("no reply", sourceLocation: sourceLocation)
+            return
+        }
         #expect(Array(reply[0..<4]) == Self.cid(channel), sourceLocation: sourceLocation)
         #expect(reply[4] == 0xBF, "ERROR frame", sourceLocation: sourceLocation)
         #expect(reply[7] == code, sourceLocation: sourceLocation)
@@ -162,7 +168,9 @@ final class RawChannel {
         let raw = try RawChannel(fixture.devicePath)
         let channel = try raw.initialize()
         let length = 1300
-        raw.write(RawChannel.cid(channel) + [0x90, UInt8(length >> 8), UInt8(length & 0xFF)] + [UInt8](repeating: 0x02, count: 57))
+        raw.write(
+            RawChannel.cid(channel) + [0x90, UInt8(length >> 8), UInt8(length & 0xFF)]
+                + [UInt8](repeating: 0x02, count: 57))
         var sent = 57
         var sequence: UInt8 = 0
         while sent < length {

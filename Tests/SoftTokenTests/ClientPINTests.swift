@@ -1,8 +1,9 @@
 import CFIDO2
-@testable import FIDO
 import Foundation
 import Secrets
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct ClientPINTests {
@@ -56,7 +57,9 @@ import Testing
         for round in 0..<3 {
             let device = try fixture.open()
             for attempt in 0..<3 where round * 3 + attempt < 8 {
-                let expected = round * 3 + attempt == 7 ? FIDO_ERR_PIN_BLOCKED : (attempt == 2 ? FIDO_ERR_PIN_AUTH_BLOCKED : FIDO_ERR_PIN_INVALID)
+                let expected =
+                    round * 3 + attempt == 7
+                    ? FIDO_ERR_PIN_BLOCKED : (attempt == 2 ? FIDO_ERR_PIN_AUTH_BLOCKED : FIDO_ERR_PIN_INVALID)
                 expectFido(expected) { try device.makeCredential(pin: "0000") }
             }
             fixture.token.powerCycle()

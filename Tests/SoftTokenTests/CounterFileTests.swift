@@ -2,6 +2,7 @@ import CFIDO2
 import FIDO
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// Signature counters live in `FILE.counters` between saves of the state file; see `CounterFile`.
@@ -55,12 +56,16 @@ import Testing
     }
 
     @Test func creatingATokenRemovesTheCounterFileAndJournalOfAnEarlierTokenAtThatPath() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/counter-leftover-\(getpid())-\(UInt32.random(in: 0 ... .max))"
+        let directory =
+            FileManager.default.temporaryDirectory.path
+            + "/counter-leftover-\(getpid())-\(UInt32.random(in: 0 ... .max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/token.state"
-        try Data(CounterFile.encode([7], generation: CounterFile.newGeneration())).write(to: URL(fileURLWithPath: CounterFile.path(for: path)))
-        try Data(StateJournal.headerLine(generation: CounterFile.newGeneration())).write(to: URL(fileURLWithPath: StateJournal.path(for: path)))
+        try Data(CounterFile.encode([7], generation: CounterFile.newGeneration())).write(
+            to: URL(fileURLWithPath: CounterFile.path(for: path)))
+        try Data(StateJournal.headerLine(generation: CounterFile.newGeneration())).write(
+            to: URL(fileURLWithPath: StateJournal.path(for: path)))
         _ = try SoftToken.create(at: path, configuration: SoftTokenConfiguration(), pin: nil)
         #expect(!FileManager.default.fileExists(atPath: CounterFile.path(for: path)))
         #expect(!FileManager.default.fileExists(atPath: StateJournal.path(for: path)))
@@ -77,7 +82,9 @@ import Testing
         let bytes = try StateFile.readAll(counterPath)
         try Data(bytes.prefix(bytes.count - 1)).write(to: URL(fileURLWithPath: counterPath))
         try fixture.reload()
-        #expect(try fixture.open().getAssertion(allow: [credential.credentialID])[0].signCount == 2, "1 from the state file, plus this one")
+        #expect(
+            try fixture.open().getAssertion(allow: [credential.credentialID])[0].signCount == 2,
+            "1 from the state file, plus this one")
     }
 
     @Test func failedCounterSaveLeavesTheCounterUnchanged() throws {

@@ -2,6 +2,7 @@ import CFIDO2
 import FIDO
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// kill -9 while the token is saving must leave the old or the new state file, never a broken one.

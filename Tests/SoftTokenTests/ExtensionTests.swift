@@ -1,15 +1,18 @@
 import CBOR
 import CFIDO2
 import Cryptography
-@testable import FIDO
 import Foundation
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct ExtensionTests {
     /// The credential's sealed secrets, opened with the token's own wrapping key (white-box, to know credRandom).
     func secrets(_ fixture: TokenFixture, _ id: [UInt8]) throws -> CredentialSecrets {
-        try #require(CredentialID.open(id, rpIDHash: Digest.sha256(Array("example.com".utf8)), key: Array(fixture.token.state.wrappingKey)))
+        try #require(
+            CredentialID.open(
+                id, rpIDHash: Digest.sha256(Array("example.com".utf8)), key: Array(fixture.token.state.wrappingKey)))
     }
 
     @Test(arguments: [[2, 1], [1]]) func hmacSecretEqualsHMACOfCredRandomAndSalt(protocols: [Int]) throws {
@@ -26,7 +29,8 @@ import Testing
         #expect(withoutUV[0].hmacSecret == Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salt))
         #expect(libfido2Verify(withoutUV[0], hmacSecret: true, publicKey: credential.publicKey) == FIDO_OK)
 
-        let withUV = try device.getAssertion(allow: [credential.credentialID], pin: "1234", extensions: .withHMACSecret(salt))
+        let withUV = try device.getAssertion(
+            allow: [credential.credentialID], pin: "1234", extensions: .withHMACSecret(salt))
         #expect(withUV[0].hmacSecret == Digest.hmacSHA256(key: secrets.credRandomWithUV, data: salt))
         #expect(withUV[0].hmacSecret != withoutUV[0].hmacSecret)
 
@@ -45,7 +49,10 @@ import Testing
         #expect(credential.extensionOutputs?[text: "credProtect"] == .int(3))
         expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [credential.credentialID]) }
         expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion() }
-        #expect(libfido2Verify(try device.getAssertion(allow: [credential.credentialID], pin: "1234")[0], publicKey: credential.publicKey) == FIDO_OK)
+        #expect(
+            libfido2Verify(
+                try device.getAssertion(allow: [credential.credentialID], pin: "1234")[0],
+                publicKey: credential.publicKey) == FIDO_OK)
         #expect(try device.getAssertion(pin: "1234").count == 1)
         // An excludeList does not reveal it without UV either.
         var again = CredentialRequest()
@@ -191,7 +198,9 @@ import Testing
         let key = try largeBlobKey(device, pin: "1234")
         var blob = [UInt8](repeating: 0, count: 4000)
         for i in blob.indices { blob[i] = UInt8.random(in: 0...255) }
-        #expect(fido_dev_largeblob_set(device.handle, key, key.count, blob, blob.count, "1234") == FIDO_ERR_LARGEBLOB_STORAGE_FULL)
+        #expect(
+            fido_dev_largeblob_set(device.handle, key, key.count, blob, blob.count, "1234")
+                == FIDO_ERR_LARGEBLOB_STORAGE_FULL)
     }
 }
 
@@ -204,7 +213,8 @@ import Testing
         let assertion = try device.getAssertion(allow: [credential.credentialID], extensions: .withHMACSecret(salt))
         #expect((assertion[0].hmacSecret ?? []).isEmpty)
         // libfido2 then refuses to verify: it insists every requested extension appears in authenticator data.
-        #expect(libfido2Verify(assertion[0], hmacSecret: true, publicKey: credential.publicKey) == FIDO_ERR_INVALID_PARAM)
+        #expect(
+            libfido2Verify(assertion[0], hmacSecret: true, publicKey: credential.publicKey) == FIDO_ERR_INVALID_PARAM)
     }
 
     @Test func twoSaltsGiveTwoOutputsFromOneAssertion() throws {
@@ -215,8 +225,12 @@ import Testing
         let credential = try device.makeCredential(request)
         let salts = Digest.sha256(Array("one".utf8)) + Digest.sha256(Array("two".utf8))
         let assertion = try device.getAssertion(allow: [credential.credentialID], extensions: .withHMACSecret(salts))
-        let secrets = try #require(CredentialID.open(credential.credentialID, rpIDHash: Digest.sha256(Array("example.com".utf8)), key: Array(fixture.token.state.wrappingKey)))
-        #expect(assertion[0].hmacSecret == Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.prefix(32))
-            + Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.suffix(32)))
+        let secrets = try #require(
+            CredentialID.open(
+                credential.credentialID, rpIDHash: Digest.sha256(Array("example.com".utf8)),
+                key: Array(fixture.token.state.wrappingKey)))
+        #expect(
+            assertion[0].hmacSecret == Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.prefix(32))
+                + Digest.hmacSHA256(key: secrets.credRandomWithoutUV, data: salts.suffix(32)))
     }
 }

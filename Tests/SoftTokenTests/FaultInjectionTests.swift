@@ -1,12 +1,15 @@
 import CFIDO2
-@testable import FIDO
 import Foundation
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct FaultInjectionTests {
     /// After the fault, the file must still load, and a fault-free device must work again.
-    func expectStateIntact(_ fixture: TokenFixture, credentials: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectStateIntact(_ fixture: TokenFixture, credentials: Int, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let reloaded = try SoftToken(stateFile: fixture.stateFile)
         #expect(reloaded.summary().credentials.count == credentials, sourceLocation: sourceLocation)
         fixture.token.faults = .none
@@ -15,7 +18,8 @@ import Testing
 
     static let responseFaults: [ResponseFault] = [.garbage, .wrongChannel, .badSequence, .stall, .keepAliveForever]
 
-    @Test(arguments: responseFaults) func corruptedResponsesMakeLibfido2FailWithoutHanging(fault: ResponseFault) throws {
+    @Test(arguments: responseFaults) func corruptedResponsesMakeLibfido2FailWithoutHanging(fault: ResponseFault) throws
+    {
         let fixture = try TokenFixture()
         let device = try fixture.open(timeoutMS: 400)
         fixture.token.faults = FaultPlan(response: fault)
@@ -47,7 +51,9 @@ import Testing
         fixture.token.faults = FaultPlan(dropConnectionAfterReports: 2)
         var result: Int32 = FIDO_OK
         let ms = elapsedMS {
-            do { try device.getAssertion(allow: [credential.credentialID]) } catch { result = (error as? FIDOError)?.code ?? FIDO_OK }
+            do { try device.getAssertion(allow: [credential.credentialID]) } catch {
+                result = (error as? FIDOError)?.code ?? FIDO_OK
+            }
         }
         #expect(result == FIDO_ERR_TX || result == FIDO_ERR_RX, "\(String(cString: fido_strerr(result)))")
         #expect(ms < 1000)
@@ -59,10 +65,13 @@ import Testing
         let fixture = try TokenFixture()
         let device = try fixture.open()
         let credential = try device.makeCredential()
-        fixture.token.faults = FaultPlan(injectedErrors: [CTAPCommand.getAssertion.rawValue: CTAPStatus.pinAuthBlocked.rawValue])
+        fixture.token.faults = FaultPlan(injectedErrors: [
+            CTAPCommand.getAssertion.rawValue: CTAPStatus.pinAuthBlocked.rawValue
+        ])
         expectFido(FIDO_ERR_PIN_AUTH_BLOCKED) { try device.getAssertion(allow: [credential.credentialID]) }
         try device.makeCredential()
-        #expect(fixture.token.summary().credentials.first { $0.credentialID == credential.credentialID }?.signCount == 0)
+        #expect(
+            fixture.token.summary().credentials.first { $0.credentialID == credential.credentialID }?.signCount == 0)
         try expectStateIntact(fixture, credentials: 2)
     }
 

@@ -1,18 +1,21 @@
 import CFIDO2
-@testable import FIDO
 import Foundation
 import Synchronization
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 /// The fault plan's parts the integration fault matrix relies on (docs/robustness.md): faults aimed at one
 /// command, counted hits, clientPIN subcommands, a key pulled out mid-message, and the fault file through which
 /// another process's token gets its plan. libfido2 is the judge of every corrupted answer.
 @Suite struct FaultPlanTests {
-    @Test(arguments: [
-        (ResponseFault.shortReport, FIDO_ERR_RX), (.truncatedCBOR, FIDO_ERR_RX_NOT_CBOR), (.oversizedCBOR, FIDO_ERR_RX),
-        (.garbage, FIDO_ERR_RX), (.badSequence, FIDO_ERR_RX),
-    ] as [(ResponseFault, Int32)])
+    @Test(
+        arguments: [
+            (ResponseFault.shortReport, FIDO_ERR_RX), (.truncatedCBOR, FIDO_ERR_RX_NOT_CBOR),
+            (.oversizedCBOR, FIDO_ERR_RX),
+            (.garbage, FIDO_ERR_RX), (.badSequence, FIDO_ERR_RX),
+        ] as [(ResponseFault, Int32)])
     func aCorruptedAnswerToTheAimedCommandFailsOnlyThatCommand(fault: ResponseFault, expected: Int32) throws {
         let fixture = try TokenFixture()
         fixture.token.faults = FaultPlan(command: CTAPCommand.makeCredential.rawValue, response: fault, times: 1)
@@ -72,7 +75,10 @@ import Testing
         let device = try fixture.open(timeoutMS: 60_000)
         let outcome = Mutex<Int32?>(nil)
         let thread = Thread {
-            do { try device.makeCredential(); outcome.withLock { $0 = FIDO_OK } } catch {
+            do {
+                try device.makeCredential()
+                outcome.withLock { $0 = FIDO_OK }
+            } catch {
                 outcome.withLock { $0 = (error as? FIDOError)?.code ?? FIDO_ERR_INTERNAL }
             }
         }
@@ -91,7 +97,10 @@ import Testing
         let device = try fixture.open(timeoutMS: 60_000)
         let outcome = Mutex<Int32?>(nil)
         let thread = Thread {
-            do { try device.makeCredential(); outcome.withLock { $0 = FIDO_OK } } catch {
+            do {
+                try device.makeCredential()
+                outcome.withLock { $0 = FIDO_OK }
+            } catch {
                 outcome.withLock { $0 = (error as? FIDOError)?.code ?? FIDO_ERR_INTERNAL }
             }
         }
@@ -105,14 +114,17 @@ import Testing
 
     @Test func aMissingFaultFileLeavesAPlanSetInProcess() throws {
         let fixture = try TokenFixture()
-        fixture.token.faults = FaultPlan(injectedErrors: [CTAPCommand.makeCredential.rawValue: CTAPStatus.keyStoreFull.rawValue])
+        fixture.token.faults = FaultPlan(injectedErrors: [
+            CTAPCommand.makeCredential.rawValue: CTAPStatus.keyStoreFull.rawValue
+        ])
         expectFido(FIDO_ERR_KEY_STORE_FULL) { try fixture.open().makeCredential() }
     }
 
     @Test func anUnreadableFaultFileIsNoPlan() {
         #expect(FaultPlanFile.plan(from: "{not json") == .none)
         #expect(FaultPlanFile.plan(from: #"{"response": "no-such-fault"}"#) == .none)
-        #expect(FaultPlanFile.plan(from: #"{"command": 2, "response": "stall", "times": 1}"#)
-            == FaultPlan(command: 2, response: .stall, times: 1))
+        #expect(
+            FaultPlanFile.plan(from: #"{"command": 2, "response": "stall", "times": 1}"#)
+                == FaultPlan(command: 2, response: .stall, times: 1))
     }
 }

@@ -3,6 +3,7 @@ import CFIDO2
 import Cryptography
 import FIDO
 import Testing
+
 @testable import SoftToken
 
 @Suite struct GetAssertionTests {
@@ -74,7 +75,9 @@ import Testing
         let device = try fixture.open()
         let credential = try device.makeCredential()
         expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion() }
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(rpID: "other.example", allow: [credential.credentialID]) }
+        expectFido(FIDO_ERR_NO_CREDENTIALS) {
+            try device.getAssertion(rpID: "other.example", allow: [credential.credentialID])
+        }
         expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [Array(repeating: 1, count: 64)]) }
     }
 

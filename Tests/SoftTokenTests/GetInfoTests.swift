@@ -1,11 +1,15 @@
 import CFIDO2
-@testable import FIDO
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct GetInfoTests {
     /// Reads getInfo through libfido2's own parser.
-    func info(_ fixture: TokenFixture) throws -> (versions: [String], extensions: [String], options: [String: Bool], protocols: [UInt8], algorithms: [Int32], info: OpaquePointer) {
+    func info(_ fixture: TokenFixture) throws -> (
+        versions: [String], extensions: [String], options: [String: Bool], protocols: [UInt8], algorithms: [Int32],
+        info: OpaquePointer
+    ) {
         let device = try fixture.open()
         let ci = fido_cbor_info_new()!
         #expect(fido_dev_get_cbor_info(device.handle, ci) == FIDO_OK)
@@ -16,7 +20,8 @@ import Testing
         let extensions = strings(fido_cbor_info_extensions_ptr(ci), fido_cbor_info_extensions_len(ci))
         let names = strings(fido_cbor_info_options_name_ptr(ci), fido_cbor_info_options_len(ci))
         let values = (0..<names.count).map { fido_cbor_info_options_value_ptr(ci)![$0] }
-        let protocols = Array(UnsafeBufferPointer(start: fido_cbor_info_protocols_ptr(ci), count: fido_cbor_info_protocols_len(ci)))
+        let protocols = Array(
+            UnsafeBufferPointer(start: fido_cbor_info_protocols_ptr(ci), count: fido_cbor_info_protocols_len(ci)))
         let algorithms = (0..<fido_cbor_info_algorithm_count(ci)).map { fido_cbor_info_algorithm_cose(ci, $0) }
         return (versions, extensions, Dictionary(uniqueKeysWithValues: zip(names, values)), protocols, algorithms, ci)
     }
@@ -41,9 +46,13 @@ import Testing
         #expect(fido_cbor_info_maxcredbloblen(result.info) == 32)
         #expect(fido_cbor_info_maxlargeblob(result.info) == 1024)
         #expect(fido_cbor_info_minpinlen(result.info) == 4)
-        let aaguid = Array(UnsafeBufferPointer(start: fido_cbor_info_aaguid_ptr(result.info), count: fido_cbor_info_aaguid_len(result.info)))
+        let aaguid = Array(
+            UnsafeBufferPointer(
+                start: fido_cbor_info_aaguid_ptr(result.info), count: fido_cbor_info_aaguid_len(result.info)))
         #expect(aaguid == SoftTokenConfiguration.defaultAAGUID)
-        let transports = (0..<fido_cbor_info_transports_len(result.info)).map { String(cString: fido_cbor_info_transports_ptr(result.info)![$0]!) }
+        let transports = (0..<fido_cbor_info_transports_len(result.info)).map {
+            String(cString: fido_cbor_info_transports_ptr(result.info)![$0]!)
+        }
         #expect(transports == ["usb"])
     }
 

@@ -1,8 +1,9 @@
 import CBOR
 import CFIDO2
 import Cryptography
-@testable import FIDO
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct MakeCredentialTests {
@@ -17,7 +18,9 @@ import Testing
         #expect(credential.format == "packed")
     }
 
-    @Test(arguments: [COSE_ES256, COSE_EDDSA]) func certificateAttestationIsAcceptedByFidoCredVerify(algorithm: Int32) throws {
+    @Test(arguments: [COSE_ES256, COSE_EDDSA]) func certificateAttestationIsAcceptedByFidoCredVerify(algorithm: Int32)
+        throws
+    {
         let fixture = try TokenFixture(SoftTokenConfiguration(attestation: .certificate))
         var request = CredentialRequest()
         request.algorithm = Int(algorithm)
@@ -114,10 +117,14 @@ import Testing
         let file = try String(contentsOfFile: fixture.stateFile, encoding: .utf8)
         #expect(!file.contains("privateKey"))
         let rpIDHash = Digest.sha256(Array("example.com".utf8))
-        let secrets = try #require(CredentialID.open(credential.credentialID, rpIDHash: rpIDHash, key: Array(fixture.token.state.wrappingKey)))
+        let secrets = try #require(
+            CredentialID.open(credential.credentialID, rpIDHash: rpIDHash, key: Array(fixture.token.state.wrappingKey)))
         let key = try SigningKey.load(pkcs8DER: secrets.privateKey)
         #expect(Array(key.publicKeyBytes.dropFirst()) == credential.publicKey)
-        #expect(CredentialID.open(credential.credentialID, rpIDHash: Digest.sha256(Array("evil.example".utf8)), key: Array(fixture.token.state.wrappingKey)) == nil)
+        #expect(
+            CredentialID.open(
+                credential.credentialID, rpIDHash: Digest.sha256(Array("evil.example".utf8)),
+                key: Array(fixture.token.state.wrappingKey)) == nil)
     }
 
     @Test func touchProbeReportsTouchWithoutMakingACredential() throws {

@@ -2,6 +2,7 @@ import CBOR
 import Cryptography
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// pinUvAuthParam refusals of CTAP 2.1 §6.1.2 / §6.2.2 that libfido2 cannot be made to trigger: it always asks
@@ -29,14 +30,19 @@ import Testing
 
         /// A pinUvAuthToken with exactly these permissions; the issuing itself must succeed.
         func token(_ permissions: UInt8, rpID: String?) throws -> [UInt8] {
-            let (status, token) = try pinProtocol.pinUvAuthToken(client, pin: PinUvAuthTokenRulesTests.pin, permissions: permissions, rpID: rpID)
+            let (status, token) = try pinProtocol.pinUvAuthToken(
+                client, pin: PinUvAuthTokenRulesTests.pin, permissions: permissions, rpID: rpID)
             #expect(status == PinUvAuthTokenRulesTests.ok)
             return try #require(token)
         }
 
-        func makeCredential(rpID: String, param: [UInt8], protocolVersion: Int = 2, rk: Bool = false, clientDataHash: [UInt8]) throws -> (status: UInt8, reply: CBOR?) {
-            try client.send(.makeCredential, RawRequest.makeCredential(
-                rpID: rpID, clientDataHash: clientDataHash, param: param, protocolVersion: protocolVersion, rk: rk))
+        func makeCredential(
+            rpID: String, param: [UInt8], protocolVersion: Int = 2, rk: Bool = false, clientDataHash: [UInt8]
+        ) throws -> (status: UInt8, reply: CBOR?) {
+            try client.send(
+                .makeCredential,
+                RawRequest.makeCredential(
+                    rpID: rpID, clientDataHash: clientDataHash, param: param, protocolVersion: protocolVersion, rk: rk))
         }
 
         func pinRetries() throws -> Int? {
@@ -53,7 +59,8 @@ import Testing
     @Test func correctTokenAndParamMakeAUserVerifiedCredential() throws {
         let session = try Session()
         let token = try session.token(Self.mc, rpID: "example.com")
-        let (status, reply) = try session.makeCredential(rpID: "example.com", param: param(token), clientDataHash: clientDataHash)
+        let (status, reply) = try session.makeCredential(
+            rpID: "example.com", param: param(token), clientDataHash: clientDataHash)
         #expect(status == Self.ok)
         let authData = try #require(reply?[int: 2]?.bytesValue)
         #expect(authData[32] & 0x05 == 0x05, "UP and UV flags")
@@ -64,16 +71,23 @@ import Testing
     @Test func makeCredentialOnlyTokenIsRefusedForGetAssertion() throws {
         let session = try Session()
         let setup = try session.token(Self.mc, rpID: "example.com")
-        #expect(try session.makeCredential(rpID: "example.com", param: param(setup), rk: true, clientDataHash: clientDataHash).status == Self.ok)
+        #expect(
+            try session.makeCredential(
+                rpID: "example.com", param: param(setup), rk: true, clientDataHash: clientDataHash
+            ).status == Self.ok)
 
         let mcOnly = try session.token(Self.mc, rpID: "example.com")
-        let refused = try session.client.send(.getAssertion, RawRequest.getAssertion(rpID: "example.com", clientDataHash: clientDataHash, param: param(mcOnly)))
+        let refused = try session.client.send(
+            .getAssertion,
+            RawRequest.getAssertion(rpID: "example.com", clientDataHash: clientDataHash, param: param(mcOnly)))
         #expect(refused.status == Self.pinAuthInvalid)
         #expect(refused.reply == nil)
 
         // The same request with a ga token finds the credential: only the missing permission was refused.
         let withGA = try session.token(Self.ga, rpID: "example.com")
-        let allowed = try session.client.send(.getAssertion, RawRequest.getAssertion(rpID: "example.com", clientDataHash: clientDataHash, param: param(withGA)))
+        let allowed = try session.client.send(
+            .getAssertion,
+            RawRequest.getAssertion(rpID: "example.com", clientDataHash: clientDataHash, param: param(withGA)))
         #expect(allowed.status == Self.ok)
     }
 
@@ -97,10 +111,12 @@ import Testing
         let session = try Session()
         let token = try session.token(Self.mc, rpID: "example.com")
         let protocol1MAC = Array(param(token).prefix(16))
-        let refused = try session.makeCredential(rpID: "example.com", param: protocol1MAC, protocolVersion: 1, clientDataHash: clientDataHash)
+        let refused = try session.makeCredential(
+            rpID: "example.com", param: protocol1MAC, protocolVersion: 1, clientDataHash: clientDataHash)
         #expect(refused.status == Self.pinAuthInvalid)
 
-        let allowed = try session.makeCredential(rpID: "example.com", param: param(token), clientDataHash: clientDataHash)
+        let allowed = try session.makeCredential(
+            rpID: "example.com", param: param(token), clientDataHash: clientDataHash)
         #expect(allowed.status == Self.ok)
     }
 
@@ -108,7 +124,9 @@ import Testing
     @Test func protocol1OnATokenWithoutItIsInvalidParameter() throws {
         let session = try Session(SoftTokenConfiguration(pinUvAuthProtocols: [2]))
         let token = try session.token(Self.mc, rpID: "example.com")
-        let refused = try session.makeCredential(rpID: "example.com", param: Array(param(token).prefix(16)), protocolVersion: 1, clientDataHash: clientDataHash)
+        let refused = try session.makeCredential(
+            rpID: "example.com", param: Array(param(token).prefix(16)), protocolVersion: 1,
+            clientDataHash: clientDataHash)
         #expect(refused.status == CTAPStatus.invalidParameter.rawValue)
     }
 
@@ -127,7 +145,8 @@ import Testing
         #expect(try session.pinRetries() == 8)
         #expect(session.fixture.token.summary().pinRetries == 8)
 
-        let allowed = try session.makeCredential(rpID: "example.com", param: param(token), clientDataHash: clientDataHash)
+        let allowed = try session.makeCredential(
+            rpID: "example.com", param: param(token), clientDataHash: clientDataHash)
         #expect(allowed.status == Self.ok)
     }
 }

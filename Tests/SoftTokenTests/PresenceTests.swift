@@ -1,7 +1,8 @@
 import CFIDO2
-@testable import FIDO
 import Foundation
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct PresenceTests {

@@ -1,8 +1,9 @@
 import CBOR
 import CFIDO2
-@testable import FIDO
 import Foundation
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 /// The configurations `token create --profile` uses, as libfido2 sees them.
@@ -11,17 +12,23 @@ import Testing
         try #require(SoftTokenProfile.named(name)).configuration
     }
 
-    static func info(_ device: Device) throws -> (versions: [String], options: [String: Bool], protocols: [UInt8], maxList: UInt64) {
+    static func info(_ device: Device) throws -> (
+        versions: [String], options: [String: Bool], protocols: [UInt8], maxList: UInt64
+    ) {
         let info = try #require(fido_cbor_info_new())
         var owned: OpaquePointer? = info
         defer { fido_cbor_info_free(&owned) }
         #expect(fido_dev_get_cbor_info(device.handle, info) == FIDO_OK)
-        let versions = (0..<fido_cbor_info_versions_len(info)).map { String(cString: fido_cbor_info_versions_ptr(info)![$0]!) }
+        let versions = (0..<fido_cbor_info_versions_len(info)).map {
+            String(cString: fido_cbor_info_versions_ptr(info)![$0]!)
+        }
         var options: [String: Bool] = [:]
         for i in 0..<fido_cbor_info_options_len(info) {
-            options[String(cString: fido_cbor_info_options_name_ptr(info)![i]!)] = fido_cbor_info_options_value_ptr(info)![i]
+            options[String(cString: fido_cbor_info_options_name_ptr(info)![i]!)] =
+                fido_cbor_info_options_value_ptr(info)![i]
         }
-        let protocols = Array(UnsafeBufferPointer(start: fido_cbor_info_protocols_ptr(info), count: fido_cbor_info_protocols_len(info)))
+        let protocols = Array(
+            UnsafeBufferPointer(start: fido_cbor_info_protocols_ptr(info), count: fido_cbor_info_protocols_len(info)))
         return (versions, options, protocols, fido_cbor_info_maxcredcntlst(info))
     }
 
@@ -38,7 +45,9 @@ import Testing
         let device = try fixture.open()
         let info = try Self.info(device)
         #expect(info.versions == ["U2F_V2", "FIDO_2_0"])
-        #expect(info.options["pinUvAuthToken"] == nil && info.options["makeCredUvNotRqd"] == nil && info.options["largeBlobs"] == nil)
+        #expect(
+            info.options["pinUvAuthToken"] == nil && info.options["makeCredUvNotRqd"] == nil
+                && info.options["largeBlobs"] == nil)
         #expect(info.protocols == [1])
         #expect(!fido_dev_supports_permissions(device.handle))
         expectFido(FIDO_ERR_PIN_REQUIRED) { try device.makeCredential() }

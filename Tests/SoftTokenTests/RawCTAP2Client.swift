@@ -1,6 +1,7 @@
 import CBOR
 import Cryptography
 import Testing
+
 @testable import SoftToken
 
 /// A CTAP2 client that frames CBOR commands itself over `RawChannel`, so a test can send requests libfido2's
@@ -74,7 +75,9 @@ struct PlatformPINProtocol2 {
         hmacKey = Digest.hkdfSHA256(ikm: z, salt: salt, info: Array("CTAP2 HMAC key".utf8))
         aesKey = Digest.hkdfSHA256(ikm: z, salt: salt, info: Array("CTAP2 AES key".utf8))
         let point = ours.publicPoint
-        platformKey = .map([(1, 2), (3, -25), (-1, 1), (-2, .bytes(Array(point[1..<33]))), (-3, .bytes(Array(point[33..<65])))])
+        platformKey = .map([
+            (1, 2), (3, -25), (-1, 1), (-2, .bytes(Array(point[1..<33]))), (-3, .bytes(Array(point[33..<65]))),
+        ])
     }
 
     /// AES-256-CBC with a fresh random IV, sent in front of the ciphertext.
@@ -84,13 +87,18 @@ struct PlatformPINProtocol2 {
     }
 
     func decrypt(_ ciphertext: [UInt8]) throws -> [UInt8] {
-        try SymmetricCipher.aes256CBC(encrypt: false, key: aesKey, iv: Array(ciphertext.prefix(16)), data: Array(ciphertext.dropFirst(16)))
+        try SymmetricCipher.aes256CBC(
+            encrypt: false, key: aesKey, iv: Array(ciphertext.prefix(16)), data: Array(ciphertext.dropFirst(16)))
     }
 
     /// getPinUvAuthTokenUsingPinWithPermissions (clientPIN 0x09); returns the status and, on success, the token.
-    func pinUvAuthToken(_ client: RawCTAP2Client, pin: String, permissions: UInt8, rpID: String?) throws -> (status: UInt8, token: [UInt8]?) {
+    func pinUvAuthToken(_ client: RawCTAP2Client, pin: String, permissions: UInt8, rpID: String?) throws -> (
+        status: UInt8, token: [UInt8]?
+    ) {
         let pinHashEnc = try encrypt(Array(Digest.sha256(Array(pin.utf8)).prefix(16)))
-        var request: [(CBOR, CBOR)] = [(1, 2), (2, 9), (3, platformKey), (6, .bytes(pinHashEnc)), (9, .int(Int(permissions)))]
+        var request: [(CBOR, CBOR)] = [
+            (1, 2), (2, 9), (3, platformKey), (6, .bytes(pinHashEnc)), (9, .int(Int(permissions))),
+        ]
         if let rpID { request.append((10, .text(rpID))) }
         let (status, reply) = try client.send(.clientPIN, .map(request))
         guard status == CTAPStatus.ok.rawValue else { return (status, nil) }
@@ -98,12 +106,16 @@ struct PlatformPINProtocol2 {
     }
 
     /// Protocol 2's authenticate(): the full 32-byte HMAC-SHA-256 keyed with the pinUvAuthToken itself.
-    static func authenticate(token: [UInt8], _ message: [UInt8]) -> [UInt8] { Digest.hmacSHA256(key: token, data: message) }
+    static func authenticate(token: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        Digest.hmacSHA256(key: token, data: message)
+    }
 }
 
 /// Raw authenticatorMakeCredential / authenticatorGetAssertion requests with an optional pinUvAuthParam.
 enum RawRequest {
-    static func makeCredential(rpID: String, clientDataHash: [UInt8], param: [UInt8]?, protocolVersion: Int = 2, rk: Bool = false) -> CBOR {
+    static func makeCredential(
+        rpID: String, clientDataHash: [UInt8], param: [UInt8]?, protocolVersion: Int = 2, rk: Bool = false
+    ) -> CBOR {
         var map: [(CBOR, CBOR)] = [
             (1, .bytes(clientDataHash)),
             (2, .map([("id", .text(rpID)), ("name", "Example")])),

@@ -2,6 +2,7 @@ import CFIDO2
 import FIDO
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// Two processes holding one token file (two browsers, each with a host): neither saves over what the other
@@ -14,7 +15,8 @@ import Testing
         defer { SoftTokenDevice.detach(path: otherPath) }
         for round in 0..<3 {
             try fixture.open().makeCredential(CredentialRequest(userID: Array("a\(round)".utf8), residentKey: true))
-            try TokenFixture.open(path: otherPath).makeCredential(CredentialRequest(userID: Array("b\(round)".utf8), residentKey: true))
+            try TokenFixture.open(path: otherPath).makeCredential(
+                CredentialRequest(userID: Array("b\(round)".utf8), residentKey: true))
         }
         #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.count == 6)
         #expect(other.summary().credentials.count == 6, "each holder sees the other's credentials too")

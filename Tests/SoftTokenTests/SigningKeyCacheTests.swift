@@ -1,5 +1,6 @@
 import Cryptography
 import Testing
+
 @testable import SoftToken
 
 @Suite struct SigningKeyCacheTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// The hand-written state-file JSON must say exactly what the synthesized `Codable` conformance says.

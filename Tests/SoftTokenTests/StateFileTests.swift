@@ -1,7 +1,8 @@
 import CFIDO2
-@testable import FIDO
 import Foundation
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 @Suite struct StateFileTests {
@@ -36,8 +37,10 @@ import Testing
         let credential = try fixture.open().makeCredential()
         // A kill -9 between write and rename leaves a partial FILE.tmp behind, with loose permissions.
         let temporary = StateFile.temporaryPath(for: fixture.stateFile)
-        #expect(FileManager.default.createFile(atPath: temporary, contents: Data("{\"format\": \"webauthn-br".utf8),
-                                              attributes: [.posixPermissions: 0o644]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data("{\"format\": \"webauthn-br".utf8),
+                attributes: [.posixPermissions: 0o644]))
         try fixture.reload()
         try fixture.open().getAssertion(allow: [credential.credentialID])
         try fixture.token.setPresence(.automatic)  // saves the state file whole
@@ -60,10 +63,16 @@ import Testing
         try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: false)
         expectFido(FIDO_ERR_ERR_OTHER) { try device.makeCredential(request) }
         #expect(fixture.token.summary().credentials.map(\.credentialID) == [first.credentialID], "memory rolled back")
-        #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.map(\.credentialID) == [first.credentialID])
+        #expect(
+            try SoftToken(stateFile: fixture.stateFile).summary().credentials.map(\.credentialID) == [
+                first.credentialID
+            ])
         try FileManager.default.removeItem(atPath: temporary)
         let replacement = try device.makeCredential(request)
-        #expect(try SoftToken(stateFile: fixture.stateFile).summary().credentials.map(\.credentialID) == [replacement.credentialID])
+        #expect(
+            try SoftToken(stateFile: fixture.stateFile).summary().credentials.map(\.credentialID) == [
+                replacement.credentialID
+            ])
     }
 
     @Test func truncatedStateFileIsRejectedWithAClearError() throws {

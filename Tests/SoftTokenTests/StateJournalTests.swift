@@ -2,6 +2,7 @@ import CFIDO2
 import FIDO
 import Foundation
 import Testing
+
 @testable import SoftToken
 
 /// Credentials made and retry counters changed go to `FILE.journal` (see `StateJournal`), not a whole save.
@@ -56,7 +57,10 @@ import Testing
         let fixture = try TokenFixture()
         fixture.token.store.compactionBytes = 2000
         var made: [[UInt8]] = []
-        for i in 0..<8 { made.append(try fixture.open().makeCredential(CredentialRequest(userID: Array("user-\(i)".utf8))).credentialID) }
+        for i in 0..<8 {
+            made.append(
+                try fixture.open().makeCredential(CredentialRequest(userID: Array("user-\(i)".utf8))).credentialID)
+        }
         let journal = try StateFile.readAll(StateJournal.path(for: fixture.stateFile))
         #expect(journal.count < 2000 + 1000, "folded at least once")
         #expect(try StateFile.load(fixture.stateFile).credentials.map { Array($0.id) } == made)

@@ -1,8 +1,9 @@
 import CFIDO2
 import Cryptography
-@testable import FIDO
 import Foundation
 import Testing
+
+@testable import FIDO
 @testable import SoftToken
 
 /// U2F (CTAP1) mode, driven through libfido2's real U2F code path (its fallback for a key whose CTAPHID INIT
@@ -51,7 +52,9 @@ import Testing
         expectFido(FIDO_ERR_UNSUPPORTED_OPTION) { try device.getAssertion(allow: []) }
         let credential = try device.makeCredential()
         // Made for example.com: under another application parameter the key handle is not the key's.
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(rpID: "example.org", allow: [credential.credentialID]) }
+        expectFido(FIDO_ERR_NO_CREDENTIALS) {
+            try device.getAssertion(rpID: "example.org", allow: [credential.credentialID])
+        }
     }
 
     @Test func checkOnlyFindsAKeyHandleWithoutATouch() throws {
@@ -63,8 +66,12 @@ import Testing
         let credential = try device.makeCredential()
         try fixture.token.setPresence(.deny)
         // up=false: libfido2 sends only the check-only authenticate (0x07) and reports the handle as known.
-        expectFido(FIDO_ERR_USER_PRESENCE_REQUIRED) { try device.getAssertion(allow: [credential.credentialID], up: false) }
-        expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: [Array(repeating: 1, count: 64)], up: false) }
+        expectFido(FIDO_ERR_USER_PRESENCE_REQUIRED) {
+            try device.getAssertion(allow: [credential.credentialID], up: false)
+        }
+        expectFido(FIDO_ERR_NO_CREDENTIALS) {
+            try device.getAssertion(allow: [Array(repeating: 1, count: 64)], up: false)
+        }
     }
 
     @Test func answersTestOfUserPresenceRequiredUntilTouched() throws {
@@ -127,9 +134,14 @@ import Testing
         let fixture = try TokenFixture(Self.u2fOnly)
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<3000 {
-            var message = (0..<Int.random(in: 0...80, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var message = (0..<Int.random(in: 0...80, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             // Keep most inputs on the paths that parse further: CLA 0, a known instruction.
-            if message.count >= 2, Bool.random(using: &generator) { message[0] = 0; message[1] = UInt8.random(in: 1...3, using: &generator) }
+            if message.count >= 2, Bool.random(using: &generator) {
+                message[0] = 0
+                message[1] = UInt8.random(in: 1...3, using: &generator)
+            }
             let answer = fixture.token.locked { fixture.token.executeU2F(message) }
             #expect(answer.count >= 2)
         }
@@ -146,6 +158,9 @@ import Testing
         #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x01]) } == [0x67, 0x00])
         // Truncated extended lengths and authenticate data shorter than its key handle length say.
         #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x02, 3, 0, 0, 1]) } == [0x67, 0x00])
-        #expect(fixture.token.locked { fixture.token.executeU2F([0, 0x02, 3, 0, 0, 0, 65] + [UInt8](repeating: 0, count: 64) + [9]) } == [0x67, 0x00])
+        #expect(
+            fixture.token.locked {
+                fixture.token.executeU2F([0, 0x02, 3, 0, 0, 0, 65] + [UInt8](repeating: 0, count: 64) + [9])
+            } == [0x67, 0x00])
     }
 }

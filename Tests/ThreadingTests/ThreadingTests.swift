@@ -17,7 +17,10 @@ struct ConditionTests {
         let condition = Condition()
         nonisolated(unsafe) var value = 0
         startDetachedThread(name: "signaller") {
-            condition.withLock { value = 42; condition.signal() }
+            condition.withLock {
+                value = 42
+                condition.signal()
+            }
         }
         let deadline = Deadline.after(.seconds(10))
         let seen = condition.withLock { () -> Int in
@@ -48,7 +51,8 @@ struct DeadlineTests {
     }
 
     @Test func theEarlierOfTwoDeadlinesIsTheMinimum() {
-        let soon = Deadline.after(.seconds(1)), later = Deadline.after(.seconds(2))
+        let soon = Deadline.after(.seconds(1))
+        let later = Deadline.after(.seconds(2))
         #expect(min(soon, later) == soon)
         #expect(soon < later)
     }
@@ -62,7 +66,10 @@ struct DetachedThreadTests {
         startDetachedThread(name: "a-name-longer-than-fifteen-bytes") {
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             let same = pthread_equal(pthread_self(), caller) != 0
-            done.withLock { result = (name, same); done.signal() }
+            done.withLock {
+                result = (name, same)
+                done.signal()
+            }
         }
         let deadline = Deadline.after(.seconds(10))
         done.withLock { while result == nil, !deadline.isPast { done.wait(until: deadline) } }
@@ -81,7 +88,10 @@ struct ThreadLocalTests {
             let before = local.value
             local.value = "other"
             let after = local.value
-            done.withLock { seen = (before, after); done.signal() }
+            done.withLock {
+                seen = (before, after)
+                done.signal()
+            }
         }
         let deadline = Deadline.after(.seconds(10))
         done.withLock { while seen == nil, !deadline.isPast { done.wait(until: deadline) } }

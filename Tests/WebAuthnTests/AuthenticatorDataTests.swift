@@ -1,6 +1,7 @@
 import CBOR
 import Cryptography
 import Testing
+
 @testable import WebAuthn
 
 /// Builds authenticator data the way a CTAP2 authenticator lays it out.
@@ -14,17 +15,21 @@ struct AuthenticatorDataBuilder {
     var extensions: CBOR? = nil
 
     static func cose(_ key: SigningKey) -> CBOR {
-        .map(key.coseKey.map { label, value in
-            switch value {
-            case .int(let i): return (.int(label), .int(i))
-            case .bytes(let b): return (.int(label), .bytes(b))
-            }
-        })
+        .map(
+            key.coseKey.map { label, value in
+                switch value {
+                case .int(let i): return (.int(label), .int(i))
+                case .bytes(let b): return (.int(label), .bytes(b))
+                }
+            })
     }
 
     var bytes: [UInt8] {
         var out = Digest.sha256(Array(rpID.utf8)) + [flags]
-        out += [UInt8(signCount >> 24), UInt8(signCount >> 16 & 0xFF), UInt8(signCount >> 8 & 0xFF), UInt8(signCount & 0xFF)]
+        out += [
+            UInt8(signCount >> 24), UInt8(signCount >> 16 & 0xFF), UInt8(signCount >> 8 & 0xFF),
+            UInt8(signCount & 0xFF),
+        ]
         if let publicKey {
             out += aaguid + [UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xFF)] + credentialID
             out += publicKey.encode()
@@ -79,15 +84,18 @@ struct AuthenticatorDataTests {
     @Test func registrationWithExtensionsParsesBoth() throws {
         let key = try SigningKey.generate(.es256)
         let builder = AuthenticatorDataBuilder(
-            flags: 0xC1, publicKey: AuthenticatorDataBuilder.cose(key), extensions: .map([(.text("hmac-secret"), .bool(true))]))
+            flags: 0xC1, publicKey: AuthenticatorDataBuilder.cose(key),
+            extensions: .map([(.text("hmac-secret"), .bool(true))]))
         let data = try AuthenticatorData(bytes: builder.bytes)
         #expect(data.attestedCredential?.algorithm == -7)
         #expect(data.extensions?[text: "hmac-secret"]?.boolValue == true)
     }
 
     @Test func keyThatOpenSSLCannotExpressKeepsItsAlgorithmButHasNoPublicKey() throws {
-        let unknownCurve = CBOR.map([(.int(1), .int(2)), (.int(3), .int(-36)), (.int(-1), .int(3)),
-                                     (.int(-2), .bytes(Array(repeating: 1, count: 66))), (.int(-3), .bytes(Array(repeating: 2, count: 66)))])
+        let unknownCurve = CBOR.map([
+            (.int(1), .int(2)), (.int(3), .int(-36)), (.int(-1), .int(3)),
+            (.int(-2), .bytes(Array(repeating: 1, count: 66))), (.int(-3), .bytes(Array(repeating: 2, count: 66))),
+        ])
         let data = try AuthenticatorData(bytes: AuthenticatorDataBuilder(publicKey: unknownCurve).bytes)
         #expect(data.attestedCredential?.algorithm == -36)
         #expect(data.attestedCredential?.publicKey == nil)
@@ -95,23 +103,37 @@ struct AuthenticatorDataTests {
 
     @Test func everyTruncationIsAnEncodingErrorNotACrash() throws {
         let key = try SigningKey.generate(.es256)
-        let full = AuthenticatorDataBuilder(flags: 0xC5, publicKey: AuthenticatorDataBuilder.cose(key),
-                                            extensions: .map([(.text("credProtect"), .int(1))])).bytes
+        let full = AuthenticatorDataBuilder(
+            flags: 0xC5, publicKey: AuthenticatorDataBuilder.cose(key),
+            extensions: .map([(.text("credProtect"), .int(1))])
+        ).bytes
         for length in 0..<full.count {
             #expect(throws: WebAuthnError.self) { try AuthenticatorData(bytes: Array(full.prefix(length))) }
         }
         do { _ = try AuthenticatorData(bytes: Array(full.prefix(10))) } catch {
-            #expect(error == .encoding("The security key returned malformed authenticator data: 10 bytes, fewer than the 37 required"))
+            #expect(
+                error
+                    == .encoding(
+                        "The security key returned malformed authenticator data: 10 bytes, fewer than the 37 required"))
         }
     }
 
     @Test(arguments: [
         (AuthenticatorDataBuilder(flags: 0x01).bytes + [0x00], "1 unexpected bytes at the end"),
-        (AuthenticatorDataBuilder(flags: 0x41, publicKey: .text("not a key")).bytes, "credential public key is not a COSE_Key map"),
-        (AuthenticatorDataBuilder(flags: 0x41, publicKey: .map([(.int(1), .int(2))])).bytes, "credential public key lacks kty (1) or alg (3)"),
+        (
+            AuthenticatorDataBuilder(flags: 0x41, publicKey: .text("not a key")).bytes,
+            "credential public key is not a COSE_Key map"
+        ),
+        (
+            AuthenticatorDataBuilder(flags: 0x41, publicKey: .map([(.int(1), .int(2))])).bytes,
+            "credential public key lacks kty (1) or alg (3)"
+        ),
         (AuthenticatorDataBuilder(flags: 0x81, extensions: .array([])).bytes, "extension outputs are not a CBOR map"),
-        (AuthenticatorDataBuilder(flags: 0x41, credentialID: Array(repeating: 0, count: 300), publicKey: .map([])).bytes.prefix(100).map { $0 },
-         "credential ID is truncated"),
+        (
+            AuthenticatorDataBuilder(flags: 0x41, credentialID: Array(repeating: 0, count: 300), publicKey: .map([]))
+                .bytes.prefix(100).map { $0 },
+            "credential ID is truncated"
+        ),
     ])
     func malformedDataNamesTheProblem(bytes: [UInt8], why: String) {
         #expect(throws: WebAuthnError.encoding("The security key returned malformed authenticator data: \(why)")) {
@@ -144,15 +166,21 @@ struct AttestationObjectTests {
 
     @Test func noneConveyanceReplacesTheStatementButKeepsAuthenticatorData() throws {
         let key = try SigningKey.generate(.es256)
-        let data = try AuthenticatorData(bytes: AuthenticatorDataBuilder(publicKey: AuthenticatorDataBuilder.cose(key)).bytes)
-        let statement = CBOR.map([(.text("alg"), .int(-7)), (.text("sig"), .bytes([1])), (.text("x5c"), .array([.bytes([2])]))])
-        let none = try CBOR.decode(AttestationObject.conveyed(.none, format: "packed", statement: statement, authenticatorData: data))
+        let data = try AuthenticatorData(
+            bytes: AuthenticatorDataBuilder(publicKey: AuthenticatorDataBuilder.cose(key)).bytes)
+        let statement = CBOR.map([
+            (.text("alg"), .int(-7)), (.text("sig"), .bytes([1])), (.text("x5c"), .array([.bytes([2])])),
+        ])
+        let none = try CBOR.decode(
+            AttestationObject.conveyed(.none, format: "packed", statement: statement, authenticatorData: data))
         #expect(none[text: "fmt"] == .text("none"))
         #expect(none[text: "attStmt"] == .map([]))
         #expect(none[text: "authData"]?.bytesValue == data.bytes)
 
         for preference in [AttestationConveyance.direct, .indirect] {
-            let kept = try CBOR.decode(AttestationObject.conveyed(preference, format: "packed", statement: .raw(statement.encode()), authenticatorData: data))
+            let kept = try CBOR.decode(
+                AttestationObject.conveyed(
+                    preference, format: "packed", statement: .raw(statement.encode()), authenticatorData: data))
             #expect(kept[text: "fmt"] == .text("packed"))
             #expect(kept[text: "attStmt"] == statement)
         }
@@ -160,10 +188,15 @@ struct AttestationObjectTests {
 
     @Test func noneConveyanceKeepsSelfAttestation() throws {
         let key = try SigningKey.generate(.es256)
-        let data = try AuthenticatorData(bytes: AuthenticatorDataBuilder(aaguid: Array(repeating: 0, count: 16),
-                                                                        publicKey: AuthenticatorDataBuilder.cose(key)).bytes)
+        let data = try AuthenticatorData(
+            bytes: AuthenticatorDataBuilder(
+                aaguid: Array(repeating: 0, count: 16),
+                publicKey: AuthenticatorDataBuilder.cose(key)
+            ).bytes)
         let statement = CBOR.map([(.text("alg"), .int(-7)), (.text("sig"), .bytes([1]))])
-        let kept = try CBOR.decode(AttestationObject.conveyed(.none, format: "packed", statement: .raw(statement.encode()), authenticatorData: data))
+        let kept = try CBOR.decode(
+            AttestationObject.conveyed(
+                .none, format: "packed", statement: .raw(statement.encode()), authenticatorData: data))
         #expect(kept[text: "fmt"] == .text("packed"))
     }
 }
@@ -177,13 +210,20 @@ struct CredentialJSONTests {
             credentialID: [9, 8, 7], clientDataJSON: [1], attestationObject: [2], authenticatorData: data,
             transports: ["usb"], extensionResults: ["credProps": CredProps.output(residentKey: false)])
 
-        #expect(credential.objectValue?.map(\.0) == ["type", "id", "rawId", "authenticatorAttachment", "response", "clientExtensionResults"])
+        #expect(
+            credential.objectValue?.map(\.0) == [
+                "type", "id", "rawId", "authenticatorAttachment", "response", "clientExtensionResults",
+            ])
         #expect(credential["type"] == "public-key")
         #expect(credential["id"] == "CQgH")
         #expect(credential["rawId"] == .binary([9, 8, 7]))
         #expect(credential["authenticatorAttachment"] == "cross-platform")
         let response = try #require(credential["response"])
-        #expect(response.objectValue?.map(\.0) == ["clientDataJSON", "attestationObject", "authenticatorData", "transports", "publicKey", "publicKeyAlgorithm"])
+        #expect(
+            response.objectValue?.map(\.0) == [
+                "clientDataJSON", "attestationObject", "authenticatorData", "transports", "publicKey",
+                "publicKeyAlgorithm",
+            ])
         #expect(response["authenticatorData"] == .binary(builder.bytes))
         #expect(response["transports"] == ["usb"])
         #expect(response["publicKey"] == .binary(data.attestedCredential!.publicKey!.spkiDER))
@@ -193,26 +233,35 @@ struct CredentialJSONTests {
     }
 
     @Test func registrationWithoutExpressibleKeyHasNullPublicKey() throws {
-        let odd = CBOR.map([(.int(1), .int(2)), (.int(3), .int(-36)), (.int(-1), .int(3)), (.int(-2), .bytes([1])), (.int(-3), .bytes([2]))])
+        let odd = CBOR.map([
+            (.int(1), .int(2)), (.int(3), .int(-36)), (.int(-1), .int(3)), (.int(-2), .bytes([1])),
+            (.int(-3), .bytes([2])),
+        ])
         let data = try AuthenticatorData(bytes: AuthenticatorDataBuilder(publicKey: odd).bytes)
         let credential = CredentialJSON.registration(
-            credentialID: [1], clientDataJSON: [], attestationObject: [], authenticatorData: data, transports: [], extensionResults: [:])
+            credentialID: [1], clientDataJSON: [], attestationObject: [], authenticatorData: data, transports: [],
+            extensionResults: [:])
         #expect(credential["response"]?["publicKey"] == .null)
         #expect(credential["response"]?["publicKeyAlgorithm"] == -36)
     }
 
     @Test func assertionHasTheProtocolShape() {
         let credential = CredentialJSON.assertion(
-            credentialID: [0xFF], clientDataJSON: [1], authenticatorData: [2], signature: [3], userHandle: [4], extensionResults: [:])
+            credentialID: [0xFF], clientDataJSON: [1], authenticatorData: [2], signature: [3], userHandle: [4],
+            extensionResults: [:])
         #expect(credential["id"] == "_w")
-        #expect(credential["response"]?.objectValue?.map(\.0) == ["clientDataJSON", "authenticatorData", "signature", "userHandle"])
+        #expect(
+            credential["response"]?.objectValue?.map(\.0) == [
+                "clientDataJSON", "authenticatorData", "signature", "userHandle",
+            ])
         #expect(credential["response"]?["userHandle"] == .binary([4]))
         #expect(credential["clientExtensionResults"] == .object([]))
     }
 
     @Test func assertionWithoutUserHandleHasNull() {
         let credential = CredentialJSON.assertion(
-            credentialID: [1], clientDataJSON: [], authenticatorData: [], signature: [], userHandle: nil, extensionResults: [:])
+            credentialID: [1], clientDataJSON: [], authenticatorData: [], signature: [], userHandle: nil,
+            extensionResults: [:])
         #expect(credential["response"]?["userHandle"] == .null)
     }
 

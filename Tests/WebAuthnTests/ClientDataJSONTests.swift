@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthn
 
 struct ClientDataJSONTests {
@@ -11,18 +12,24 @@ struct ClientDataJSONTests {
     }
 
     @Test func createHasTheFourMembersInChromiumsOrder() throws {
-        #expect(try text(.create, "https://example.com")
-            == #"{"type":"webauthn.create","challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","origin":"https://example.com","crossOrigin":false}"#)
+        #expect(
+            try text(.create, "https://example.com")
+                == #"{"type":"webauthn.create","challenge":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","origin":"https://example.com","crossOrigin":false}"#
+        )
     }
 
     @Test func getUsesWebAuthnGetAndKeepsThePort() throws {
-        #expect(try text(.get, "https://example.com:8443")
-            == #"{"type":"webauthn.get","challenge":"\#(challengeText)","origin":"https://example.com:8443","crossOrigin":false}"#)
+        #expect(
+            try text(.get, "https://example.com:8443")
+                == #"{"type":"webauthn.get","challenge":"\#(challengeText)","origin":"https://example.com:8443","crossOrigin":false}"#
+        )
     }
 
     @Test func crossOriginAddsTopOriginAfterCrossOrigin() throws {
-        #expect(try text(.get, "https://pay.example", top: "https://shop.example")
-            == #"{"type":"webauthn.get","challenge":"\#(challengeText)","origin":"https://pay.example","crossOrigin":true,"topOrigin":"https://shop.example"}"#)
+        #expect(
+            try text(.get, "https://pay.example", top: "https://shop.example")
+                == #"{"type":"webauthn.get","challenge":"\#(challengeText)","origin":"https://pay.example","crossOrigin":true,"topOrigin":"https://shop.example"}"#
+        )
     }
 
     @Test func sameOriginTopOriginIsNotRecorded() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthn
 
 /// A frame of the top-level origin nested under a frame of another origin (A→B→A) is not same-origin with all
@@ -13,13 +14,15 @@ struct CrossOriginAncestorTests {
     }
 
     @Test func aFrameOfTheTopOriginUnderAnotherOriginIsCrossOrigin() throws {
-        #expect(try clientData("https://a.example", top: "https://a.example", crossOrigin: true)
-            .hasSuffix(#""origin":"https://a.example","crossOrigin":true,"topOrigin":"https://a.example"}"#))
+        #expect(
+            try clientData("https://a.example", top: "https://a.example", crossOrigin: true)
+                .hasSuffix(#""origin":"https://a.example","crossOrigin":true,"topOrigin":"https://a.example"}"#))
     }
 
     @Test func withoutTheFlagASameOriginTopIsNotCrossOrigin() throws {
-        #expect(try clientData("https://a.example", top: "https://a.example", crossOrigin: false)
-            .hasSuffix(#""crossOrigin":false}"#))
+        #expect(
+            try clientData("https://a.example", top: "https://a.example", crossOrigin: false)
+                .hasSuffix(#""crossOrigin":false}"#))
     }
 
     @Test func theFlagWithoutATopOriginChangesNothing() throws {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthn
 
 // The parser's fast paths for the shapes a long allow/exclude list repeats: each must give the general parser's
@@ -20,14 +21,18 @@ func expectJSONError(_ text: String, _ reason: JSONError.Reason, at offset: Int,
 struct JSONBinaryMarkerTests {
     func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
-    @Test(arguments: [#"{"__binary__":"AQID"}"#, #"{ "__binary__" : "AQID" }"#, "{\n\t\"__binary__\"\r\n:\"AQID\"\n}",
-                      #"{"__binary__":"AQ\u0049D"}"#, #"{"\u005f_binary__":"AQID"}"#, #"{"__binary__":"AQI\u0044"}"#])
+    @Test(arguments: [
+        #"{"__binary__":"AQID"}"#, #"{ "__binary__" : "AQID" }"#, "{\n\t\"__binary__\"\r\n:\"AQID\"\n}",
+        #"{"__binary__":"AQ\u0049D"}"#, #"{"\u005f_binary__":"AQID"}"#, #"{"__binary__":"AQI\u0044"}"#,
+    ])
     func markersInAnySpellingBecomeBinary(text: String) throws {
         #expect(try parse(text) == .binary([1, 2, 3]))
     }
 
     @Test func markersInsideAListDecodeEach() throws {
-        let text = "[" + (0..<5).map { #"{"type":"public-key","id":{"__binary__":"\#(Base64URL.encode([UInt8($0), 9]))"}}"# }
+        let text =
+            "["
+            + (0..<5).map { #"{"type":"public-key","id":{"__binary__":"\#(Base64URL.encode([UInt8($0), 9]))"}}"# }
             .joined(separator: ",") + "]"
         let ids = try parse(text).arrayValue?.compactMap { $0["id"]?.binaryValue }
         #expect(ids == (0..<5).map { [UInt8($0), 9] })
@@ -58,12 +63,18 @@ struct JSONBinaryMarkerTests {
 /// Names every list entry repeats are returned without being built; near misses must still be built from the frame.
 struct JSONRepeatedNameTests {
     @Test func repeatedNamesAndTheirNearMissesKeepTheirText() throws {
-        let names = ["id", "ie", "Id", "type", "typf", "public-key", "public-kez", "transports", "transportz", "tYpe", "i", "types"]
+        let names = [
+            "id", "ie", "Id", "type", "typf", "public-key", "public-kez", "transports", "transportz", "tYpe", "i",
+            "types",
+        ]
         let text = "{" + names.enumerated().map { #""\#($1)":"\#($1)-\#($0)""# }.joined(separator: ",") + "}"
         let members = try JSONValue.parse(Array(text.utf8)).objectValue
         #expect(members?.map(\.0) == names)
         #expect(members?.map { $0.1.stringValue } == names.enumerated().map { "\($1)-\($0)" })
-        #expect(try JSONValue.parse(Array(#"["public-key","transports","id","type"]"#.utf8)) == ["public-key", "transports", "id", "type"])
+        #expect(
+            try JSONValue.parse(Array(#"["public-key","transports","id","type"]"#.utf8)) == [
+                "public-key", "transports", "id", "type",
+            ])
     }
 
     @Test func theMarkerNameIsTheBinaryKeyQuoted() {
@@ -75,8 +86,12 @@ struct JSONRepeatedNameTests {
 struct JSONDescriptorStartTests {
     func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
-    @Test(arguments: [#"{"type":"public-key","id":{"__binary__":"AQID"}}"#, #"{ "type" : "public-key" , "id" : {"__binary__":"AQID"} }"#,
-                      #"{"type":"public-key","id": {"__binary__":"AQID"} }"#, #"{"type":"public-ke\u0079","id":{"__binary__":"AQID"}}"#])
+    @Test(arguments: [
+        #"{"type":"public-key","id":{"__binary__":"AQID"}}"#,
+        #"{ "type" : "public-key" , "id" : {"__binary__":"AQID"} }"#,
+        #"{"type":"public-key","id": {"__binary__":"AQID"} }"#,
+        #"{"type":"public-ke\u0079","id":{"__binary__":"AQID"}}"#,
+    ])
     func descriptorsParseAlikeInAnySpelling(text: String) throws {
         #expect(try parse(text) == .object([("type", "public-key"), ("id", .binary([1, 2, 3]))]))
     }
@@ -92,15 +107,23 @@ struct JSONDescriptorStartTests {
     }
 
     @Test(arguments: [
-        (#"{"type":"public-key","id":{"__binary__":"AQ"},"type":"x"}"#, JSONError.Reason.duplicateKey("type"), 46, [String]()),
+        (
+            #"{"type":"public-key","id":{"__binary__":"AQ"},"type":"x"}"#, JSONError.Reason.duplicateKey("type"), 46,
+            [String]()
+        ),
         (#"{"type":"public-key","id":{"__binary__":"AQ"},"id":1}"#, .duplicateKey("id"), 46, []),
         (#"{"type":"public-key","id":{"__binary__":"A"}}"#, .invalidBinary, 40, ["id"]),
         (#"{"type":"public-key","id":"#, .unexpectedEnd, 26, ["id"]),
         (#"{"type":"public-key","id":1 2}"#, .unexpectedByte(0x32), 28, []),
         (#"{"type":"public-key","id":1,}"#, .unexpectedByte(0x7D), 28, []),
-        (#"[{"type":"public-key","id":{"__binary__":"AQ"}},{"type":"public-key","id":tru}]"#, .unexpectedByte(0x7D), 77, ["[1]", "id"]),
+        (
+            #"[{"type":"public-key","id":{"__binary__":"AQ"}},{"type":"public-key","id":tru}]"#, .unexpectedByte(0x7D),
+            77, ["[1]", "id"]
+        ),
     ])
-    func malformedDescriptorsFailWithTheGeneralParsersError(text: String, reason: JSONError.Reason, offset: Int, path: [String]) {
+    func malformedDescriptorsFailWithTheGeneralParsersError(
+        text: String, reason: JSONError.Reason, offset: Int, path: [String]
+    ) {
         expectJSONError(text, reason, at: offset, path: path)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthn
 
 struct JSONTests {
@@ -33,8 +34,10 @@ struct JSONTests {
         #expect(value.objectValue?.count == 2)
     }
 
-    @Test(arguments: [#"{"__binary__":"AQ=="}"#, #"{"__binary__":"A"}"#, #"{"__binary__":"a+b/"}"#,
-                      #"{"__binary__":5}"#, #"{"__binary__":null}"#, #"{"__binary__":"a b"}"#])
+    @Test(arguments: [
+        #"{"__binary__":"AQ=="}"#, #"{"__binary__":"A"}"#, #"{"__binary__":"a+b/"}"#,
+        #"{"__binary__":5}"#, #"{"__binary__":null}"#, #"{"__binary__":"a b"}"#,
+    ])
     func badBase64URLInBinaryMarkerIsAnError(text: String) {
         #expect(throws: JSONError.self) { try parse(text) }
         do { _ = try parse(text) } catch { #expect(error.reason == .invalidBinary) }
@@ -74,7 +77,8 @@ struct JSONTests {
     }
 
     @Test(arguments: [
-        ("", JSONError.Reason.empty), ("   ", .unexpectedEnd), ("{", .unexpectedEnd), (#"{"a":1,}"#, .unexpectedByte(0x7D)),
+        ("", JSONError.Reason.empty), ("   ", .unexpectedEnd), ("{", .unexpectedEnd),
+        (#"{"a":1,}"#, .unexpectedByte(0x7D)),
         ("[1,]", .unexpectedByte(0x5D)), ("[1 2]", .unexpectedByte(0x32)), ("01", .trailingContent),
         ("1.", .invalidNumber), ("-", .invalidNumber), (".5", .unexpectedByte(0x2E)), ("1e", .invalidNumber),
         ("+1", .unexpectedByte(0x2B)), ("1e999", .invalidNumber), ("NaN", .unexpectedByte(0x4E)),
@@ -93,7 +97,9 @@ struct JSONTests {
     }
 
     @Test func invalidUTF8IsRefused() {
-        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0xEF, 0xBB, 0xBF, 0x31]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0xEF, 0xBB, 0xBF, 0x31],
+        ] {
             #expect(throws: JSONError.self) { try JSONValue.parse(bytes) }
         }
         do { _ = try JSONValue.parse([0x22, 0xFF, 0x22]) } catch { #expect(error.reason == .invalidUTF8) }
@@ -102,10 +108,18 @@ struct JSONTests {
     @Test func nestingBeyondTheLimitIsRefused() throws {
         let ok = String(repeating: "[", count: JSONValue.maxDepth) + String(repeating: "]", count: JSONValue.maxDepth)
         #expect(throws: Never.self) { try parse(ok) }
-        let deep = String(repeating: "[", count: JSONValue.maxDepth + 1) + String(repeating: "]", count: JSONValue.maxDepth + 1)
-        do { _ = try parse(deep); Issue.record("accepted") } catch { #expect(error.reason == .tooDeep) }
+        let deep =
+            String(repeating: "[", count: JSONValue.maxDepth + 1)
+            + String(repeating: "]", count: JSONValue.maxDepth + 1)
+        do {
+            _ = try parse(deep)
+            Issue.record("accepted")
+        } catch { #expect(error.reason == .tooDeep) }
         let hostile = String(repeating: "{\"a\":", count: 100_000)
-        do { _ = try parse(hostile); Issue.record("accepted") } catch { #expect(error.reason == .tooDeep) }
+        do {
+            _ = try parse(hostile)
+            Issue.record("accepted")
+        } catch { #expect(error.reason == .tooDeep) }
     }
 
     @Test func largeArraysAndBinaryRoundTrip() throws {
@@ -146,7 +160,8 @@ struct JSONTests {
         } catch {
             #expect(error.reason == .invalidBinary)
             #expect(error.path == ["options", "allowCredentials", "[1]", "id"])
-            #expect(error.description.contains("(in options.allowCredentials[1].id): __binary__ value is not base64url"))
+            #expect(
+                error.description.contains("(in options.allowCredentials[1].id): __binary__ value is not base64url"))
         }
     }
 }
@@ -184,8 +199,9 @@ struct Base64URLBlockTests {
                 for foreign in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x80, 0x00] {
                     var text = valid
                     text[position] = foreign
-                    #expect(text.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == nil,
-                            "length \(length), \(foreign) at \(position)")
+                    #expect(
+                        text.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == nil,
+                        "length \(length), \(foreign) at \(position)")
                 }
             }
         }
@@ -202,7 +218,9 @@ struct Base64URLBlockTests {
             for position in [0, text.count / 2, text.count - 1] {
                 var bad = text
                 bad[position] = UInt8(ascii: "=")
-                #expect(bad.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == nil, "length \(length), at \(position)")
+                #expect(
+                    bad.withUnsafeBufferPointer { Base64URL.decode(utf8: $0) } == nil,
+                    "length \(length), at \(position)")
             }
         }
     }
@@ -217,8 +235,13 @@ struct Base64URLBlockTests {
 /// Plain ASCII strings skip UTF-8 validation; one byte of anything else must bring it back.
 struct JSONStringFastPathTests {
     @Test func aNonASCIIByteAfterASCIIIsStillValidated() {
-        for bytes: [UInt8] in [[0x22, 0x61, 0x62, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0x61, 0xED, 0xA0, 0x80, 0x22]] {
-            do { _ = try JSONValue.parse(bytes); Issue.record("accepted \(bytes)") } catch {
+        for bytes: [UInt8] in [
+            [0x22, 0x61, 0x62, 0xFF, 0x22], [0x22, 0x61, 0xC3, 0x22], [0x22, 0x61, 0xED, 0xA0, 0x80, 0x22],
+        ] {
+            do {
+                _ = try JSONValue.parse(bytes)
+                Issue.record("accepted \(bytes)")
+            } catch {
                 #expect(error.reason == .invalidUTF8)
                 #expect(error.offset == 1)
             }
@@ -226,7 +249,8 @@ struct JSONStringFastPathTests {
     }
 
     @Test func asciiAndNonASCIIStringsKeepTheirText() throws {
-        #expect(try JSONValue.parse(Array(#"["public-key","abcé","a\nb","\u00e9x"]"#.utf8))
+        #expect(
+            try JSONValue.parse(Array(#"["public-key","abcé","a\nb","\u00e9x"]"#.utf8))
                 == .array(["public-key", "abcé", "a\nb", "éx"]))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthn
 
 /// A valid creation-options dictionary, edited per test.
@@ -49,52 +50,75 @@ struct CreationOptionsTests {
         #expect(options.extensions == nil)
     }
 
-    @Test(arguments: [
-        ("rp", nil, "rp is required"),
-        ("rp", ["id": "example.com"], "rp.name is required"),
-        ("rp", ["name": 5], "rp.name must be a string, found a number"),
-        ("rp", "example.com", "rp must be a dictionary, found a string"),
-        ("user", nil, "user is required"),
-        ("user", ["name": "a", "displayName": "A"], "user.id is required"),
-        ("user", ["id": "AQID", "name": "a", "displayName": "A"],
-         "user.id must be a BufferSource (ArrayBuffer or typed array), found a string"),
-        ("user", ["id": .binary([1]), "displayName": "A"], "user.name is required"),
-        ("user", ["id": .binary([1]), "name": "a"], "user.displayName is required"),
-        ("user", ["id": .binary([]), "name": "a", "displayName": "A"], "user.id must be 1 to 64 bytes, found 0"),
-        ("user", ["id": .binary(Array(repeating: 1, count: 65)), "name": "a", "displayName": "A"],
-         "user.id must be 1 to 64 bytes, found 65"),
-        ("challenge", nil, "challenge is required"),
-        ("challenge", .null, "challenge is required"),
-        ("challenge", [1, 2], "challenge must be a BufferSource (ArrayBuffer or typed array), found an array"),
-        ("pubKeyCredParams", nil, "pubKeyCredParams is required"),
-        ("pubKeyCredParams", ["type": "public-key"], "pubKeyCredParams must be a sequence, found an object"),
-        ("pubKeyCredParams", [["type": "public-key"]], "pubKeyCredParams[0].alg is required"),
-        ("pubKeyCredParams", [["type": "public-key", "alg": -7], ["alg": -8]], "pubKeyCredParams[1].type is required"),
-        ("pubKeyCredParams", [["type": "public-key", "alg": "ES256"]], "pubKeyCredParams[0].alg must be a number, found a string"),
-        ("timeout", "60000", "timeout must be a number, found a string"),
-        ("excludeCredentials", [["type": "public-key"]], "excludeCredentials[0].id is required"),
-        ("excludeCredentials", [["type": "public-key", "id": .binary([1]), "transports": [1]]],
-         "excludeCredentials[0].transports[0] must be a string, found a number"),
-        ("authenticatorSelection", ["requireResidentKey": "yes"],
-         "authenticatorSelection.requireResidentKey must be a boolean, found a string"),
-        ("authenticatorSelection", ["userVerification": 1], "authenticatorSelection.userVerification must be a string, found a number"),
-        ("authenticatorSelection", true, "authenticatorSelection must be a dictionary, found a boolean"),
-        ("attestation", false, "attestation must be a string, found a boolean"),
-        ("extensions", [], "extensions must be a dictionary, found an array"),
-    ] as [(String, JSONValue?, String)])
+    @Test(
+        arguments: [
+            ("rp", nil, "rp is required"),
+            ("rp", ["id": "example.com"], "rp.name is required"),
+            ("rp", ["name": 5], "rp.name must be a string, found a number"),
+            ("rp", "example.com", "rp must be a dictionary, found a string"),
+            ("user", nil, "user is required"),
+            ("user", ["name": "a", "displayName": "A"], "user.id is required"),
+            (
+                "user", ["id": "AQID", "name": "a", "displayName": "A"],
+                "user.id must be a BufferSource (ArrayBuffer or typed array), found a string"
+            ),
+            ("user", ["id": .binary([1]), "displayName": "A"], "user.name is required"),
+            ("user", ["id": .binary([1]), "name": "a"], "user.displayName is required"),
+            ("user", ["id": .binary([]), "name": "a", "displayName": "A"], "user.id must be 1 to 64 bytes, found 0"),
+            (
+                "user", ["id": .binary(Array(repeating: 1, count: 65)), "name": "a", "displayName": "A"],
+                "user.id must be 1 to 64 bytes, found 65"
+            ),
+            ("challenge", nil, "challenge is required"),
+            ("challenge", .null, "challenge is required"),
+            ("challenge", [1, 2], "challenge must be a BufferSource (ArrayBuffer or typed array), found an array"),
+            ("pubKeyCredParams", nil, "pubKeyCredParams is required"),
+            ("pubKeyCredParams", ["type": "public-key"], "pubKeyCredParams must be a sequence, found an object"),
+            ("pubKeyCredParams", [["type": "public-key"]], "pubKeyCredParams[0].alg is required"),
+            (
+                "pubKeyCredParams", [["type": "public-key", "alg": -7], ["alg": -8]],
+                "pubKeyCredParams[1].type is required"
+            ),
+            (
+                "pubKeyCredParams", [["type": "public-key", "alg": "ES256"]],
+                "pubKeyCredParams[0].alg must be a number, found a string"
+            ),
+            ("timeout", "60000", "timeout must be a number, found a string"),
+            ("excludeCredentials", [["type": "public-key"]], "excludeCredentials[0].id is required"),
+            (
+                "excludeCredentials", [["type": "public-key", "id": .binary([1]), "transports": [1]]],
+                "excludeCredentials[0].transports[0] must be a string, found a number"
+            ),
+            (
+                "authenticatorSelection", ["requireResidentKey": "yes"],
+                "authenticatorSelection.requireResidentKey must be a boolean, found a string"
+            ),
+            (
+                "authenticatorSelection", ["userVerification": 1],
+                "authenticatorSelection.userVerification must be a string, found a number"
+            ),
+            ("authenticatorSelection", true, "authenticatorSelection must be a dictionary, found a boolean"),
+            ("attestation", false, "attestation must be a string, found a boolean"),
+            ("extensions", [], "extensions must be a dictionary, found an array"),
+        ] as [(String, JSONValue?, String)])
     func missingOrMistypedMemberIsATypeErrorNamingIt(member: String, value: JSONValue?, message: String) {
         let json = creationJSON { $0.set(member, value) }
-        #expect(typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialCreationOptions(json: json) } == message)
+        #expect(
+            typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialCreationOptions(json: json) }
+                == message)
     }
 
     @Test func optionsThatAreNotADictionaryAreATypeError() {
-        #expect(typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialCreationOptions(json: "x") }
-            == "publicKey options must be a dictionary, found a string")
+        #expect(
+            typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialCreationOptions(json: "x") }
+                == "publicKey options must be a dictionary, found a string")
     }
 
     @Test func userIDOfOneAndSixtyFourBytesIsAccepted() throws {
         for count in [1, 64] {
-            let json = creationJSON { $0.set("user", ["id": .binary(Array(repeating: 9, count: count)), "name": "a", "displayName": "A"]) }
+            let json = creationJSON {
+                $0.set("user", ["id": .binary(Array(repeating: 9, count: count)), "name": "a", "displayName": "A"])
+            }
             #expect(try PublicKeyCredentialCreationOptions(json: json).user.id.count == count)
         }
     }
@@ -106,8 +130,12 @@ struct CreationOptionsTests {
 
     @Test func unknownCredentialTypesAreSkippedKeepingPageOrder() throws {
         let json = creationJSON {
-            $0.set("pubKeyCredParams", [["type": "password", "alg": -7], ["type": "public-key", "alg": -8],
-                                        ["type": "public-key", "alg": -7]])
+            $0.set(
+                "pubKeyCredParams",
+                [
+                    ["type": "password", "alg": -7], ["type": "public-key", "alg": -8],
+                    ["type": "public-key", "alg": -7],
+                ])
         }
         #expect(try PublicKeyCredentialCreationOptions(json: json).pubKeyCredParams == [-8, -7])
         let none = creationJSON { $0.set("pubKeyCredParams", [["type": "future", "alg": -7]]) }
@@ -115,16 +143,22 @@ struct CreationOptionsTests {
     }
 
     @Test func algorithmsConvertAsWebIDLLong() throws {
-        let json = creationJSON { $0.set("pubKeyCredParams", [["type": "public-key", "alg": -7.9], ["type": "public-key", "alg": 4294967289]]) }
+        let json = creationJSON {
+            $0.set(
+                "pubKeyCredParams", [["type": "public-key", "alg": -7.9], ["type": "public-key", "alg": 4294967289]])
+        }
         #expect(try PublicKeyCredentialCreationOptions(json: json).pubKeyCredParams == [-7, -7])
     }
 
-    @Test(arguments: [
-        (nil, nil, ResidentKeyRequirement.discouraged), (nil, false, .discouraged), (nil, true, .required),
-        ("preferred", nil, .preferred), ("discouraged", true, .discouraged), ("required", false, .required),
-        ("sometimes", true, .required), ("sometimes", nil, .discouraged),
-    ] as [(String?, Bool?, ResidentKeyRequirement)])
-    func residentKeyFollowsResidentKeyThenLegacyRequireResidentKey(residentKey: String?, legacy: Bool?, expected: ResidentKeyRequirement) throws {
+    @Test(
+        arguments: [
+            (nil, nil, ResidentKeyRequirement.discouraged), (nil, false, .discouraged), (nil, true, .required),
+            ("preferred", nil, .preferred), ("discouraged", true, .discouraged), ("required", false, .required),
+            ("sometimes", true, .required), ("sometimes", nil, .discouraged),
+        ] as [(String?, Bool?, ResidentKeyRequirement)])
+    func residentKeyFollowsResidentKeyThenLegacyRequireResidentKey(
+        residentKey: String?, legacy: Bool?, expected: ResidentKeyRequirement
+    ) throws {
         var selection: [(String, JSONValue)] = []
         if let residentKey { selection.append(("residentKey", .string(residentKey))) }
         if let legacy { selection.append(("requireResidentKey", .bool(legacy))) }
@@ -136,7 +170,8 @@ struct CreationOptionsTests {
         ("none", AttestationConveyance.none), ("indirect", .indirect), ("direct", .direct), ("enterprise", .direct),
         ("bogus", .none),
     ])
-    func attestationConveyanceEnterpriseIsDirectAndUnknownIsNone(value: String, expected: AttestationConveyance) throws {
+    func attestationConveyanceEnterpriseIsDirectAndUnknownIsNone(value: String, expected: AttestationConveyance) throws
+    {
         let json = creationJSON { $0.set("attestation", .string(value)) }
         #expect(try PublicKeyCredentialCreationOptions(json: json).attestation == expected)
     }
@@ -152,10 +187,15 @@ struct CreationOptionsTests {
 
     @Test func selectionTimeoutExcludeListAndExtensionsAreKept() throws {
         let json = creationJSON {
-            $0.set("authenticatorSelection", ["authenticatorAttachment": "cross-platform", "userVerification": "required"])
+            $0.set(
+                "authenticatorSelection", ["authenticatorAttachment": "cross-platform", "userVerification": "required"])
             $0.set("timeout", 60000)
-            $0.set("excludeCredentials", [["type": "public-key", "id": .binary([1]), "transports": ["usb", "nfc"]],
-                                          ["type": "other", "id": .binary([2])], ["type": "public-key", "id": .binary([3])]])
+            $0.set(
+                "excludeCredentials",
+                [
+                    ["type": "public-key", "id": .binary([1]), "transports": ["usb", "nfc"]],
+                    ["type": "other", "id": .binary([2])], ["type": "public-key", "id": .binary([3])],
+                ])
             $0.set("extensions", ["credProps": true])
             $0.set("hints", ["security-key"])
         }
@@ -199,7 +239,10 @@ struct RequestOptionsTests {
     @Test func allMembersAreRead() throws {
         let options = try PublicKeyCredentialRequestOptions(json: [
             "challenge": .binary([1]), "timeout": 120000, "rpId": "example.com", "userVerification": "discouraged",
-            "allowCredentials": [["type": "public-key", "id": .binary([5, 6]), "transports": ["usb"]], ["type": "x", "id": .binary([1])]],
+            "allowCredentials": [
+                ["type": "public-key", "id": .binary([5, 6]), "transports": ["usb"]],
+                ["type": "x", "id": .binary([1])],
+            ],
             "extensions": ["appid": "https://example.com"],
         ])
         #expect(options.timeoutMilliseconds == 120000)
@@ -213,28 +256,48 @@ struct RequestOptionsTests {
         let one = JSONValue.binary([1])
         var cases: [(JSONValue, String)] = []
         cases.append((.object([]), "challenge is required"))
-        cases.append((.object([("challenge", .string("abc"))]),
-                      "challenge must be a BufferSource (ArrayBuffer or typed array), found a string"))
+        cases.append(
+            (
+                .object([("challenge", .string("abc"))]),
+                "challenge must be a BufferSource (ArrayBuffer or typed array), found a string"
+            ))
         cases.append((.object([("challenge", one), ("rpId", .number(1))]), "rpId must be a string, found a number"))
-        cases.append((.object([("challenge", one), ("allowCredentials", .array([.object([("id", one)])]))]),
-                      "allowCredentials[0].type is required"))
-        cases.append((.object([("challenge", one), ("allowCredentials", .array([.object([("type", "public-key"), ("id", "AQ")])]))]),
-                      "allowCredentials[0].id must be a BufferSource (ArrayBuffer or typed array), found a string"))
-        cases.append((.object([("challenge", one), ("allowCredentials", .string("all"))]),
-                      "allowCredentials must be a sequence, found a string"))
+        cases.append(
+            (
+                .object([("challenge", one), ("allowCredentials", .array([.object([("id", one)])]))]),
+                "allowCredentials[0].type is required"
+            ))
+        cases.append(
+            (
+                .object([
+                    ("challenge", one),
+                    ("allowCredentials", .array([.object([("type", "public-key"), ("id", "AQ")])])),
+                ]),
+                "allowCredentials[0].id must be a BufferSource (ArrayBuffer or typed array), found a string"
+            ))
+        cases.append(
+            (
+                .object([("challenge", one), ("allowCredentials", .string("all"))]),
+                "allowCredentials must be a sequence, found a string"
+            ))
         cases.append((.array([.number(1)]), "publicKey options must be a dictionary, found an array"))
         return cases
     }()
 
     @Test(arguments: malformed)
     func missingOrMistypedMemberIsATypeErrorNamingIt(json: JSONValue, message: String) {
-        #expect(typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialRequestOptions(json: json) } == message)
+        #expect(
+            typeErrorMessage { () throws(WebAuthnError) in _ = try PublicKeyCredentialRequestOptions(json: json) }
+                == message)
     }
 }
 
 struct TimeoutTests {
-    @Test(arguments: [(nil, 300_000), (0, 30_000), (1, 30_000), (29_999, 30_000), (30_000, 30_000), (60_000, 60_000),
-                      (600_000, 600_000), (600_001, 600_000), (4_294_967_295, 600_000)] as [(Int?, Int)])
+    @Test(
+        arguments: [
+            (nil, 300_000), (0, 30_000), (1, 30_000), (29_999, 30_000), (30_000, 30_000), (60_000, 60_000),
+            (600_000, 600_000), (600_001, 600_000), (4_294_967_295, 600_000),
+        ] as [(Int?, Int)])
     func timeoutIsDefaultedAndClamped(requested: Int?, effective: Int) {
         #expect(Timeouts.effective(milliseconds: requested) == effective)
     }
@@ -246,7 +309,11 @@ struct AlgorithmSelectionTests {
     }
 
     @Test func nothingSupportedIsNotSupportedError() {
-        #expect(throws: WebAuthnError(.notSupported, "None of the requested public key algorithms (-257, -37) is supported by this security key")) {
+        #expect(
+            throws: WebAuthnError(
+                .notSupported,
+                "None of the requested public key algorithms (-257, -37) is supported by this security key")
+        ) {
             try AlgorithmSelection.choose(requested: [-257, -37], supported: [-7])
         }
         #expect(throws: WebAuthnError.self) { try AlgorithmSelection.choose(requested: [], supported: [-7]) }

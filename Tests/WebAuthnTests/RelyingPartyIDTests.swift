@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthn
 
 let validator = RelyingPartyIDValidator(publicSuffixList: .system())
@@ -14,94 +15,96 @@ func check(_ origin: String, _ rpID: String?, top: String? = nil) -> Result<Stri
 }
 
 struct RelyingPartyIDTests {
-    @Test(arguments: [
-        // (origin, requested rp.id, effective rp.id)
-        ("https://example.com", nil, "example.com"),
-        ("https://example.com", "example.com", "example.com"),
-        ("https://sub.example.com", "example.com", "example.com"),
-        ("https://sub.example.com", "sub.example.com", "sub.example.com"),
-        ("https://a.b.example.co.uk", "example.co.uk", "example.co.uk"),
-        ("https://alice.github.io", "alice.github.io", "alice.github.io"),
-        ("https://login.example.com:8443", "example.com", "example.com"),
-        ("https://EXAMPLE.com", nil, "example.com"),
-        ("https://Sub.Example.COM", "Example.COM", "example.com"),
-        ("https://example.com:443", nil, "example.com"),
-        ("http://localhost", nil, "localhost"),
-        ("http://localhost:8080", "localhost", "localhost"),
-        ("http://app.localhost:3000", nil, "app.localhost"),
-        ("https://localhost", nil, "localhost"),
-        ("https://xn--bcher-kva.example", nil, "xn--bcher-kva.example"),
-        ("https://intranet", nil, "intranet"),
-        ("https://app.corp.internal", "corp.internal", "corp.internal"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            // (origin, requested rp.id, effective rp.id)
+            ("https://example.com", nil, "example.com"),
+            ("https://example.com", "example.com", "example.com"),
+            ("https://sub.example.com", "example.com", "example.com"),
+            ("https://sub.example.com", "sub.example.com", "sub.example.com"),
+            ("https://a.b.example.co.uk", "example.co.uk", "example.co.uk"),
+            ("https://alice.github.io", "alice.github.io", "alice.github.io"),
+            ("https://login.example.com:8443", "example.com", "example.com"),
+            ("https://EXAMPLE.com", nil, "example.com"),
+            ("https://Sub.Example.COM", "Example.COM", "example.com"),
+            ("https://example.com:443", nil, "example.com"),
+            ("http://localhost", nil, "localhost"),
+            ("http://localhost:8080", "localhost", "localhost"),
+            ("http://app.localhost:3000", nil, "app.localhost"),
+            ("https://localhost", nil, "localhost"),
+            ("https://xn--bcher-kva.example", nil, "xn--bcher-kva.example"),
+            ("https://intranet", nil, "intranet"),
+            ("https://app.corp.internal", "corp.internal", "corp.internal"),
+        ] as [(String, String?, String)])
     func allowedRelyingPartyIDs(origin: String, rpID: String?, effective: String) {
         #expect(check(origin, rpID) == .success(effective))
     }
 
-    @Test(arguments: [
-        // spoofed domain
-        ("https://evil.com", "example.com"),
-        // suffix but not a subdomain
-        ("https://notexample.com", "example.com"),
-        ("https://example.com", "ample.com"),
-        // sibling and child of the origin
-        ("https://sub.example.com", "other.example.com"),
-        ("https://example.com", "sub.example.com"),
-        // public suffixes (ICANN and private sections)
-        ("https://example.com", "com"),
-        ("https://example.co.uk", "co.uk"),
-        ("https://alice.github.io", "github.io"),
-        ("https://app.appspot.com", "appspot.com"),
-        ("https://github.io", nil),
-        ("https://co.uk", nil),
-        // a name inside a multi-label public suffix
-        ("https://example.co.uk", "uk"),
-        // parent domains are judged with the list's implicit "*" rule
-        ("https://app.corp.internal", "internal"),
-        ("http://app.localhost", "localhost"),
-        // IP literals, as origin and as rp.id
-        ("http://127.0.0.1", nil),
-        ("http://127.0.0.1:8080", "127.0.0.1"),
-        ("https://127.0.0.1", nil),
-        ("http://[::1]", nil),
-        ("https://[2001:db8::1]", nil),
-        ("https://192.168.1.10", "192.168.1.10"),
-        ("https://example.com", "127.0.0.1"),
-        ("http://localhost", "127.0.0.1"),
-        // trailing dot and malformed rp ids
-        ("https://example.com", "example.com."),
-        ("https://example.com.", nil),
-        ("https://example.com", ""),
-        ("https://example.com", ".example.com"),
-        ("https://example.com", "exa mple.com"),
-        ("https://example.com", "bücher.example.com"),
-        ("https://sub.example.com", "EXAMPLE.COM\u{212A}"),
-        // non-secure or non-web origins
-        ("http://example.com", nil),
-        ("http://example.com", "example.com"),
-        ("http://localhost.example.com", nil),
-        ("chrome-extension://abcdefghijklmnopabcdefghijklmnop", nil),
-        ("moz-extension://3c1f0b7e-0000-4000-8000-000000000000", nil),
-        ("file:///home/user/page.html", nil),
-        ("data:text/html,hi", nil),
-        ("ws://localhost", nil),
-        ("null", nil),
-        // garbage and non-origins
-        ("", nil),
-        ("example.com", nil),
-        ("https://", nil),
-        ("https:example.com", nil),
-        ("https://example.com/", nil),
-        ("https://example.com/path", nil),
-        ("https://user@example.com", nil),
-        ("https://example.com:99999", nil),
-        ("https://example.com:", nil),
-        ("https://example.com:8x", nil),
-        ("https://ex ample.com", nil),
-        ("https://bücher.example", nil),
-        ("https://[::1", nil),
-        ("https://1.2.3", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            // spoofed domain
+            ("https://evil.com", "example.com"),
+            // suffix but not a subdomain
+            ("https://notexample.com", "example.com"),
+            ("https://example.com", "ample.com"),
+            // sibling and child of the origin
+            ("https://sub.example.com", "other.example.com"),
+            ("https://example.com", "sub.example.com"),
+            // public suffixes (ICANN and private sections)
+            ("https://example.com", "com"),
+            ("https://example.co.uk", "co.uk"),
+            ("https://alice.github.io", "github.io"),
+            ("https://app.appspot.com", "appspot.com"),
+            ("https://github.io", nil),
+            ("https://co.uk", nil),
+            // a name inside a multi-label public suffix
+            ("https://example.co.uk", "uk"),
+            // parent domains are judged with the list's implicit "*" rule
+            ("https://app.corp.internal", "internal"),
+            ("http://app.localhost", "localhost"),
+            // IP literals, as origin and as rp.id
+            ("http://127.0.0.1", nil),
+            ("http://127.0.0.1:8080", "127.0.0.1"),
+            ("https://127.0.0.1", nil),
+            ("http://[::1]", nil),
+            ("https://[2001:db8::1]", nil),
+            ("https://192.168.1.10", "192.168.1.10"),
+            ("https://example.com", "127.0.0.1"),
+            ("http://localhost", "127.0.0.1"),
+            // trailing dot and malformed rp ids
+            ("https://example.com", "example.com."),
+            ("https://example.com.", nil),
+            ("https://example.com", ""),
+            ("https://example.com", ".example.com"),
+            ("https://example.com", "exa mple.com"),
+            ("https://example.com", "bücher.example.com"),
+            ("https://sub.example.com", "EXAMPLE.COM\u{212A}"),
+            // non-secure or non-web origins
+            ("http://example.com", nil),
+            ("http://example.com", "example.com"),
+            ("http://localhost.example.com", nil),
+            ("chrome-extension://abcdefghijklmnopabcdefghijklmnop", nil),
+            ("moz-extension://3c1f0b7e-0000-4000-8000-000000000000", nil),
+            ("file:///home/user/page.html", nil),
+            ("data:text/html,hi", nil),
+            ("ws://localhost", nil),
+            ("null", nil),
+            // garbage and non-origins
+            ("", nil),
+            ("example.com", nil),
+            ("https://", nil),
+            ("https:example.com", nil),
+            ("https://example.com/", nil),
+            ("https://example.com/path", nil),
+            ("https://user@example.com", nil),
+            ("https://example.com:99999", nil),
+            ("https://example.com:", nil),
+            ("https://example.com:8x", nil),
+            ("https://ex ample.com", nil),
+            ("https://bücher.example", nil),
+            ("https://[::1", nil),
+            ("https://1.2.3", nil),
+        ] as [(String, String?)])
     func refusedWithSecurityError(origin: String, rpID: String?) {
         switch check(origin, rpID) {
         case .success(let id): Issue.record("accepted as \(id)")
@@ -110,11 +113,21 @@ struct RelyingPartyIDTests {
     }
 
     @Test func messagesNameTheRelyingPartyAndTheHost() {
-        #expect(check("https://evil.com", "example.com") == .failure(.security(
-            "The relying party ID \"example.com\" is neither the origin's host \"evil.com\" nor a parent domain of it")))
-        #expect(check("https://alice.github.io", "github.io") == .failure(.security("The relying party ID \"github.io\" is a public suffix")))
-        #expect(check("http://example.com", nil) == .failure(.security(
-            "The origin \"http://example.com\" is not a secure context; use https (http is allowed only for localhost)")))
+        #expect(
+            check("https://evil.com", "example.com")
+                == .failure(
+                    .security(
+                        "The relying party ID \"example.com\" is neither the origin's host \"evil.com\" nor a parent domain of it"
+                    )))
+        #expect(
+            check("https://alice.github.io", "github.io")
+                == .failure(.security("The relying party ID \"github.io\" is a public suffix")))
+        #expect(
+            check("http://example.com", nil)
+                == .failure(
+                    .security(
+                        "The origin \"http://example.com\" is not a secure context; use https (http is allowed only for localhost)"
+                    )))
     }
 
     @Test func unavailablePublicSuffixListFailsClosed() throws {
@@ -140,7 +153,8 @@ struct PublicSuffixListTests {
     }
 
     @Test(arguments: [
-        ("www.example.co.uk", "example.co.uk"), ("a.b.example.com", "example.com"), ("alice.github.io", "alice.github.io"),
+        ("www.example.co.uk", "example.co.uk"), ("a.b.example.com", "example.com"),
+        ("alice.github.io", "alice.github.io"),
         ("x.alice.github.io", "alice.github.io"),
     ])
     func registrableDomains(host: String, registrable: String) { #expect(list.registrableDomain(host) == registrable) }
@@ -176,7 +190,11 @@ struct CallerOriginTests {
 
     @Test func topOriginMayBeAnIPAddressButMustBeSecure() throws {
         #expect(try CallerOrigin(origin: "https://example.com", topOrigin: "https://192.168.1.1").isCrossOrigin)
-        #expect(throws: WebAuthnError.security("The topOrigin \"http://shop.example\" is not a secure context; use https (http is allowed only for localhost)")) {
+        #expect(
+            throws: WebAuthnError.security(
+                "The topOrigin \"http://shop.example\" is not a secure context; use https (http is allowed only for localhost)"
+            )
+        ) {
             try CallerOrigin(origin: "https://example.com", topOrigin: "http://shop.example")
         }
     }

@@ -1,4 +1,5 @@
 import CFIDO2
+
 @testable import SoftToken
 
 /// A CTAPHID host talking to a SoftToken through exactly the I/O hooks libfido2 uses (`SoftTokenDevice`), without
@@ -49,7 +50,8 @@ public final class CTAPHIDClient {
         let nonce: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
         for report in Self.frames(channel: Self.broadcast, command: 0x06, payload: nonce) { write(report) }
         guard let reply = Self.message(from: drain(), channel: Self.broadcast), reply.command == 0x06,
-              reply.payload.count >= 12, Array(reply.payload.prefix(8)) == nonce else { return nil }
+            reply.payload.count >= 12, Array(reply.payload.prefix(8)) == nonce
+        else { return nil }
         return reply.payload[8..<12].reduce(0) { $0 << 8 | UInt32($1) }
     }
 

@@ -19,7 +19,9 @@ public final class ScratchDirectory: @unchecked Sendable {
         guard let dir = opendir(path) else { return }
         defer { closedir(dir) }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { unlink(file(name)) }
         }
     }
@@ -75,7 +77,9 @@ extension ScratchDirectory {
     static func removeTree(_ path: String) {
         guard let dir = opendir(path) else { return }
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { unlink("\(path)/\(name)") }
         }
         closedir(dir)

@@ -12,7 +12,8 @@ public final class TokenTemplate: @unchecked Sendable {
     public init(name: String) {
         scratch = ScratchDirectory(name: name)
         do {
-            _ = try SoftToken.create(at: scratch.file(Self.stateName), configuration: SoftTokenConfiguration(), pin: Self.pin)
+            _ = try SoftToken.create(
+                at: scratch.file(Self.stateName), configuration: SoftTokenConfiguration(), pin: Self.pin)
         } catch {
             fatalError("cannot create the template SoftToken: \(error)")
         }

@@ -1,5 +1,6 @@
 import FuzzSupport
 import Glibc
+
 @testable import Prompts
 @testable import Secrets
 
@@ -18,7 +19,10 @@ public func fuzzAssuan(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     let fromPinentry = Pipes.readEnd(holding: bytes)
     let toPinentry = Pipes.sink()
-    defer { close(fromPinentry); close(toPinentry) }
+    defer {
+        close(fromPinentry)
+        close(toPinentry)
+    }
     guard let cancelSignal = try? CancelSignal() else { fatalError("no pipe for the cancel signal") }
     let connection = AssuanConnection(input: toPinentry, output: fromPinentry, cancelSignal: cancelSignal)
     do {

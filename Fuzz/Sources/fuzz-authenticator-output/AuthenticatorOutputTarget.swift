@@ -27,7 +27,9 @@ private func checkAuthenticatorData(_ bytes: [UInt8]) {
     guard let parsed = try? AuthenticatorData(bytes: bytes) else { return }
     precondition(parsed.bytes == bytes, "authenticator data not kept byte for byte")
     if let credential = parsed.attestedCredential {
-        precondition(credential.aaguid.count == 16 && credential.credentialID.count <= bytes.count, "attested credential out of bounds")
+        precondition(
+            credential.aaguid.count == 16 && credential.credentialID.count <= bytes.count,
+            "attested credential out of bounds")
         precondition((try? CBOR.decode(credential.publicKeyCOSEBytes)) != nil, "COSE key bytes do not decode alone")
     }
 }
@@ -42,9 +44,10 @@ private func checkAttestation(_ input: inout FuzzInput) {
     // libfido2 hands the host only statements that are CBOR maps; the host splices them in without re-encoding.
     guard let decoded = try? CBOR.decode(statement), decoded.mapValue != nil else { return }
     for preference in [AttestationConveyance.none, .indirect, .direct] {
-        let object = AttestationObject.conveyed(preference, format: format, statement: .raw(statement), authenticatorData: parsed)
+        let object = AttestationObject.conveyed(
+            preference, format: format, statement: .raw(statement), authenticatorData: parsed)
         guard let item = try? CBOR.decode(object), item.mapValue?.count == 3,
-              item[text: "authData"]?.bytesValue == authData, item[text: "fmt"]?.textValue != nil
+            item[text: "authData"]?.bytesValue == authData, item[text: "fmt"]?.textValue != nil
         else { preconditionFailure("attestation object for \(preference) is malformed") }
     }
 }
@@ -58,13 +61,20 @@ private func checkGetInfo(_ body: [UInt8]) {
     _ = libraryReady
     SimulatedKey.getInfoBody = body
     SimulatedKey.outbox = []
-    guard let device = try? Device.open(DeviceLocation(path: "fuzz:getinfo", io: SimulatedKey.io, manufacturer: "fuzz", product: "getInfo"))
+    guard
+        let device = try? Device.open(
+            DeviceLocation(path: "fuzz:getinfo", io: SimulatedKey.io, manufacturer: "fuzz", product: "getInfo"))
     else { return }
     let info = device.info
-    _ = (info.isFIDO2, info.hasClientPIN, info.supportsClientPIN, info.hasBuiltInUV, info.supportsResidentKeys,
-         info.supportsLargeBlobs, info.alwaysUV, info.makeCredentialUVNotRequired, info.supportedAlgorithms,
-         info.supportsExtension("hmac-secret"))
-    _ = (device.isFIDO2, device.hasPIN, device.hasBuiltInUV, device.supportsPermissions, device.supportsCredentialProtection)
+    _ = (
+        info.isFIDO2, info.hasClientPIN, info.supportsClientPIN, info.hasBuiltInUV, info.supportsResidentKeys,
+        info.supportsLargeBlobs, info.alwaysUV, info.makeCredentialUVNotRequired, info.supportedAlgorithms,
+        info.supportsExtension("hmac-secret")
+    )
+    _ = (
+        device.isFIDO2, device.hasPIN, device.hasBuiltInUV, device.supportsPermissions,
+        device.supportsCredentialProtection
+    )
     device.close()
 }
 

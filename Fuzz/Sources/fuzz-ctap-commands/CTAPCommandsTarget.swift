@@ -22,7 +22,8 @@ public func fuzzCTAPCommands(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
         let message = input.lengthPrefixed()
         guard !message.isEmpty else { continue }
         guard let response = client.cbor(message, channel: channel) else {
-            preconditionFailure("no CBOR response to a \(message.count)-byte message starting 0x\(String(message[0], radix: 16))")
+            preconditionFailure(
+                "no CBOR response to a \(message.count)-byte message starting 0x\(String(message[0], radix: 16))")
         }
         precondition(!response.isEmpty, "an empty CBOR response")
         if response[0] == 0, response.count > 1 {

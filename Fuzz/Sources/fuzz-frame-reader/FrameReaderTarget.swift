@@ -46,7 +46,8 @@ enum FrameModel {
             if length > max(FrameLimits.implausible, limit) { return out + [.error(.implausibleLength(length))] }
             let available = stream.count - offset
             if available < length { return out + [.error(.truncatedBody(expected: length, received: available))] }
-            out.append(.frame(length > limit ? .oversize(length: length) : .message(Array(stream[offset..<offset + length]))))
+            out.append(
+                .frame(length > limit ? .oversize(length: length) : .message(Array(stream[offset..<offset + length]))))
             offset += length
         }
     }

@@ -1,6 +1,7 @@
-@testable import BridgeHost
 import FuzzSupport
 import WebAuthn
+
+@testable import BridgeHost
 
 /// A request frame's body, as the request loop handles it: the strict JSON parser (with `__binary__`), then —
 /// for an object — conversion of its `options` into creation and request options and of their `extensions`

@@ -29,9 +29,12 @@ public func fuzzOrigin(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     do {
         let effective = try validator.effectiveRPID(requested: rpID, for: caller)
-        precondition(effective.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }, "rp.id \(effective) is not lowercase ASCII")
-        precondition(effective == caller.host || caller.host.hasSuffix("." + effective),
-                     "rp.id \(effective) is not the host \(caller.host) or a parent of it")
+        precondition(
+            effective.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) },
+            "rp.id \(effective) is not lowercase ASCII")
+        precondition(
+            effective == caller.host || caller.host.hasSuffix("." + effective),
+            "rp.id \(effective) is not the host \(caller.host) or a parent of it")
     } catch {
         precondition(error.name == .security, "rp.id refused with \(error.name), not SecurityError")
     }

@@ -24,7 +24,10 @@ enum Recorder {
 
     /// The reports recorded since the last call, host → token and token → host, without libfido2's report ID.
     static func take() -> (sent: [[UInt8]], received: [[UInt8]]) {
-        defer { written = []; read = [] }
+        defer {
+            written = []
+            read = []
+        }
         let sent = written.map { $0.count == CTAPHIDClient.reportSize + 1 ? Array($0.dropFirst()) : $0 }
         return (sent, read)
     }

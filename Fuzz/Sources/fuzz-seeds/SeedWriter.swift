@@ -32,11 +32,14 @@ struct SeedWriter {
     private func authenticatorOutput(command: UInt8, body: [UInt8], tag: String) {
         if command == 0x04 { write([2] + body, "fuzz-authenticator-output", tag + "-getinfo") }
         guard command == 0x01 || command == 0x02, let map = try? CBOR.decode(body),
-              let authData = map[int: 2]?.bytesValue else { return }
+            let authData = map[int: 2]?.bytesValue
+        else { return }
         write([0] + authData, "fuzz-authenticator-output", tag + "-authdata")
         if command == 0x01, let statement = map[int: 3] {
             // Format byte 0 is "packed", the format SoftToken (like most keys) uses.
-            write([1, 0] + lengthPrefixed(authData) + statement.encode(), "fuzz-authenticator-output", tag + "-attestation")
+            write(
+                [1, 0] + lengthPrefixed(authData) + statement.encode(), "fuzz-authenticator-output",
+                tag + "-attestation")
             write(statement.encode(), "fuzz-cbor", tag + "-attstmt")
         }
     }
@@ -47,8 +50,9 @@ struct SeedWriter {
         let journal = scratch.read("token.state.journal")
         let counters = scratch.read("token.state.counters")
         let present: UInt8 = (journal == nil ? 0 : 1) | (counters == nil ? 0 : 2)
-        write([present] + lengthPrefixed(state) + lengthPrefixed(journal ?? []) + (counters ?? []),
-              "fuzz-softtoken-state", "after-session")
+        write(
+            [present] + lengthPrefixed(state) + lengthPrefixed(journal ?? []) + (counters ?? []),
+            "fuzz-softtoken-state", "after-session")
         write([0] + lengthPrefixed(state), "fuzz-softtoken-state", "state-file-only")
     }
 

@@ -10,7 +10,10 @@ import SoftToken
 /// a large-blob read, PIN retries). It is built with the fuzz targets, so it has libFuzzer's `main`; it does its work
 /// in `LLVMFuzzerInitialize` and exits. Usage: fuzz-seeds OUTPUT-DIRECTORY (scripts/fuzz.sh --make-seeds).
 @_cdecl("LLVMFuzzerInitialize")
-public func makeSeeds(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func makeSeeds(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     guard argc.pointee == 2, let arguments = argv.pointee, let output = arguments[1].map({ String(cString: $0) }) else {
         print("usage: fuzz-seeds OUTPUT-DIRECTORY")
         exit(2)
@@ -36,7 +39,8 @@ final class Session {
     init() {
         FIDOLibrary.attachLogging(to: nil)
         do {
-            token = try SoftToken.create(at: scratch.file("token.state"), configuration: SoftTokenConfiguration(), pin: TokenTemplate.pin)
+            token = try SoftToken.create(
+                at: scratch.file("token.state"), configuration: SoftTokenConfiguration(), pin: TokenTemplate.pin)
         } catch { fatalError("cannot create a SoftToken: \(error)") }
         dev = fido_dev_new()!
         var io = Recorder.io
@@ -59,7 +63,9 @@ final class Session {
             var blob: UnsafeMutablePointer<UInt8>?
             var length = 0
             let status = fido_dev_largeblob_get(dev, largeBlobKey, largeBlobKey.count, &blob, &length)
-            guard status == FIDO_OK || status == FIDO_ERR_NOTFOUND else { fatalError("fido_dev_largeblob_get: \(status)") }
+            guard status == FIDO_OK || status == FIDO_ERR_NOTFOUND else {
+                fatalError("fido_dev_largeblob_get: \(status)")
+            }
             free(blob)
             seeds.exchange("large-blob-get", Recorder.take())
         }
@@ -81,12 +87,15 @@ final class Session {
         expect(fido_cred_set_rp(cred, rpID, "Example"), "fido_cred_set_rp")
         expect(fido_cred_set_user(cred, userID, userID.count, "alice", "Alice", nil), "fido_cred_set_user")
         expect(fido_cred_set_rk(cred, FIDO_OPT_TRUE), "fido_cred_set_rk")
-        expect(fido_cred_set_extensions(cred, FIDO_EXT_HMAC_SECRET | FIDO_EXT_CRED_PROTECT | FIDO_EXT_LARGEBLOB_KEY), "set extensions")
+        expect(
+            fido_cred_set_extensions(cred, FIDO_EXT_HMAC_SECRET | FIDO_EXT_CRED_PROTECT | FIDO_EXT_LARGEBLOB_KEY),
+            "set extensions")
         expect(fido_cred_set_prot(cred, FIDO_CRED_PROT_UV_OPTIONAL_WITH_ID), "fido_cred_set_prot")
         expect(fido_dev_make_cred(dev, cred, pin), "fido_dev_make_cred")
         let id = Array(UnsafeBufferPointer(start: fido_cred_id_ptr(cred), count: fido_cred_id_len(cred)))
         let keyLength = fido_cred_largeblob_key_len(cred)
-        let key = keyLength > 0 ? Array(UnsafeBufferPointer(start: fido_cred_largeblob_key_ptr(cred), count: keyLength)) : nil
+        let key =
+            keyLength > 0 ? Array(UnsafeBufferPointer(start: fido_cred_largeblob_key_ptr(cred), count: keyLength)) : nil
         return (id, key)
     }
 

@@ -31,7 +31,7 @@ public func fuzzSoftTokenState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let client = CTAPHIDClient(token: token)
     defer { client.close() }
     guard let channel = client.allocateChannel(), let info = client.cbor([0x04], channel: channel),
-          info.first == 0, (try? CBOR.decode(Array(info.dropFirst()))) != nil
+        info.first == 0, (try? CBOR.decode(Array(info.dropFirst()))) != nil
     else { preconditionFailure("a token that loaded does not answer getInfo") }
     return 0
 }

@@ -1,11 +1,12 @@
 import FIDO
+import Threading
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
-import WebAuthn
 
 /// navigator.credentials.get(): WebAuthn L3 §5.1.4 as the client, then authenticatorGetAssertion.
 struct AuthenticationCeremony {
@@ -15,7 +16,8 @@ struct AuthenticationCeremony {
     let options: PublicKeyCredentialRequestOptions
 
     func run() throws(WebAuthnError) -> JSONValue {
-        let log = environment.log, id = controller.id
+        let log = environment.log
+        let id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
         // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
         let deadline = environment.deviceSelector.deadline(
@@ -26,18 +28,23 @@ struct AuthenticationCeremony {
         let appid = try extensionInputs.appid.map { (a) throws(WebAuthnError) in
             try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
         }
-        log.info("get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)", request: id)
+        log.info(
+            "get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)",
+            request: id)
 
-        let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
+        let device = try environment.deviceSelector.acquire(
+            for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
         if allowList.isEmpty, !device.isFIDO2 {
             // A U2F key holds no discoverable credentials; as Chromium, it is refused once the user touched it.
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
-            throw WebAuthnError(name: .notAllowed, message: "This security key cannot store passkeys, so it holds none for this site.")
+            throw WebAuthnError(
+                name: .notAllowed, message: "This security key cannot store passkeys, so it holds none for this site.")
         }
         let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
-        let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
+        let preflight = CredentialListPreflight(
+            device: device, controller: controller, rpID: rpID, clientData: clientData)
         // A list the key cannot take in one request is probed in silent batches, and the ceremony names the one
         // credential found. When none is, it still goes through the steps it would have (PIN, then a touch) and
         // fails only after them: until the user acts, nothing shows whether the key holds one of the ids.
@@ -47,26 +54,34 @@ struct AuthenticationCeremony {
         }
         let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
         if usedAppID, let appid { request.rpID = appid }
-        if unheld == nil { request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline) }
+        if unheld == nil {
+            request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
+        }
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion, deadline: deadline)
+        let method = try runner.plan(
+            extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion,
+            deadline: deadline)
         var written: JSONValue?
-        let assertions = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) -> [Assertion] in
+        let assertions = try runner.run(on: device, method: method, deadline: deadline) {
+            (pin, builtInUV) throws(FIDOError) -> [Assertion] in
             var r = request
             r.builtInUV = builtInUV
             if let unheld {
                 // Nothing to ask the key for; a PIN is still checked by it, and may show a credential that hides
                 // from an unverified caller (credProtect uvRequired).
-                guard let pin, let found = try preflight.heldCredential(in: unheld, verifiedWith: pin) else { return [] }
+                guard let pin, let found = try preflight.heldCredential(in: unheld, verifiedWith: pin) else {
+                    return []
+                }
                 r.allowList = [found]
             }
             do throws(FIDOError) {
                 let found = try device.getAssertions(r, pin: pin)
                 // A write needs the PIN the assertion just used, so it happens here (one allowed credential).
                 if case .write(let blob)? = extensionInputs.largeBlob, let only = found.first {
-                    written = try LargeBlobExtension.perform(.write(blob), key: only.largeBlobKey, on: device,
-                                                             pin: pin, log: log, request: id)
+                    written = try LargeBlobExtension.perform(
+                        .write(blob), key: only.largeBlobKey, on: device,
+                        pin: pin, log: log, request: id)
                 }
                 return found
             } catch {
@@ -78,26 +93,32 @@ struct AuthenticationCeremony {
             // Never tell the page "no credential" before the user touched the key (it would reveal
             // which credentials the key holds); a key may answer at once, so collect a touch first, announced as
             // the wait on a key that holds one would have been.
-            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline,
-                                        statuses: UserVerificationRunner.waits(for: method))
+            try controller.collectTouch(
+                on: device, replies: environment.replies, deadline: deadline,
+                statuses: UserVerificationRunner.waits(for: method))
             throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         }
         let chosen = try choose(among: assertions, deadline: deadline)
         var largeBlob = written
         if largeBlob == nil { largeBlob = try readLargeBlob(extensionInputs, chosen, on: device, deadline: deadline) }
         environment.replies.updateNotice(id, .processing)
-        log.info("signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)", request: id)
+        log.info(
+            "signed in with a \(chosen.credentialID.count)-byte credential id (\(assertions.count) matched)",
+            request: id)
         return CredentialJSON.assertion(
             credentialID: chosen.credentialID, clientDataJSON: clientData, authenticatorData: chosen.authenticatorData,
-            signature: chosen.signature, userHandle: chosen.userID, extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid.map { _ in usedAppID }))
+            signature: chosen.signature, userHandle: chosen.userID,
+            extensionResults: extensions.outputs(chosen, largeBlob: largeBlob, appid: appid.map { _ in usedAppID }))
     }
 
     /// Several discoverable credentials: the user picks the account, as in a browser's account chooser.
     private func choose(among assertions: [Assertion], deadline: Deadline) throws(WebAuthnError) -> Assertion {
         guard assertions.count > 1 else { return assertions[0] }
         let accounts: [JSONValue] = assertions.map { a in
-            .object([("name", .string(a.userName ?? "")), ("displayName", .string(a.userDisplayName ?? "")),
-                     ("id", a.userID.map(JSONValue.binary) ?? .null)])
+            .object([
+                ("name", .string(a.userName ?? "")), ("displayName", .string(a.userDisplayName ?? "")),
+                ("id", a.userID.map(JSONValue.binary) ?? .null),
+            ])
         }
         controller.expectSelection()
         environment.replies.status(controller.id, .selectAccount, extra: [("accounts", .array(accounts))])

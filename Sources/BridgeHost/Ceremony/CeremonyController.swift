@@ -1,12 +1,13 @@
+import Dispatch
 import FIDO
+import Prompts
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
-import Prompts
-import Threading
 
 /// The shared state of the one running ceremony: the reader thread cancels it or delivers the user's
 /// account choice; the libfido2 thread polls and waits on it.
@@ -133,7 +134,10 @@ final class CeremonyController: @unchecked Sendable {
         }
     }
 
-    enum SelectionOutcome: Equatable { case chosen(Int?), cancelled, timedOut }
+    enum SelectionOutcome: Equatable {
+        case chosen(Int?)
+        case cancelled, timedOut
+    }
 
     /// Opens the chooser for one answer; call before asking, since the answer may arrive before `awaitSelection`.
     func expectSelection() {

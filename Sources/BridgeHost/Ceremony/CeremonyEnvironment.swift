@@ -11,6 +11,7 @@ struct CeremonyEnvironment: Sendable {
     let prompt: (any PINPrompt)?
 
     func verifier(controller: CeremonyController, rpID: String, origin: String) -> UserVerificationRunner {
-        UserVerificationRunner(prompt: prompt, controller: controller, replies: replies, log: log, rpID: rpID, origin: origin)
+        UserVerificationRunner(
+            prompt: prompt, controller: controller, replies: replies, log: log, rpID: rpID, origin: origin)
     }
 }

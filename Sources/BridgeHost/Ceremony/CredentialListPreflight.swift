@@ -73,8 +73,11 @@ struct CredentialBatches {
         leftOutIDs = list.contains { $0.count > maxLength }
         ids = leftOutIDs ? list.filter { $0.count <= maxLength } : list
         let maxCount = info.maxCredentialCountInList > 0 ? info.maxCredentialCountInList : Int.max
-        let budget = max(1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - CredentialListPreflight.fixedRequestBytes)
-        var ranges: [Range<Int>] = [], start = 0, size = 0
+        let budget = max(
+            1, (info.maxMessageSize > 0 ? info.maxMessageSize : 1200) - CredentialListPreflight.fixedRequestBytes)
+        var ranges: [Range<Int>] = []
+        var start = 0
+        var size = 0
         for (index, id) in ids.enumerated() {
             let entry = id.count + CredentialListPreflight.entryOverheadBytes
             if index > start, index - start == maxCount || size + entry > budget {

@@ -1,12 +1,13 @@
 import CBOR
 import FIDO
+import Threading
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
-import WebAuthn
 
 /// navigator.credentials.create(): WebAuthn L3 §5.1.3 as the client, then authenticatorMakeCredential.
 struct RegistrationCeremony {
@@ -19,9 +20,11 @@ struct RegistrationCeremony {
     static let hostAlgorithms: Set<Int> = [-7, -8, -35, -257]
 
     func run() throws(WebAuthnError) -> JSONValue {
-        let log = environment.log, id = controller.id
+        let log = environment.log
+        let id = controller.id
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
-        let algorithms = try AlgorithmSelection.choose(requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
+        let algorithms = try AlgorithmSelection.choose(
+            requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
         // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
         let deadline = environment.deviceSelector.deadline(
             for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
@@ -30,20 +33,28 @@ struct RegistrationCeremony {
         let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
             try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
         }
-        log.info("create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)", request: id)
+        log.info(
+            "create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)",
+            request: id)
 
-        let device = try environment.deviceSelector.acquire(for: controller, replies: environment.replies, deadline: deadline)
+        let device = try environment.deviceSelector.acquire(
+            for: controller, replies: environment.replies, deadline: deadline)
         defer { device.close() }
         guard let algorithm = algorithms.first(where: device.info.supportedAlgorithms.contains) else {
             // As Chromium (kNoCommonAlgorithms is found after a touch): nothing is said before the user acts.
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
-            throw WebAuthnError(name: .notSupported, message: "The security key supports none of the requested algorithms \(algorithms).")
+            throw WebAuthnError(
+                name: .notSupported,
+                message: "The security key supports none of the requested algorithms \(algorithms).")
         }
         let residentKey = try residentKeyDecision(device, deadline: deadline)
         let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
-        if let appidExclude { try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline) }
+        if let appidExclude {
+            try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline)
+        }
         var excludeList = options.excludeCredentials.map(\.id)
-        let preflight = CredentialListPreflight(device: device, controller: controller, rpID: rpID, clientData: clientData)
+        let preflight = CredentialListPreflight(
+            device: device, controller: controller, rpID: rpID, clientData: clientData)
         if let batches = preflight.batchesIfNeeded(excludeList) {
             // Only a credential the key holds matters; naming just it keeps the request within the key's limits.
             excludeList = preflight.heldCredential(in: batches).map { [$0] } ?? []
@@ -55,8 +66,11 @@ struct RegistrationCeremony {
         request.extensions = extensions.ctap
 
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
-        let method = try runner.plan(options.userVerification, device: device, ceremony: .makeCredential(discoverable: residentKey), deadline: deadline)
-        let made = try runner.run(on: device, method: method, deadline: deadline) { (pin, builtInUV) throws(FIDOError) in
+        let method = try runner.plan(
+            options.userVerification, device: device, ceremony: .makeCredential(discoverable: residentKey),
+            deadline: deadline)
+        let made = try runner.run(on: device, method: method, deadline: deadline) {
+            (pin, builtInUV) throws(FIDOError) in
             var r = request
             r.builtInUV = builtInUV
             return try device.makeCredential(r, pin: pin)
@@ -72,9 +86,13 @@ struct RegistrationCeremony {
         switch options.residentKey {
         case .required:
             guard device.info.supportsResidentKeys else {
-                environment.log.info("the key cannot store discoverable credentials, which the site requires", request: controller.id)
+                environment.log.info(
+                    "the key cannot store discoverable credentials, which the site requires", request: controller.id)
                 try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
-                throw WebAuthnError(name: .notAllowed, message: "This security key cannot store passkeys (discoverable credentials), which this site requires.")
+                throw WebAuthnError(
+                    name: .notAllowed,
+                    message:
+                        "This security key cannot store passkeys (discoverable credentials), which this site requires.")
             }
             return true
         case .preferred: return device.info.supportsResidentKeys
@@ -82,19 +100,26 @@ struct RegistrationCeremony {
         }
     }
 
-    private func answer(_ made: MadeCredential, clientData: [UInt8], residentKey: Bool,
-                        extensions: RegistrationExtensions) throws(WebAuthnError) -> JSONValue {
+    private func answer(
+        _ made: MadeCredential, clientData: [UInt8], residentKey: Bool,
+        extensions: RegistrationExtensions
+    ) throws(WebAuthnError) -> JSONValue {
         let authData: AuthenticatorData
         do { authData = try AuthenticatorData(bytes: made.authenticatorData) } catch {
-            environment.log.error("the key returned unparseable authenticator data: \(error.message)", request: controller.id)
+            environment.log.error(
+                "the key returned unparseable authenticator data: \(error.message)", request: controller.id)
             throw WebAuthnError(name: .notAllowed, message: "The security key returned malformed data.")
         }
         let (format, statement) = conveyedAttestation(made)
-        let attestationObject = AttestationObject.encode(format: format, statement: statement, authenticatorData: made.authenticatorData)
-        environment.log.info("created credential (\(made.credentialID.count)-byte id, alg \(made.algorithm), fmt \(format))", request: controller.id)
+        let attestationObject = AttestationObject.encode(
+            format: format, statement: statement, authenticatorData: made.authenticatorData)
+        environment.log.info(
+            "created credential (\(made.credentialID.count)-byte id, alg \(made.algorithm), fmt \(format))",
+            request: controller.id)
         return CredentialJSON.registration(
             credentialID: made.credentialID, clientDataJSON: clientData, attestationObject: attestationObject,
-            authenticatorData: authData, transports: ["usb"], extensionResults: extensions.outputs(made, authData: authData, residentKey: residentKey))
+            authenticatorData: authData, transports: ["usb"],
+            extensionResults: extensions.outputs(made, authData: authData, residentKey: residentKey))
     }
 
     /// attestation "none" replaces the statement with an empty one (§5.1.3 step 23); indirect, direct and

@@ -1,12 +1,13 @@
 import FIDO
+import Synchronization
+import Threading
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
-import Threading
-import WebAuthn
 
 /// Keys that refused the PIN after too many wrong attempts in a row (CTAP2_ERR_PIN_AUTH_BLOCKED) and have not been
 /// plugged in again since: they refuse every PIN until that power cycle, so asking for one would only fail.

@@ -1,14 +1,15 @@
 import FIDO
+import Prompts
+import Secrets
+import Synchronization
+import Threading
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
-import Prompts
-import Threading
-import WebAuthn
-import Secrets
 
 /// Carries out the user-verification plan for one key operation: built-in UV first, the PIN when the
 /// plan (or a blocked built-in UV) calls for it, re-asking after a wrong PIN with the attempts left, and never
@@ -24,8 +25,10 @@ struct UserVerificationRunner {
     let pendingPIN = PendingPIN()
 
     /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
-    func run<T>(on device: Device, method: UserVerificationMethod, deadline: Deadline,
-                _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T) throws(WebAuthnError) -> T {
+    func run<T>(
+        on device: Device, method: UserVerificationMethod, deadline: Deadline,
+        _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T
+    ) throws(WebAuthnError) -> T {
         var method = try methodAfterReadingUVRetries(method, on: device, deadline: deadline)
         var afterWrongPIN: Int?  // the attempts the key has left once a PIN was refused
         while true {
@@ -37,14 +40,19 @@ struct UserVerificationRunner {
             do {
                 let answer = try controller.using(device) { () throws(FIDOError) -> T in
                     // Checked after registering the key, so a cancel cannot slip in between unnoticed.
-                    if controller.isCancelled { throw FIDOError(code: FIDOError.keepaliveCancel, function: "cancelled before the request") }
+                    if controller.isCancelled {
+                        throw FIDOError(code: FIDOError.keepaliveCancel, function: "cancelled before the request")
+                    }
                     return try operation(pin, method == .builtIn)
                 }
-                log.info("phase key-answer: in \(RequestLoop.milliseconds(since: started)) ms (touch\(method == .none ? "" : " and verification") included)", request: controller.id)
+                log.info(
+                    "phase key-answer: in \(RequestLoop.milliseconds(since: started)) ms (touch\(method == .none ? "" : " and verification") included)",
+                    request: controller.id)
                 noteAnswer(to: method, on: device, error: nil)
                 return answer
             } catch {
-                let cancelled = controller.isCancelled, timedOut = deadline.isPast
+                let cancelled = controller.isCancelled
+                let timedOut = deadline.isPast
                 if cancelled || timedOut { device.cancel() }
                 noteAnswer(to: method, on: device, error: error)
                 switch error.code {
@@ -78,8 +86,14 @@ struct UserVerificationRunner {
         if afterWrongPIN == nil, let pin = pendingPIN.take() { return pin }
         let attempts = try usablePINAttempts(on: device)
         guard let prompt else {
-            log.error("this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)", request: controller.id)
-            throw WebAuthnError(name: .notAllowed, message: "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY.")
+            log.error(
+                "this request needs the key's PIN but no PIN prompt is available (no pinentry program, no terminal)",
+                request: controller.id)
+            throw WebAuthnError(
+                name: .notAllowed,
+                message:
+                    "The security key needs its PIN, but no PIN prompt is available. Install pinentry or set WEBAUTHN_BRIDGE_PINENTRY."
+            )
         }
         replies.pinStatus(controller.id, attemptsLeft: afterWrongPIN)
         let retryMessage = afterWrongPIN.map { "Wrong PIN. \($0) attempt\($0 == 1 ? "" : "s") left." }
@@ -87,7 +101,9 @@ struct UserVerificationRunner {
         let started = ContinuousClock.now
         do {
             // The prompt's own buffer is what libfido2 is handed: no copy of the PIN is ever made.
-            let secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in try prompt.readPIN(request) }
+            let secret = try controller.using(prompt) { () throws(PromptError) -> SecretBytes in
+                try prompt.readPIN(request)
+            }
             log.info("phase pin-entry: in \(RequestLoop.milliseconds(since: started)) ms", request: controller.id)
             return secret
         } catch {
@@ -97,7 +113,8 @@ struct UserVerificationRunner {
 
     func promptFailure(_ error: PromptError) -> WebAuthnError {
         if case .cancelled = error {
-            return controller.isCancelled ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
+            return controller.isCancelled
+                ? ErrorMapping.aborted : WebAuthnError(name: .notAllowed, message: "PIN entry was cancelled.")
         }
         // PromptError says what failed: "PIN prompt failed: …", "no PIN prompt available: …".
         log.error("\(error)", request: controller.id)
@@ -109,5 +126,10 @@ struct UserVerificationRunner {
 final class PendingPIN: @unchecked Sendable {
     private let pin = Mutex<SecretBytes?>(nil)
     func set(_ value: SecretBytes) { pin.withLock { $0 = value } }
-    func take() -> SecretBytes? { pin.withLock { pin in defer { pin = nil }; return pin } }
+    func take() -> SecretBytes? {
+        pin.withLock { pin in
+            defer { pin = nil }
+            return pin
+        }
+    }
 }

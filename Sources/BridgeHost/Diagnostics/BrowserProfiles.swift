@@ -16,23 +16,30 @@ public struct BrowserProfile: Sendable {
         let mozilla = systemRoot + "/usr/lib/mozilla/native-messaging-hosts"
         let chrome = systemRoot + "/etc/opt/chrome/native-messaging-hosts"
         return [
-            BrowserProfile(name: "Firefox / Firefox ESR", family: .firefox, profileDirectory: "\(home)/.mozilla",
-                           manifestDirectory: "\(home)/.mozilla/native-messaging-hosts", systemManifestDirectory: mozilla),
-            BrowserProfile(name: "LibreWolf", family: .firefox, profileDirectory: "\(home)/.librewolf",
-                           manifestDirectory: "\(home)/.librewolf/native-messaging-hosts", systemManifestDirectory: mozilla),
-            BrowserProfile(name: "Chromium", family: .chromium, profileDirectory: "\(configHome)/chromium",
-                           manifestDirectory: "\(configHome)/chromium/NativeMessagingHosts",
-                           systemManifestDirectory: systemRoot + "/etc/chromium/native-messaging-hosts"),
-            BrowserProfile(name: "Google Chrome", family: .chromium, profileDirectory: "\(configHome)/google-chrome",
-                           manifestDirectory: "\(configHome)/google-chrome/NativeMessagingHosts", systemManifestDirectory: chrome),
-            BrowserProfile(name: "Brave", family: .chromium, profileDirectory: "\(configHome)/BraveSoftware/Brave-Browser",
-                           manifestDirectory: "\(configHome)/BraveSoftware/Brave-Browser/NativeMessagingHosts",
-                           systemManifestDirectory: chrome),
-            BrowserProfile(name: "Vivaldi", family: .chromium, profileDirectory: "\(configHome)/vivaldi",
-                           manifestDirectory: "\(configHome)/vivaldi/NativeMessagingHosts", systemManifestDirectory: chrome),
-            BrowserProfile(name: "Microsoft Edge", family: .chromium, profileDirectory: "\(configHome)/microsoft-edge",
-                           manifestDirectory: "\(configHome)/microsoft-edge/NativeMessagingHosts",
-                           systemManifestDirectory: systemRoot + "/etc/opt/edge/native-messaging-hosts"),
+            BrowserProfile(
+                name: "Firefox / Firefox ESR", family: .firefox, profileDirectory: "\(home)/.mozilla",
+                manifestDirectory: "\(home)/.mozilla/native-messaging-hosts", systemManifestDirectory: mozilla),
+            BrowserProfile(
+                name: "LibreWolf", family: .firefox, profileDirectory: "\(home)/.librewolf",
+                manifestDirectory: "\(home)/.librewolf/native-messaging-hosts", systemManifestDirectory: mozilla),
+            BrowserProfile(
+                name: "Chromium", family: .chromium, profileDirectory: "\(configHome)/chromium",
+                manifestDirectory: "\(configHome)/chromium/NativeMessagingHosts",
+                systemManifestDirectory: systemRoot + "/etc/chromium/native-messaging-hosts"),
+            BrowserProfile(
+                name: "Google Chrome", family: .chromium, profileDirectory: "\(configHome)/google-chrome",
+                manifestDirectory: "\(configHome)/google-chrome/NativeMessagingHosts", systemManifestDirectory: chrome),
+            BrowserProfile(
+                name: "Brave", family: .chromium, profileDirectory: "\(configHome)/BraveSoftware/Brave-Browser",
+                manifestDirectory: "\(configHome)/BraveSoftware/Brave-Browser/NativeMessagingHosts",
+                systemManifestDirectory: chrome),
+            BrowserProfile(
+                name: "Vivaldi", family: .chromium, profileDirectory: "\(configHome)/vivaldi",
+                manifestDirectory: "\(configHome)/vivaldi/NativeMessagingHosts", systemManifestDirectory: chrome),
+            BrowserProfile(
+                name: "Microsoft Edge", family: .chromium, profileDirectory: "\(configHome)/microsoft-edge",
+                manifestDirectory: "\(configHome)/microsoft-edge/NativeMessagingHosts",
+                systemManifestDirectory: systemRoot + "/etc/opt/edge/native-messaging-hosts"),
         ]
     }
 

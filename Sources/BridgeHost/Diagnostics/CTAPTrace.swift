@@ -23,7 +23,10 @@ public final class CTAPTrace: Sendable {
             if let bytes = Self.hexDump(line) {
                 guard var frame = s.collecting else { return [] }
                 frame.bytes += bytes
-                guard frame.bytes.count >= frame.expected else { s.collecting = frame; return [] }
+                guard frame.bytes.count >= frame.expected else {
+                    s.collecting = frame
+                    return []
+                }
                 s.collecting = nil
                 return [Self.describe(frame.bytes, outbound: frame.outbound, lastRequest: &s.lastRequest)]
             }
@@ -51,8 +54,12 @@ public final class CTAPTrace: Sendable {
     /// Top-level members that are secret or PIN-derived, per command, in requests and in responses (CTAP 2.1
     /// numbering): pinUvAuthParams, encrypted PINs and tokens, large-blob data, and the largeBlobKeys that a
     /// makeCredential (5), getAssertion (7) or credentialManagement (11) reply carries.
-    static let secretRequestKeys: [UInt8: Set<Int>] = [0x01: [8], 0x02: [6], 0x06: [4, 5, 6], 0x0C: [2, 5], 0x0A: [4], 0x0D: [4]]
-    static let secretResponseKeys: [UInt8: Set<Int>] = [0x01: [5], 0x02: [7], 0x08: [7], 0x06: [2], 0x0C: [1], 0x0A: [11]]
+    static let secretRequestKeys: [UInt8: Set<Int>] = [
+        0x01: [8], 0x02: [6], 0x06: [4, 5, 6], 0x0C: [2, 5], 0x0A: [4], 0x0D: [4],
+    ]
+    static let secretResponseKeys: [UInt8: Set<Int>] = [
+        0x01: [5], 0x02: [7], 0x08: [7], 0x06: [2], 0x0C: [1], 0x0A: [11],
+    ]
     /// Extension members whose values are secret (hmac-secret salts/outputs, credBlob contents).
     static let secretExtensions: Set<String> = ["hmac-secret", "credBlob"]
 
@@ -89,10 +96,13 @@ public final class CTAPTrace: Sendable {
         case .text(let t): return "\"\(t)\""
         case .array(let items): return "[" + items.map(render).joined(separator: ", ") + "]"
         case .map(let entries):
-            return "{" + entries.map { key, value in
-                if let name = key.textValue, secretExtensions.contains(name), value.boolValue == nil { return "\"\(name)\": <redacted>" }
-                return "\(render(key)): \(render(value))"
-            }.joined(separator: ", ") + "}"
+            return "{"
+                + entries.map { key, value in
+                    if let name = key.textValue, secretExtensions.contains(name), value.boolValue == nil {
+                        return "\"\(name)\": <redacted>"
+                    }
+                    return "\(render(key)): \(render(value))"
+                }.joined(separator: ", ") + "}"
         case .bool(let b): return String(b)
         case .null: return "null"
         default: return "…"
@@ -110,14 +120,17 @@ public final class CTAPTrace: Sendable {
         guard data.count >= 37 else { return "authData(\(data.count) bytes)" }
         let counter = data[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let flags = data[32]
-        return "authData(flags=0x\(String(flags, radix: 16)), signCount=\(counter), \(data.count) bytes\(flags & 0x80 != 0 ? ", extensions redacted" : ""))"
+        return
+            "authData(flags=0x\(String(flags, radix: 16)), signCount=\(counter), \(data.count) bytes\(flags & 0x80 != 0 ? ", extensions redacted" : ""))"
     }
 
     /// The bytes of a libfido2 hex-dump line ("0016: 5f 32 5f …"), nil for any other line.
     static func hexDump(_ line: String) -> [UInt8]? {
         let parts = line.split(separator: " ")
-        guard let offset = parts.first, offset.count == 5, offset.hasSuffix(":"), offset.dropLast().allSatisfy(\.isNumber),
-              parts.count > 1 else { return nil }
+        guard let offset = parts.first, offset.count == 5, offset.hasSuffix(":"),
+            offset.dropLast().allSatisfy(\.isNumber),
+            parts.count > 1
+        else { return nil }
         var bytes: [UInt8] = []
         for part in parts.dropFirst() {
             guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }

@@ -11,8 +11,10 @@ public struct DeviceReport: Sendable {
     /// Why the key could not be opened, when it could not.
     public let problem: String?
 
-    public static func all(configuration: HostConfiguration, log: HostLog,
-                           softTokens: SoftTokenProviding) -> [DeviceReport] {
+    public static func all(
+        configuration: HostConfiguration, log: HostLog,
+        softTokens: SoftTokenProviding
+    ) -> [DeviceReport] {
         let provider = HostMode.deviceProvider(configuration, log: log, softTokens: softTokens)
         let thread = FIDOThread(logSink: nil)
         return thread.sync { provider.locations().map(report) }
@@ -85,13 +87,21 @@ public struct DeviceReport: Sendable {
             lines += capabilities.bridgeBehaviour.map { "    the bridge \($0)" }
         }
         if let info, info.isFIDO2 {
-            lines.append("  CTAP: \(info.versions.joined(separator: ", "))   AAGUID: \(aaguid ?? "-")   firmware: \(info.firmwareVersion)")
-            lines.append("  options: " + info.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+            lines.append(
+                "  CTAP: \(info.versions.joined(separator: ", "))   AAGUID: \(aaguid ?? "-")   firmware: \(info.firmwareVersion)"
+            )
+            lines.append(
+                "  options: "
+                    + info.options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
             lines.append("  extensions: \(info.extensions.joined(separator: ", "))")
-            lines.append("  algorithms: \(info.supportedAlgorithms.map { AlgorithmSelection.name(of: $0) }.joined(separator: ", "))   PIN protocols: \(info.pinProtocols)")
+            lines.append(
+                "  algorithms: \(info.supportedAlgorithms.map { AlgorithmSelection.name(of: $0) }.joined(separator: ", "))   PIN protocols: \(info.pinProtocols)"
+            )
         }
         let noPIN = info.map { !$0.supportsClientPIN } == true ? "not supported by this key" : "not set"
-        lines.append("  PIN: \(pinRetries.map { "set, \($0) attempts left" } ?? noPIN)" + (uvRetries.map { "   built-in UV: \($0) attempts left" } ?? ""))
+        lines.append(
+            "  PIN: \(pinRetries.map { "set, \($0) attempts left" } ?? noPIN)"
+                + (uvRetries.map { "   built-in UV: \($0) attempts left" } ?? ""))
         return lines.joined(separator: "\n")
     }
 

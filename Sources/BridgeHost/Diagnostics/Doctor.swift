@@ -1,17 +1,22 @@
 import FIDO
+import Glibc
+import Prompts
+import WebAuthn
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
-import Prompts
-import WebAuthn
 
 /// `webauthn-bridge doctor`: checks what a working install needs and says exactly how to fix what is not.
 /// `fail` is for what stops every sign-in; `warn` for what stops some (no key plugged in, no pinentry).
 public struct Doctor {
-    public enum Status: String, Sendable { case ok = "OK", warn = "WARN", fail = "FAIL" }
+    public enum Status: String, Sendable {
+        case ok = "OK"
+        case warn = "WARN"
+        case fail = "FAIL"
+    }
 
     public struct Check: Sendable {
         public let name: String
@@ -53,8 +58,12 @@ public struct Doctor {
         let profiles = BrowserProfile.all(home: home, configHome: configHome, systemRoot: systemRoot)
         let used = profiles.filter { FileManager.default.fileExists(atPath: $0.profileDirectory) }
         guard !used.isEmpty else {
-            return [Check(name: "browsers", status: .fail, detail: "no Firefox or Chromium-family profile found under \(home)",
-                          fix: "start your browser once, then run ./install.sh")]
+            return [
+                Check(
+                    name: "browsers", status: .fail,
+                    detail: "no Firefox or Chromium-family profile found under \(home)",
+                    fix: "start your browser once, then run ./install.sh")
+            ]
         }
         return used.map(manifest)
     }
@@ -63,53 +72,84 @@ public struct Doctor {
         let name = "host manifest for \(profile.name)"
         let fix = "run ./install.sh (or ./install.sh --browser …) from the webauthn-bridge checkout"
         // The browser reads the user's own manifest first, and the system-wide one (install.sh --system) without it.
-        guard let manifestPath = [profile.manifestPath, profile.systemManifestPath].first(where: FileManager.default.fileExists),
-              let data = FileManager.default.contents(atPath: manifestPath) else {
-            return Check(name: name, status: .fail, detail: "\(profile.manifestPath) is missing (and so is \(profile.systemManifestPath))", fix: fix)
+        guard
+            let manifestPath = [profile.manifestPath, profile.systemManifestPath].first(
+                where: FileManager.default.fileExists),
+            let data = FileManager.default.contents(atPath: manifestPath)
+        else {
+            return Check(
+                name: name, status: .fail,
+                detail: "\(profile.manifestPath) is missing (and so is \(profile.systemManifestPath))", fix: fix)
         }
         guard let json = try? JSONValue.parse(Array(data)), case .string(let path)? = json["path"] else {
             return Check(name: name, status: .fail, detail: "\(manifestPath) is not a valid host manifest", fix: fix)
         }
         let allowedKey = profile.family == .firefox ? "allowed_extensions" : "allowed_origins"
-        let expected = profile.family == .firefox ? ExtensionAllowList.firefoxID : "chrome-extension://\(ExtensionAllowList.chromiumID)/"
+        let expected =
+            profile.family == .firefox
+            ? ExtensionAllowList.firefoxID : "chrome-extension://\(ExtensionAllowList.chromiumID)/"
         guard json[allowedKey]?.arrayValue?.contains(.string(expected)) == true else {
-            return Check(name: name, status: .fail, detail: "\(manifestPath): \(allowedKey) does not list \(expected)", fix: fix)
+            return Check(
+                name: name, status: .fail, detail: "\(manifestPath): \(allowedKey) does not list \(expected)", fix: fix)
         }
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            return Check(name: name, status: .fail, detail: "\(manifestPath) points at \(path), which is not an executable", fix: fix)
+            return Check(
+                name: name, status: .fail, detail: "\(manifestPath) points at \(path), which is not an executable",
+                fix: fix)
         }
         switch HostProbe.info(arguments: profile.launchArguments(hostPath: path, manifest: manifestPath)) {
         case .success(let version):
-            return Check(name: name, status: .ok, detail: "\(manifestPath) → \(path) (answers as \(profile.family.rawValue), version \(version))", fix: nil)
+            return Check(
+                name: name, status: .ok,
+                detail: "\(manifestPath) → \(path) (answers as \(profile.family.rawValue), version \(version))",
+                fix: nil)
         case .failure(let problem):
-            return Check(name: name, status: .fail, detail: "\(path) does not answer as the browser would start it: \(problem)", fix: fix)
+            return Check(
+                name: name, status: .fail, detail: "\(path) does not answer as the browser would start it: \(problem)",
+                fix: fix)
         }
     }
 
     func keys() -> Check {
         if let soft = environment["WEBAUTHN_BRIDGE_SOFT_TOKEN"], !soft.isEmpty {
-            return Check(name: "security keys", status: .warn, detail: "WEBAUTHN_BRIDGE_SOFT_TOKEN is set: the host uses SoftToken \(soft), a software token for development and tests, not your keys",
-                         fix: "unset WEBAUTHN_BRIDGE_SOFT_TOKEN to use USB keys")
+            return Check(
+                name: "security keys", status: .warn,
+                detail:
+                    "WEBAUTHN_BRIDGE_SOFT_TOKEN is set: the host uses SoftToken \(soft), a software token for development and tests, not your keys",
+                fix: "unset WEBAUTHN_BRIDGE_SOFT_TOKEN to use USB keys")
         }
         let found = USBDeviceProvider().locations()
         if !found.isEmpty {
-            return Check(name: "security keys", status: .ok, detail: found.map { "\($0.path) \($0.manufacturer) \($0.product)" }.joined(separator: "; "), fix: nil)
+            return Check(
+                name: "security keys", status: .ok,
+                detail: found.map { "\($0.path) \($0.manufacturer) \($0.product)" }.joined(separator: "; "), fix: nil)
         }
-        let nodes = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("hidraw") }
+        let nodes = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).filter {
+            $0.hasPrefix("hidraw")
+        }
         let unreadable = nodes.filter { access("/dev/\($0)", R_OK | W_OK) != 0 }
         if !unreadable.isEmpty {
-            return Check(name: "security keys", status: .warn,
-                         detail: "no key usable, and \(unreadable.map { "/dev/" + $0 }.joined(separator: ", ")) cannot be opened by this user",
-                         fix: "FIDO keys need a udev rule giving your session access (uaccess): install libfido2's rules (Debian: libfido2-1 ships 70-u2f.rules; or `sudo apt install libu2f-udev`), then replug the key; on older systems add yourself to the plugdev group")
+            return Check(
+                name: "security keys", status: .warn,
+                detail:
+                    "no key usable, and \(unreadable.map { "/dev/" + $0 }.joined(separator: ", ")) cannot be opened by this user",
+                fix:
+                    "FIDO keys need a udev rule giving your session access (uaccess): install libfido2's rules (Debian: libfido2-1 ships 70-u2f.rules; or `sudo apt install libu2f-udev`), then replug the key; on older systems add yourself to the plugdev group"
+            )
         }
-        return Check(name: "security keys", status: .warn, detail: "no FIDO key plugged in", fix: "plug in your security key")
+        return Check(
+            name: "security keys", status: .warn, detail: "no FIDO key plugged in", fix: "plug in your security key")
     }
 
     func pinentry() -> Check {
         let configured = (try? HostConfiguration.load(environment: environment))?.pinentryProgram
         guard let prompt = PromptSelector.select(environment: environment, configuredProgram: configured) else {
-            return Check(name: "PIN prompt", status: .warn, detail: "no pinentry program and no terminal: keys with a PIN cannot be used",
-                         fix: "sudo apt install pinentry-gnome3 (or pinentry-qt / pinentry-gtk2), or set WEBAUTHN_BRIDGE_PINENTRY")
+            return Check(
+                name: "PIN prompt", status: .warn,
+                detail: "no pinentry program and no terminal: keys with a PIN cannot be used",
+                fix:
+                    "sudo apt install pinentry-gnome3 (or pinentry-qt / pinentry-gtk2), or set WEBAUTHN_BRIDGE_PINENTRY"
+            )
         }
         let detail = (prompt as? PinentryPrompt).map { "pinentry: \($0.program)" } ?? "the terminal (/dev/tty)"
         return Check(name: "PIN prompt", status: .ok, detail: detail, fix: nil)
@@ -118,28 +158,38 @@ public struct Doctor {
     func publicSuffixList() -> Check {
         PublicSuffixList.system().isAvailable
             ? Check(name: "public suffix list", status: .ok, detail: "found (rp.id checks work)", fix: nil)
-            : Check(name: "public suffix list", status: .fail, detail: "not found: every rp.id would be refused", fix: "sudo apt install publicsuffix libpsl5")
+            : Check(
+                name: "public suffix list", status: .fail, detail: "not found: every rp.id would be refused",
+                fix: "sudo apt install publicsuffix libpsl5")
     }
 
     func logDirectory() -> Check {
         let path: String
         do { path = try HostConfiguration.load(environment: environment).logFile } catch {
-            return Check(name: "configuration", status: .fail, detail: "\(error)", fix: "correct the setting named above")
+            return Check(
+                name: "configuration", status: .fail, detail: "\(error)", fix: "correct the setting named above")
         }
         let directory = parentDirectory(of: path)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return access(directory, W_OK) == 0
             ? Check(name: "log", status: .ok, detail: path, fix: nil)
-            : Check(name: "log", status: .fail, detail: "\(directory) is not writable", fix: "fix its permissions, or set WEBAUTHN_BRIDGE_LOG_FILE to a writable path")
+            : Check(
+                name: "log", status: .fail, detail: "\(directory) is not writable",
+                fix: "fix its permissions, or set WEBAUTHN_BRIDGE_LOG_FILE to a writable path")
     }
 
     func sandboxedBrowsers() -> [Check] {
-        let flatpaks = ["org.mozilla.firefox", "io.gitlab.librewolf-community", "org.chromium.Chromium", "com.google.Chrome", "com.brave.Browser"]
-            .filter { FileManager.default.fileExists(atPath: "\(home)/.var/app/\($0)") }
+        let flatpaks = [
+            "org.mozilla.firefox", "io.gitlab.librewolf-community", "org.chromium.Chromium", "com.google.Chrome",
+            "com.brave.Browser",
+        ]
+        .filter { FileManager.default.fileExists(atPath: "\(home)/.var/app/\($0)") }
         let snaps = ["firefox", "chromium"].filter { FileManager.default.fileExists(atPath: "\(home)/snap/\($0)") }
         return (flatpaks.map { "Flatpak \($0)" } + snaps.map { "Snap \($0)" }).map {
-            Check(name: "sandboxed browser", status: .warn, detail: "\($0) found: it cannot start a host installed outside its sandbox",
-                  fix: "use the distribution's (deb) browser package; Flatpak/Snap support is not there yet")
+            Check(
+                name: "sandboxed browser", status: .warn,
+                detail: "\($0) found: it cannot start a host installed outside its sandbox",
+                fix: "use the distribution's (deb) browser package; Flatpak/Snap support is not there yet")
         }
     }
 }

@@ -1,9 +1,10 @@
+import Glibc
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Glibc
 
 /// Reads the host log as one stream across its rotated files (oldest first), for `webauthn-bridge log`.
 public struct LogReader {
@@ -36,7 +37,8 @@ public struct LogReader {
 
     private static func wholeLines(of file: String) -> (lines: [String], byteCount: UInt64) {
         guard let data = FileManager.default.contents(atPath: file),
-              let lastNewline = data.lastIndex(of: UInt8(ascii: "\n")) else { return ([], 0) }
+            let lastNewline = data.lastIndex(of: UInt8(ascii: "\n"))
+        else { return ([], 0) }
         let whole = data[data.startIndex...lastNewline]
         let text = String(decoding: whole, as: UTF8.self)
         return (text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init), UInt64(whole.count))
@@ -49,13 +51,16 @@ public struct LogReader {
 
     /// Calls `emit` with each line appended after `start` (by default, the end of the file now), following the
     /// file across rotations; runs until `shouldStop` says so.
-    public func follow(from start: FollowPoint? = nil, pollInterval: TimeInterval = 0.25,
-                       shouldStop: () -> Bool = { false }, emit: (String) -> Void) {
+    public func follow(
+        from start: FollowPoint? = nil, pollInterval: TimeInterval = 0.25,
+        shouldStop: () -> Bool = { false }, emit: (String) -> Void
+    ) {
         var point = start ?? FollowPoint(fileIdentity: fileIdentity(), offset: fileSize())
         var pending = Data()
         while !shouldStop() {
             let now = status()
-            let identity = now.map { UInt64($0.st_ino) } ?? 0, size = now.map { UInt64($0.st_size) } ?? 0
+            let identity = now.map { UInt64($0.st_ino) } ?? 0
+            let size = now.map { UInt64($0.st_size) } ?? 0
             if identity != point.fileIdentity || size < point.offset {  // rotated or truncated: start the new file
                 point = FollowPoint(fileIdentity: identity, offset: 0)
                 pending.removeAll()
@@ -88,7 +93,8 @@ public struct LogReader {
         guard file >= 0 else { return nil }
         defer { close(file) }
         guard lseek(file, off_t(offset), SEEK_SET) >= 0 else { return Data() }
-        var data = Data(), chunk = [UInt8](repeating: 0, count: 64 << 10)
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }

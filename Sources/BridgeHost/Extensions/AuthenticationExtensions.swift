@@ -12,7 +12,9 @@ struct AuthenticationExtensions {
     /// CTAP extension inputs when the key will answer with `credentialID` (nil: not known in advance).
     func ctap(for credentialID: [UInt8]?) -> AssertionExtensions {
         var e = AssertionExtensions()
-        if hasHMACSecret, let prf = inputs.prf, let values = prf.values(for: credentialID) { e.hmacSalt = PRFInputs.salts(values) }
+        if hasHMACSecret, let prf = inputs.prf, let values = prf.values(for: credentialID) {
+            e.hmacSalt = PRFInputs.salts(values)
+        }
         if hasHMACSecret, let salts = inputs.hmacGetSecret { e.hmacSalt = salts.flatMap { $0 } }
         e.largeBlobKey = inputs.largeBlob != nil && LargeBlobExtension.isSupported(info)
         e.credentialBlob = inputs.getCredBlob && info.extensions.contains("credBlob")
@@ -27,7 +29,8 @@ struct AuthenticationExtensions {
 
     /// A largeBlob write needs a pinUvAuthToken, so the ceremony verifies the user when the key can.
     func userVerification(_ requested: WebAuthn.UserVerificationRequirement) -> WebAuthn.UserVerificationRequirement {
-        if case .write? = inputs.largeBlob, LargeBlobExtension.isSupported(info), info.hasClientPIN || info.hasBuiltInUV {
+        if case .write? = inputs.largeBlob, LargeBlobExtension.isSupported(info), info.hasClientPIN || info.hasBuiltInUV
+        {
             return .required
         }
         return requested
@@ -38,7 +41,8 @@ struct AuthenticationExtensions {
         if let appid { results.append(("appid", .bool(appid))) }
         if inputs.prf != nil {
             let output = assertion.hmacSecret ?? []
-            results.append(("prf", output.count >= 32 ? .object([("results", PRFInputs.results(output))]) : .object([])))
+            results.append(
+                ("prf", output.count >= 32 ? .object([("results", PRFInputs.results(output))]) : .object([])))
         }
         if inputs.hmacGetSecret != nil, let output = assertion.hmacSecret, output.count >= 32 {
             var values: [(String, JSONValue)] = [("output1", .binary(Array(output.prefix(32))))]

@@ -19,11 +19,15 @@ enum CredentialProtectionPolicy: String, Equatable {
     /// The credProtect level to send, or nil to send none. With enforcement asked and a key that cannot
     /// protect credentials, anything above userVerificationOptional is NotAllowedError (§12.1), before the key
     /// is touched; without enforcement the credential is made unprotected, as CTAP allows.
-    static func level(_ policy: CredentialProtectionPolicy?, enforce: Bool, info: AuthenticatorInfo) throws(WebAuthnError) -> Int? {
+    static func level(_ policy: CredentialProtectionPolicy?, enforce: Bool, info: AuthenticatorInfo)
+        throws(WebAuthnError) -> Int?
+    {
         guard let policy else { return nil }
         guard info.extensions.contains("credProtect") else {
             if enforce, policy != .userVerificationOptional {
-                throw .notAllowed("The security key cannot protect credentials (credProtect), and the site enforces \(policy.rawValue).")
+                throw .notAllowed(
+                    "The security key cannot protect credentials (credProtect), and the site enforces \(policy.rawValue)."
+                )
             }
             return nil
         }

@@ -51,7 +51,10 @@ struct RegistrationExtensionInputs: Equatable {
 }
 
 struct AuthenticationExtensionInputs: Equatable {
-    enum LargeBlobOperation: Equatable { case read, write([UInt8]) }
+    enum LargeBlobOperation: Equatable {
+        case read
+        case write([UInt8])
+    }
 
     var prf: PRFInputs?
     /// Chromium's raw hmac-secret: one or two 32-byte salts, sent unhashed.
@@ -72,7 +75,9 @@ struct AuthenticationExtensionInputs: Equatable {
         }
         if let hmac = json["hmacGetSecret"] {
             guard hmac.objectValue != nil else { throw .typeError("hmacGetSecret must be an object.") }
-            guard let salt1 = try ExtensionField.bytes(hmac, "salt1") else { throw .typeError("hmacGetSecret.salt1 is required.") }
+            guard let salt1 = try ExtensionField.bytes(hmac, "salt1") else {
+                throw .typeError("hmacGetSecret.salt1 is required.")
+            }
             var salts = [salt1]
             if let salt2 = try ExtensionField.bytes(hmac, "salt2") { salts.append(salt2) }
             guard salts.allSatisfy({ $0.count == 32 }) else {

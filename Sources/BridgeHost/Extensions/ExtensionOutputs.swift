@@ -6,6 +6,9 @@ struct ExtensionOutputs {
     let map: [(CBOR, CBOR)]
     init(_ cbor: CBOR?) { map = cbor?.mapValue ?? [] }
     func value(_ name: String) -> CBOR? { map.first(where: { $0.0.textValue == name })?.1 }
-    func bool(_ name: String) -> Bool? { if case .bool(let b)? = value(name) { return b }; return nil }
+    func bool(_ name: String) -> Bool? {
+        if case .bool(let b)? = value(name) { return b }
+        return nil
+    }
     func int(_ name: String) -> Int? { value(name)?.intValue }
 }

@@ -13,7 +13,8 @@ enum LargeBlobEntry {
         let nonce = Digest.randomBytes(12)
         var plaintext = storedDeflate(blob)
         defer { Digest.zero(&plaintext) }
-        let sealed = try SymmetricCipher.aes256GCMSeal(key: key, nonce: nonce, plaintext: plaintext, aad: associatedData(blob.count))
+        let sealed = try SymmetricCipher.aes256GCMSeal(
+            key: key, nonce: nonce, plaintext: plaintext, aad: associatedData(blob.count))
         return .map([(1, .bytes(sealed)), (2, .bytes(nonce)), (3, .int(blob.count))])
     }
 
@@ -27,10 +28,11 @@ enum LargeBlobEntry {
     /// The DEFLATE plaintext and original size of `entry`, when it was sealed with `key`.
     static func open(_ entry: CBOR, key: [UInt8]) -> (plaintext: [UInt8], size: Int)? {
         guard let map = entry.mapValue,
-              let sealed = map.first(where: { $0.0.intValue == 1 })?.1.bytesValue,
-              let nonce = map.first(where: { $0.0.intValue == 2 })?.1.bytesValue, nonce.count == 12,
-              let size = map.first(where: { $0.0.intValue == 3 })?.1.intValue, size >= 0,
-              let opened = try? SymmetricCipher.aes256GCMOpen(key: key, nonce: nonce, sealed: sealed, aad: associatedData(size))
+            let sealed = map.first(where: { $0.0.intValue == 1 })?.1.bytesValue,
+            let nonce = map.first(where: { $0.0.intValue == 2 })?.1.bytesValue, nonce.count == 12,
+            let size = map.first(where: { $0.0.intValue == 3 })?.1.intValue, size >= 0,
+            let opened = try? SymmetricCipher.aes256GCMOpen(
+                key: key, nonce: nonce, sealed: sealed, aad: associatedData(size))
         else { return nil }
         return (opened, size)
     }
@@ -67,7 +69,9 @@ enum LargeBlobEntry {
 
     /// The array with `key`'s entry replaced by (or extended with) a new sealing of `blob`.
     static func array(_ arrayCBOR: [UInt8], storing blob: [UInt8], key: [UInt8]) throws -> [UInt8] {
-        guard let entries = try CBOR.decode(arrayCBOR).arrayValue else { throw CryptoError("largeBlobs array is not a CBOR array") }
+        guard let entries = try CBOR.decode(arrayCBOR).arrayValue else {
+            throw CryptoError("largeBlobs array is not a CBOR array")
+        }
         let entry = try seal(blob, key: key)
         var replaced = false
         var result: [CBOR] = []

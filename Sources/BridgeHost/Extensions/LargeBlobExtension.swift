@@ -1,6 +1,6 @@
 import FIDO
-import WebAuthn
 import Secrets
+import WebAuthn
 
 /// `largeBlob` (WebAuthn L3 §10.1.5) over CTAP's largeBlobKey extension and the key's largeBlobs array.
 ///
@@ -15,8 +15,10 @@ enum LargeBlobExtension {
 
     /// Reads or writes the blob of the asserted credential; the `largeBlob` client output.
     /// A failed write is `written: false` (§10.1.5), not an error.
-    static func perform(_ operation: AuthenticationExtensionInputs.LargeBlobOperation, key: [UInt8]?,
-                        on device: Device, pin: SecretBytes?, log: HostLog, request: String) throws(FIDOError) -> JSONValue {
+    static func perform(
+        _ operation: AuthenticationExtensionInputs.LargeBlobOperation, key: [UInt8]?,
+        on device: Device, pin: SecretBytes?, log: HostLog, request: String
+    ) throws(FIDOError) -> JSONValue {
         switch operation {
         case .read:
             guard let key, key.count == 32 else { return .object([]) }
@@ -36,9 +38,11 @@ enum LargeBlobExtension {
             do throws(FIDOError) {
                 do throws(FIDOError) {
                     // libfido2 refuses an empty blob outright (FIDO_ERR_INVALID_ARGUMENT).
-                    if blob.isEmpty { throw FIDOError(code: FIDOError.internalError, function: "fido_dev_largeblob_set") }
+                    if blob.isEmpty {
+                        throw FIDOError(code: FIDOError.internalError, function: "fido_dev_largeblob_set")
+                    }
                     try device.setLargeBlob(key: key, blob: blob, pin: pin)
-                } catch where error.code == FIDOError.internalError {
+                } catch  where error.code == FIDOError.internalError {
                     // libfido2 1.12 cannot seal blobs that deflate below 16 bytes; seal the entry here instead.
                     try writeSealedHere(blob, key: key, on: device, pin: pin)
                 }
@@ -55,7 +59,9 @@ enum LargeBlobExtension {
         LargeBlobEntry.storedBlob(in: try device.largeBlobArray(), key: key)
     }
 
-    private static func writeSealedHere(_ blob: [UInt8], key: [UInt8], on device: Device, pin: SecretBytes?) throws(FIDOError) {
+    private static func writeSealedHere(_ blob: [UInt8], key: [UInt8], on device: Device, pin: SecretBytes?)
+        throws(FIDOError)
+    {
         let current = try device.largeBlobArray()
         let updated: [UInt8]
         do { updated = try LargeBlobEntry.array(current, storing: blob, key: key) } catch {

@@ -25,20 +25,27 @@ struct PRFInputs: Equatable {
         guard json.objectValue != nil else { throw .typeError("\(name) must be an object.") }
         if let eval = json["eval"], !eval.isNull { self.eval = try Self.values(eval, name: "\(name).eval") }
         if let byCredential = json["evalByCredential"], !byCredential.isNull {
-            guard let members = byCredential.objectValue else { throw .typeError("\(name).evalByCredential must be an object.") }
+            guard let members = byCredential.objectValue else {
+                throw .typeError("\(name).evalByCredential must be an object.")
+            }
             for (key, value) in members {
                 // Keys are base64url credential ids; an empty or undecodable key is a SyntaxError (§10.1.4).
                 guard !key.isEmpty, let id = Base64URL.decode(key) else {
-                    throw WebAuthnError(.syntax, "\(name).evalByCredential has a key that is not a base64url credential id.")
+                    throw WebAuthnError(
+                        .syntax, "\(name).evalByCredential has a key that is not a base64url credential id.")
                 }
-                evalByCredential.append(CredentialValues(credentialID: id, values: try Self.values(value, name: "\(name).evalByCredential")))
+                evalByCredential.append(
+                    CredentialValues(credentialID: id, values: try Self.values(value, name: "\(name).evalByCredential"))
+                )
             }
         }
     }
 
     private static func values(_ json: JSONValue, name: String) throws(WebAuthnError) -> Values {
         guard json.objectValue != nil else { throw .typeError("\(name) must be an object.") }
-        guard let first = try ExtensionField.bytes(json, "first") else { throw .typeError("\(name).first is required.") }
+        guard let first = try ExtensionField.bytes(json, "first") else {
+            throw .typeError("\(name).first is required.")
+        }
         return Values(first: first, second: try ExtensionField.bytes(json, "second"))
     }
 
@@ -56,7 +63,9 @@ struct PRFInputs: Equatable {
 
     /// The inputs that apply to `credentialID`: its evalByCredential entry, else `eval`.
     func values(for credentialID: [UInt8]?) -> Values? {
-        if let credentialID, let entry = evalByCredential.first(where: { $0.credentialID == credentialID }) { return entry.values }
+        if let credentialID, let entry = evalByCredential.first(where: { $0.credentialID == credentialID }) {
+            return entry.values
+        }
         return eval
     }
 

@@ -19,11 +19,15 @@ struct RegistrationExtensions {
         if let support = inputs.largeBlob {
             let capable = LargeBlobExtension.isSupported(info) && residentKey
             if support == .required, !capable {
-                throw .notSupported("The security key cannot store large blobs for a discoverable credential (largeBlob support is required).")
+                throw .notSupported(
+                    "The security key cannot store large blobs for a discoverable credential (largeBlob support is required)."
+                )
             }
             ctap.largeBlobKey = capable
         }
-        if let blob = inputs.credBlob, !blob.isEmpty, supported.contains("credBlob"), blob.count <= info.maxCredentialBlobLength {
+        if let blob = inputs.credBlob, !blob.isEmpty, supported.contains("credBlob"),
+            blob.count <= info.maxCredentialBlobLength
+        {
             ctap.credentialBlob = blob
         }
         ctap.minPINLength = inputs.minPinLength && supported.contains("minPinLength")
@@ -44,7 +48,9 @@ struct RegistrationExtensions {
         }
         if inputs.credBlob != nil { results.append(("credBlob", .bool(returned.bool("credBlob") == true))) }
         if inputs.appidExclude != nil { results.append(("appidExclude", .bool(true))) }
-        if inputs.minPinLength, let length = returned.int("minPinLength") { results.append(("minPinLength", .number(Double(length)))) }
+        if inputs.minPinLength, let length = returned.int("minPinLength") {
+            results.append(("minPinLength", .number(Double(length))))
+        }
         return .object(results)
     }
 }

@@ -1,5 +1,6 @@
 import CBOR
 import Cryptography
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -37,14 +38,21 @@ extension SoftToken {
         switch subcommand {
         case .getKeyAgreement:
             let point = session.keyAgreement.publicPoint
-            return .map([(1, .map([
-                (1, 2), (3, -25), (-1, 1), (-2, .bytes(Array(point[1..<33]))), (-3, .bytes(Array(point[33..<65]))),
-            ]))])
+            return .map([
+                (
+                    1,
+                    .map([
+                        (1, 2), (3, -25), (-1, 1), (-2, .bytes(Array(point[1..<33]))),
+                        (-3, .bytes(Array(point[33..<65]))),
+                    ])
+                )
+            ])
         case .setPIN: try setPIN(p, pinProtocol)
         case .changePIN: try changePIN(p, pinProtocol)
         case .getPINToken:
             if p[int: 9] != nil || p[int: 10] != nil { throw .invalidParameter }
-            return try pinToken(p, pinProtocol, permissions: Permission.makeCredential | Permission.getAssertion, rpID: nil)
+            return try pinToken(
+                p, pinProtocol, permissions: Permission.makeCredential | Permission.getAssertion, rpID: nil)
         case .getPinUvAuthTokenUsingPinWithPermissions:
             let (permissions, rpID) = try requestedPermissions(p)
             return try pinToken(p, pinProtocol, permissions: permissions, rpID: rpID)
@@ -67,7 +75,9 @@ extension SoftToken {
     }
 
     private func setPIN(_ p: CBOR, _ pinProtocol: PINProtocol) throws(CTAPStatus) {
-        guard let platformKey = try p.map(3), let param = try p.bytes(4), let newPinEnc = try p.bytes(5) else { throw .missingParameter }
+        guard let platformKey = try p.map(3), let param = try p.bytes(4), let newPinEnc = try p.bytes(5) else {
+            throw .missingParameter
+        }
         guard state.pinHash == nil else { throw .notAllowed }
         var shared = try pinProtocol.sharedSecret(keyAgreement: session.keyAgreement, platformKey: platformKey)
         defer { Digest.zero(&shared) }
@@ -83,13 +93,17 @@ extension SoftToken {
         guard state.pinRetries > 0 else { throw .pinBlocked }
         var shared = try pinProtocol.sharedSecret(keyAgreement: session.keyAgreement, platformKey: platformKey)
         defer { Digest.zero(&shared) }
-        guard pinProtocol.verify(key: shared, message: newPinEnc + pinHashEnc, signature: param) else { throw .pinAuthInvalid }
+        guard pinProtocol.verify(key: shared, message: newPinEnc + pinHashEnc, signature: param) else {
+            throw .pinAuthInvalid
+        }
         try checkPINHash(pinHashEnc, pinProtocol, shared: shared)
         try storeNewPIN(newPinEnc, pinProtocol, shared: shared)
         session.resetToken()
     }
 
-    private func pinToken(_ p: CBOR, _ pinProtocol: PINProtocol, permissions: UInt8, rpID: String?) throws(CTAPStatus) -> CBOR {
+    private func pinToken(_ p: CBOR, _ pinProtocol: PINProtocol, permissions: UInt8, rpID: String?) throws(CTAPStatus)
+        -> CBOR
+    {
         guard let platformKey = try p.map(3), let pinHashEnc = try p.bytes(6) else { throw .missingParameter }
         guard state.pinHash != nil else { throw .pinNotSet }
         guard state.pinRetries > 0 else { throw .pinBlocked }
@@ -100,7 +114,9 @@ extension SoftToken {
     }
 
     /// A fresh pinUvAuthToken with the given permissions, encrypted for the platform.
-    private func issueToken(_ pinProtocol: PINProtocol, shared: [UInt8], permissions: UInt8, rpID: String?) throws(CTAPStatus) -> CBOR {
+    private func issueToken(_ pinProtocol: PINProtocol, shared: [UInt8], permissions: UInt8, rpID: String?)
+        throws(CTAPStatus) -> CBOR
+    {
         session.resetToken()
         session.tokenProtocol = pinProtocol.version
         session.permissions = permissions
@@ -115,7 +131,8 @@ extension SoftToken {
         try commit { $0.pinRetries -= 1 }
         var candidate = try pinProtocol.decrypt(key: shared, pinHashEnc)
         defer { Digest.zero(&candidate) }
-        guard let stored = state.pinHash, candidate.count == 16, Digest.constantTimeEqual(candidate, Array(stored)) else {
+        guard let stored = state.pinHash, candidate.count == 16, Digest.constantTimeEqual(candidate, Array(stored))
+        else {
             try session.regenerateKeyAgreement()
             session.consecutivePINFailures += 1
             if state.pinRetries == 0 { throw .pinBlocked }
@@ -144,7 +161,9 @@ extension SoftToken {
     }
 
     /// Verifies a pinUvAuthParam made with the current pinUvAuthToken and checks its permission and RP binding.
-    func verifyPinUvAuthParam(_ param: [UInt8], protocolVersion: Int?, message: [UInt8], permission: UInt8, rpID: String?) throws(CTAPStatus) {
+    func verifyPinUvAuthParam(
+        _ param: [UInt8], protocolVersion: Int?, message: [UInt8], permission: UInt8, rpID: String?
+    ) throws(CTAPStatus) {
         guard let version = protocolVersion else { throw .missingParameter }
         guard state.configuration.pinUvAuthProtocols.contains(version), let pinProtocol = PINProtocol(version) else {
             throw .invalidParameter

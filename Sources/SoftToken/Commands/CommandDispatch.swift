@@ -26,12 +26,16 @@ extension SoftToken {
             case .clientPIN: reply = try clientPIN(parameters, userTouched: userTouched)
             case .reset: reply = try reset(userTouched: userTouched)
             case .largeBlobs:
-                guard state.configuration.ctap21 && state.configuration.largeBlobs else { throw CTAPStatus.invalidCommand }
+                guard state.configuration.ctap21 && state.configuration.largeBlobs else {
+                    throw CTAPStatus.invalidCommand
+                }
                 reply = try largeBlobs(parameters)
             }
             var response: [UInt8] = [CTAPStatus.ok.rawValue]
             if let reply { response += reply.encode() }
-            guard response.count <= state.configuration.maxMessageSize else { return .response([CTAPStatus.requestTooLarge.rawValue]) }
+            guard response.count <= state.configuration.maxMessageSize else {
+                return .response([CTAPStatus.requestTooLarge.rawValue])
+            }
             return .response(response)
         } catch .userActionPending {
             if case .delay(let ms) = state.configuration.presence { return .awaitingUser(milliseconds: ms) }
@@ -66,11 +70,14 @@ extension SoftToken {
     /// CTAP 2.1 user verification for makeCredential/getAssertion: a valid pinUvAuthParam (for `permission`
     /// and `rpID`) or, when the platform asked for the uv option, the token's built-in UV. Returns whether the
     /// user was verified.
-    func verifyUser(pinUvAuthParam: [UInt8]?, uvRequested: Bool, protocolVersion: Int?, clientDataHash: [UInt8],
-                    permission: UInt8, rpID: String, userTouched: Bool) throws(CTAPStatus) -> Bool {
+    func verifyUser(
+        pinUvAuthParam: [UInt8]?, uvRequested: Bool, protocolVersion: Int?, clientDataHash: [UInt8],
+        permission: UInt8, rpID: String, userTouched: Bool
+    ) throws(CTAPStatus) -> Bool {
         if let param = pinUvAuthParam {
-            try verifyPinUvAuthParam(param, protocolVersion: protocolVersion, message: clientDataHash,
-                                     permission: permission, rpID: rpID)
+            try verifyPinUvAuthParam(
+                param, protocolVersion: protocolVersion, message: clientDataHash,
+                permission: permission, rpID: rpID)
             return true
         }
         if uvRequested {

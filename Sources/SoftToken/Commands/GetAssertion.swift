@@ -1,5 +1,6 @@
 import CBOR
 import Cryptography
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -51,9 +52,10 @@ extension SoftToken {
         if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
         if state.configuration.alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
 
-        let userVerified = try verifyUser(pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
-                                          protocolVersion: protocolVersion, clientDataHash: clientDataHash,
-                                          permission: Permission.getAssertion, rpID: rpID, userTouched: userTouched)
+        let userVerified = try verifyUser(
+            pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
+            protocolVersion: protocolVersion, clientDataHash: clientDataHash,
+            permission: Permission.getAssertion, rpID: rpID, userTouched: userTouched)
 
         let rpIDHash = Digest.sha256(Array(rpID.utf8))
         let allowList = try p.array(3) ?? []
@@ -68,7 +70,9 @@ extension SoftToken {
         } else {
             for descriptor in allowList {
                 guard let id = descriptor[text: "id"]?.bytesValue else { throw .missingParameter }
-                if let credential = findCredential(id: id, rpIDHash: rpIDHash), credential.secrets.credProtect < 3 || userVerified {
+                if let credential = findCredential(id: id, rpIDHash: rpIDHash),
+                    credential.secrets.credProtect < 3 || userVerified
+                {
                     found = [credential]
                     break
                 }
@@ -83,11 +87,13 @@ extension SoftToken {
         if userVerified { flags.insert(.userVerified) }
         if pinUvAuthParam != nil { session.permissions &= Permission.largeBlobWrite }
         let request = AssertionRequest(
-            rpID: rpID, rpIDHash: rpIDHash, clientDataHash: clientDataHash, flags: flags, extensions: try p.map(4).map(honouredExtensions),
+            rpID: rpID, rpIDHash: rpIDHash, clientDataHash: clientDataHash, flags: flags,
+            extensions: try p.map(4).map(honouredExtensions),
             discoverableLookup: allowList.isEmpty, numberOfCredentials: found.count)
         let response = try assertion(for: first, request: request, first: true)
         if found.count > 1 {
-            session.nextAssertions = AssertionBatch(remaining: found.dropFirst().map(\.id), request: request, userVerified: userVerified)
+            session.nextAssertions = AssertionBatch(
+                remaining: found.dropFirst().map(\.id), request: request, userVerified: userVerified)
         }
         return response
     }
@@ -109,7 +115,11 @@ extension SoftToken {
         if let extensions = request.extensions {
             // Ignored for credentials made without hmac-secret, as CTAP 2.1 §12.5 says.
             if let hmac = extensions[text: "hmac-secret"], credential.secrets.hmacSecret {
-                extensionOutputs.append(("hmac-secret", .bytes(try hmacSecret(hmac, credential: credential.secrets, userVerified: userVerified))))
+                extensionOutputs.append(
+                    (
+                        "hmac-secret",
+                        .bytes(try hmacSecret(hmac, credential: credential.secrets, userVerified: userVerified))
+                    ))
             }
             if try extensions.extensionBool("credBlob") == true {
                 extensionOutputs.append(("credBlob", .bytes(credential.secrets.credBlob ?? [])))
@@ -155,10 +165,12 @@ extension SoftToken {
         // A non-discoverable credential without a record (made before records existed): start counting now.
         try commit { (s: inout TokenState) throws(CTAPStatus) in
             s.creationCounter += 1
-            s.credentials.append(StoredCredential(
-                id: Data(credential.id), rpID: rpID, rpName: nil, userID: Data(), userName: nil, userDisplayName: nil,
-                algorithm: credential.secrets.algorithm.rawValue, signCount: 1, discoverable: false,
-                credProtect: credential.secrets.credProtect, created: s.creationCounter))
+            s.credentials.append(
+                StoredCredential(
+                    id: Data(credential.id), rpID: rpID, rpName: nil, userID: Data(), userName: nil,
+                    userDisplayName: nil,
+                    algorithm: credential.secrets.algorithm.rawValue, signCount: 1, discoverable: false,
+                    credProtect: credential.secrets.credProtect, created: s.creationCounter))
         }
         return 1
     }

@@ -1,5 +1,6 @@
 import CBOR
 import Cryptography
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -40,8 +41,9 @@ extension SoftToken {
                 var message = [UInt8](repeating: 0xFF, count: 32) + [0x0C, 0x00]
                 message += withUnsafeBytes(of: UInt32(offset).littleEndian) { Array($0) }
                 message += Digest.sha256(fragment)
-                try verifyPinUvAuthParam(param, protocolVersion: try p.int(6), message: message,
-                                         permission: Permission.largeBlobWrite, rpID: nil)
+                try verifyPinUvAuthParam(
+                    param, protocolVersion: try p.int(6), message: message,
+                    permission: Permission.largeBlobWrite, rpID: nil)
             }
             guard offset + fragment.count <= write.expectedLength else { throw .invalidParameter }
             write.buffer += fragment
@@ -49,7 +51,8 @@ extension SoftToken {
             if write.buffer.count == write.expectedLength {
                 session.largeBlobWrite = nil
                 let body = write.buffer.dropLast(16)
-                guard Digest.constantTimeEqual(Array(Digest.sha256(body).prefix(16)), Array(write.buffer.suffix(16))) else {
+                guard Digest.constantTimeEqual(Array(Digest.sha256(body).prefix(16)), Array(write.buffer.suffix(16)))
+                else {
                     throw .integrityFailure
                 }
                 try commit { $0.largeBlobArray = Data(write.buffer) }

@@ -1,5 +1,6 @@
 import CBOR
 import Cryptography
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -23,7 +24,9 @@ extension SoftToken {
         guard let clientDataHash = try p.bytes(1), let rp = try p.map(2), let user = try p.map(3),
             let credentialParameters = try p.array(4)
         else { throw .missingParameter }
-        guard let rpID = rp[text: "id"]?.textValue, let userID = user[text: "id"]?.bytesValue else { throw .missingParameter }
+        guard let rpID = rp[text: "id"]?.textValue, let userID = user[text: "id"]?.bytesValue else {
+            throw .missingParameter
+        }
         guard userID.count <= 64 else { throw .invalidLength }
         let algorithm = try Self.chooseAlgorithm(credentialParameters, supported: state.configuration.algorithms)
 
@@ -41,9 +44,10 @@ extension SoftToken {
         if state.configuration.alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
         try checkListLength(try p.array(5))
 
-        let userVerified = try verifyUser(pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
-                                          protocolVersion: protocolVersion, clientDataHash: clientDataHash,
-                                          permission: Permission.makeCredential, rpID: rpID, userTouched: userTouched)
+        let userVerified = try verifyUser(
+            pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
+            protocolVersion: protocolVersion, clientDataHash: clientDataHash,
+            permission: Permission.makeCredential, rpID: rpID, userTouched: userTouched)
 
         let rpIDHash = Digest.sha256(Array(rpID.utf8))
         for descriptor in try p.array(5) ?? [] {
@@ -82,11 +86,12 @@ extension SoftToken {
                 s.credentials.removeAll { $0.discoverable && $0.rpID == rpID && Array($0.userID) == userID }
             }
             s.creationCounter += 1
-            s.credentials.append(StoredCredential(
-                id: Data(credentialID), rpID: rpID, rpName: rp[text: "name"]?.textValue, userID: Data(userID),
-                userName: user[text: "name"]?.textValue, userDisplayName: user[text: "displayName"]?.textValue,
-                algorithm: algorithm.rawValue, signCount: 0, discoverable: residentKey, credProtect: credProtect,
-                created: s.creationCounter))
+            s.credentials.append(
+                StoredCredential(
+                    id: Data(credentialID), rpID: rpID, rpName: rp[text: "name"]?.textValue, userID: Data(userID),
+                    userName: user[text: "name"]?.textValue, userDisplayName: user[text: "displayName"]?.textValue,
+                    algorithm: algorithm.rawValue, signCount: 0, discoverable: residentKey, credProtect: credProtect,
+                    created: s.creationCounter))
         }
         if pinUvAuthParam != nil { session.permissions &= Permission.largeBlobWrite }
 
@@ -119,7 +124,9 @@ extension SoftToken {
             guard let type = parameter[text: "type"]?.textValue, let alg = parameter[text: "alg"]?.intValue else {
                 throw .cborUnexpectedType
             }
-            if type == "public-key", supported.contains(alg), let algorithm = SigningAlgorithm(rawValue: alg) { return algorithm }
+            if type == "public-key", supported.contains(alg), let algorithm = SigningAlgorithm(rawValue: alg) {
+                return algorithm
+            }
         }
         throw .unsupportedAlgorithm
     }
@@ -133,17 +140,26 @@ extension SoftToken {
 
     /// maxCredentialCountInList: a longer allow or exclude list is refused.
     func checkListLength(_ list: [CBOR]?) throws(CTAPStatus) {
-        if let limit = state.configuration.maxCredentialCountInList, let list, list.count > limit { throw .limitExceeded }
+        if let limit = state.configuration.maxCredentialCountInList, let list, list.count > limit {
+            throw .limitExceeded
+        }
     }
 
     /// A "packed" attestation statement: self attestation, or the token's attestation key with its certificate.
     func attestationStatement(signedData: [UInt8], credentialKey: SigningKey) throws(CTAPStatus) -> CBOR {
         do {
-            if state.configuration.attestation == .certificate, let der = state.attestationKey, let certificate = state.attestationCertificate {
+            if state.configuration.attestation == .certificate, let der = state.attestationKey,
+                let certificate = state.attestationCertificate
+            {
                 let attestationKey = try signingKeys.key(pkcs8DER: Array(der))
-                return .map([("alg", -7), ("sig", .bytes(try attestationKey.sign(signedData))), ("x5c", [.bytes(Array(certificate))])])
+                return .map([
+                    ("alg", -7), ("sig", .bytes(try attestationKey.sign(signedData))),
+                    ("x5c", [.bytes(Array(certificate))]),
+                ])
             }
-            return .map([("alg", .int(credentialKey.algorithm.rawValue)), ("sig", .bytes(try credentialKey.sign(signedData)))])
+            return .map([
+                ("alg", .int(credentialKey.algorithm.rawValue)), ("sig", .bytes(try credentialKey.sign(signedData))),
+            ])
         } catch { throw .other }
     }
 }

@@ -1,10 +1,11 @@
 import Cryptography
+import Threading
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import Threading
 
 /// U2F (CTAP1) raw messages, carried in CTAPHID_MSG as ISO 7816-4 APDUs (FIDO U2F Raw Message Formats v1.2).
 ///
@@ -98,7 +99,8 @@ extension SoftToken {
     /// sealed for the application parameter, so CTAP2 getAssertion with the same rp id (an AppID) finds it too.
     private func u2fRegister(_ command: U2F.Command) throws(U2FFailure) -> [UInt8] {
         guard command.data.count == 64 else { throw U2FFailure(.wrongLength) }
-        let challenge = Array(command.data[0..<32]), application = Array(command.data[32..<64])
+        let challenge = Array(command.data[0..<32])
+        let application = Array(command.data[32..<64])
         try consumeU2FTouch()
         do throws(CTAPStatus) {
             guard let attestationKey = state.attestationKey, let certificate = state.attestationCertificate else {
@@ -114,14 +116,17 @@ extension SoftToken {
             let publicKey = key.publicKeyBytes
             try commit { (s: inout TokenState) throws(CTAPStatus) in
                 s.creationCounter += 1
-                s.credentials.append(StoredCredential(
-                    id: Data(keyHandle), rpID: Self.u2fApplicationLabel(application), rpName: nil, userID: Data(),
-                    userName: nil, userDisplayName: nil, algorithm: SigningAlgorithm.es256.rawValue, signCount: 0,
-                    discoverable: false, credProtect: 1, created: s.creationCounter))
+                s.credentials.append(
+                    StoredCredential(
+                        id: Data(keyHandle), rpID: Self.u2fApplicationLabel(application), rpName: nil, userID: Data(),
+                        userName: nil, userDisplayName: nil, algorithm: SigningAlgorithm.es256.rawValue, signCount: 0,
+                        discoverable: false, credProtect: 1, created: s.creationCounter))
             }
             let signed = [0x00] + application + challenge + keyHandle + publicKey
             let signature: [UInt8]
-            do { signature = try signingKeys.key(pkcs8DER: Array(attestationKey)).sign(signed) } catch { throw CTAPStatus.other }
+            do { signature = try signingKeys.key(pkcs8DER: Array(attestationKey)).sign(signed) } catch {
+                throw CTAPStatus.other
+            }
             return [0x05] + publicKey + [UInt8(keyHandle.count)] + keyHandle + Array(certificate) + signature
         } catch {
             // A U2F key has no richer error to give: the platform sees a failed command.
@@ -133,7 +138,9 @@ extension SoftToken {
     private func u2fAuthenticate(_ command: U2F.Command) throws(U2FFailure) -> [UInt8] {
         let data = command.data
         guard data.count >= 65, data.count == 65 + Int(data[64]) else { throw U2FFailure(.wrongLength) }
-        let challenge = Array(data[0..<32]), application = Array(data[32..<64]), keyHandle = Array(data[65...])
+        let challenge = Array(data[0..<32])
+        let application = Array(data[32..<64])
+        let keyHandle = Array(data[65...])
         // credProtect level 3 (userVerificationRequired) cannot be met without UV, which U2F does not have.
         guard let credential = findCredential(id: keyHandle, rpIDHash: application), credential.secrets.credProtect < 3,
             credential.secrets.algorithm == .es256
@@ -170,7 +177,9 @@ extension SoftToken {
         case .deny: throw U2FFailure(.conditionsNotSatisfied)
         case .delay(let ms):
             // A touch that came and went unused long ago (the platform gave up) does not count for a new request.
-            if let touchAt = session.u2fTouchAt, ContinuousClock.now - touchAt.instant > .seconds(3) { session.u2fTouchAt = nil }
+            if let touchAt = session.u2fTouchAt, ContinuousClock.now - touchAt.instant > .seconds(3) {
+                session.u2fTouchAt = nil
+            }
             guard let touchAt = session.u2fTouchAt else {
                 if ms > 0 {
                     session.u2fTouchAt = .after(.milliseconds(ms))
