@@ -5,7 +5,7 @@ import PackageDescription
 //   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, Threading}
 //   webauthn-bridge → SoftToken  (SoftTokenDeviceProvider: BridgeHost reaches keys only through FIDO's DeviceProvider)
 //   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
-//   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken}  (the demo command)
+//   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken, Prompts}  (the demo command)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading};  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld (it ships with the Swift toolchain; the default gold cannot) to pack relative
 // relocations (DT_RELR, glibc ≥ 2.36): start-up reads ~8 KB of them instead of ~1 MB, ~0.9 MB less resident
@@ -62,7 +62,7 @@ let package = Package(
                 "BridgeHost", "SoftToken", "NativeMessaging", "Prompts", "WebAuthn", "Cryptography", "Threading",
             ]),
         // `webauthn-bridge demo`: a SoftToken, a small relying party on loopback and a throwaway browser profile.
-        .target(name: "Demo", dependencies: ["WebAuthn", "Cryptography", "CBOR", "SoftToken", "Threading"]),
+        .target(name: "Demo", dependencies: ["WebAuthn", "Cryptography", "CBOR", "SoftToken", "Prompts", "Threading"]),
         .executableTarget(
             name: "webauthn-bridge",
             dependencies: [
