@@ -321,13 +321,12 @@ if [[ -n $host_binary ]]; then
 else
   check_packages "${BUILD_PACKAGES[@]}"
   command -v swift >/dev/null || die "swift not found on PATH: install a Swift 6 toolchain (https://swift.org/install/linux/)"
-  build=(swift build -c release --static-swift-stdlib --product "$PRODUCT" --package-path "$REPO")
-  run "${build[@]}"
+  # packaging/release-build.sh is the one place that says how a release is built (and prints the binary's path).
   if ((dry_run)); then
+    say "would run: $REPO/packaging/release-build.sh --product $PRODUCT"
     host_binary="$REPO/.build/release/$PRODUCT"
   else
-    host_binary="$("${build[@]}" --show-bin-path)/$PRODUCT"
-    [[ -x $host_binary ]] || die "the build did not produce $host_binary"
+    host_binary=$("$REPO/packaging/release-build.sh" --product "$PRODUCT") || die "the release build failed"
   fi
 fi
 
