@@ -39,7 +39,7 @@ struct InstalledExtensionIDsTests {
     }
 
     @Test(arguments: [
-        "/work/repo/.build/release/webauthn-bridge", "/usr/bin/webauthn-bridge",
+        "/home/dev/src/webauthn-bridge/.build/release/webauthn-bridge", "/usr/bin/webauthn-bridge",
         "/opt/webauthn-bridge/webauthn-bridge", "/usr/libexec/other/webauthn-bridge", "webauthn-bridge",
         "libexec/webauthn-bridge/webauthn-bridge",
     ])
