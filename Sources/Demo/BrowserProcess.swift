@@ -1,14 +1,23 @@
 import Glibc
+import Prompts
 
 /// The browser the demo started: a process-group leader (POSIX_SPAWN_SETSID), so that stopping it reaches its
 /// helper processes, and known only by its PID. Its output goes to a log file in the demo's directory.
+///
+/// It ends with the demo even when the demo cannot end it (killed with SIGKILL, or crashed): it is started
+/// through the host's own parent-death launcher (`ParentDeathSignal`, `setpriv --pdeathsig SIGINT`), which
+/// sets the kernel's parent-death signal and then executes the browser under the same PID. SIGINT ends both
+/// browsers (Chromium closes its profile and native hosts in order, as on SIGTERM). The signal follows the
+/// thread that started the browser: the demo starts it on its main thread, which lives as long as the demo.
 public final class BrowserProcess: Sendable {
     public let pid: pid_t
     public let logPath: String
 
-    public init(executable: String, arguments: [String], environment: [(String, String)], logPath: String)
-        throws(DemoError)
-    {
+    /// `launcher`: the command `executable` is started through (empty: directly).
+    public init(
+        executable: String, arguments: [String], environment: [(String, String)], logPath: String,
+        launcher: [String] = ParentDeathSignal.launcher
+    ) throws(DemoError) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -30,11 +39,12 @@ public final class BrowserProcess: Sendable {
         posix_spawnattr_setflags(
             &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | Self.setSessionFlag))
 
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let command = launcher + [executable] + arguments
+        let argv = command.map { strdup($0) } + [nil]
         let envp = Self.merged(environment).map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        let status = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
         guard status == 0 else { throw DemoError("cannot start \(executable): \(String(cString: strerror(status)))") }
         pid = child
         self.logPath = logPath

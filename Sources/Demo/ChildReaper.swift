@@ -25,10 +25,7 @@ enum ChildReaper {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard let pid = pid_t(name), let stat = readFile("/proc/\(pid)/stat", limit: 4096) else { continue }
-            // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-            guard let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard let pid = pid_t(name), let fields = ProcessStat.fields(pid) else { continue }
             if fields.count > 1, pid_t(fields[1]) == me { found.append(pid) }
         }
         return found

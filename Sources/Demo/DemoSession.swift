@@ -19,7 +19,9 @@ public struct DemoOptions: Sendable {
 /// `webauthn-bridge demo`: a SoftToken in a temporary directory, the demo relying party on loopback, and
 /// optionally a browser on a throwaway profile with the extension, opened on the demo page. It runs until
 /// SIGINT (Ctrl-C), SIGTERM or SIGHUP, or until the browser it started exits; then it stops the browser's
-/// process group and every process it inherited (`ChildReaper`), and removes the temporary directory.
+/// process group and every process it inherited (`ChildReaper`), and removes the temporary directory. What it
+/// cannot do when killed is done by others: the kernel ends its browser (`BrowserProcess`), and the next demo
+/// removes its directory (`DemoDirectory`).
 public enum DemoSession {
     static let signals = [SIGINT, SIGTERM, SIGHUP, SIGCHLD]
 
@@ -36,7 +38,9 @@ public enum DemoSession {
         pthread_sigmask(SIG_BLOCK, &waited, nil)
         ChildReaper.becomeSubreaper()
 
-        let root = try makeTemporaryDirectory()
+        let base = DemoDirectory.base()
+        DemoDirectory.removeStale(in: base, say: say)
+        let root = try DemoDirectory.create(in: base)
         var server: HTTPServer?
         var browser: BrowserProcess?
         defer {
@@ -142,15 +146,6 @@ public enum DemoSession {
 
     static func describe(_ status: Int32) -> String {
         status & 0x7F == 0 ? "exit status \((status >> 8) & 0xFF)" : "killed by signal \(status & 0x7F)"
-    }
-
-    static func makeTemporaryDirectory() throws(DemoError) -> String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array("\(base)/webauthn-bridge-demo-XXXXXX".utf8CString)
-        guard mkdtemp(&template) != nil else {
-            throw DemoError("cannot create a temporary directory in \(base): \(String(cString: strerror(errno)))")
-        }
-        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -13,7 +13,8 @@ struct DemoCommand: ParsableCommand {
             on http://localhost:PORT/ (127.0.0.1 only) that registers, signs in and shows what it verified. With \
             --browser it starts that browser on a throwaway profile with the extension and the SoftToken, opened on \
             the demo page; without, it prints the command to do so. Ctrl-C stops everything and removes the \
-            temporary directory.
+            temporary directory. A browser the demo started ends with it even when the demo is killed, and a \
+            demo removes the temporary directories that killed demos left behind.
             """)
 
     @Option(

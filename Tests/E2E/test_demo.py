@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -32,10 +33,13 @@ START_TIMEOUT = 90
 class Demo:
     """`webauthn-bridge demo ARGS` with its output read line by line on a thread."""
 
-    def __init__(self, host: Path, *args: str, workdir: Path, extra_env: dict | None = None):
+    def __init__(self, host: Path, *args: str, workdir: Path, extra_env: dict | None = None,
+                 tmpdir: Path | None = None):
         # Short: Chromium puts its singleton socket in TMPDIR, and a socket path is limited to 108 bytes.
-        self.tmpdir = Path(tempfile.mkdtemp(prefix="wbd-", dir="/tmp"))
-        (workdir / "home").mkdir()
+        # `tmpdir`: another demo's TMPDIR, shared (the first demo's `kill` removes it).
+        self.owns_tmpdir = tmpdir is None
+        self.tmpdir = tmpdir or Path(tempfile.mkdtemp(prefix="wbd-", dir="/tmp"))
+        (workdir / "home").mkdir(parents=True)
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(workdir / "home"),
                "TMPDIR": str(self.tmpdir), **(extra_env or {})}
         if os.environ.get("WEBAUTHN_BRIDGE_EXTENSION") and "--extension" not in args:
@@ -76,7 +80,8 @@ class Demo:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(timeout=30)
-        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        if self.owns_tmpdir:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 def descendants(root_pid: int) -> dict[int, str]:
@@ -354,6 +359,66 @@ def test_demo_stops_with_its_browser_and_reaps_what_escaped_its_group(ending, ho
         assert not token.parent.exists()
     finally:
         demo.kill()
+
+
+def test_a_killed_demo_takes_its_browser_along_and_the_next_demo_removes_what_it_left(host, tmp_path):
+    """SIGKILL leaves the demo no say: the kernel's parent-death signal, set in the stand-in browser before it ran
+    (setpriv --pdeathsig), ends the browser, and the next demo in the same TMPDIR removes the directory the killed
+    one left. The directory of a demo that still runs is kept."""
+    fake = tmp_path / "fake-browser"
+    fake.write_text(FAKE_BROWSER)
+    fake.chmod(0o755)
+    record = tmp_path / "record"
+    killed = Demo(host, "--browser", "firefox", "--browser-binary", str(fake), workdir=tmp_path / "killed",
+                  extra_env={"RECORD": str(record)})
+    running = later = None
+    escaped = browser = None
+    try:
+        left = Path(killed.expect(r"SoftToken:\s+(\S+)").group(1)).parent
+        browser_pid = int(killed.expect(r"Started firefox \(pid (\d+)").group(1))
+        killed.expect(r"Press Ctrl-C to stop")
+        deadline = time.monotonic() + 30
+        while not (record.with_suffix(".escaped").exists() and "sleep" in Path(f"/proc/{browser_pid}/cmdline")
+                   .read_bytes().decode(errors="replace")):   # the stand-in has become its last command
+            assert time.monotonic() < deadline, "the stand-in browser did not start"
+            time.sleep(0.05)
+        escaped = int(record.with_suffix(".escaped").read_text())
+        browser = os.pidfd_open(browser_pid)   # before the kill: a reused PID cannot stand in for it
+        assert (left / "owner").read_text().startswith(f"pid {killed.proc.pid}\n")
+
+        running = Demo(host, workdir=tmp_path / "running", tmpdir=killed.tmpdir)
+        running_root = Path(running.expect(r"SoftToken:\s+(\S+)").group(1)).parent
+        running.expect(r"Press Ctrl-C to stop")
+
+        killed.proc.kill()
+        assert killed.proc.wait(timeout=30) == -signal.SIGKILL
+        readable, _, _ = select.select([browser], [], [], 30)   # a pidfd turns readable when its process exits
+        assert readable, f"the browser (pid {browser_pid}) outlived the demo killed with SIGKILL by 30 s"
+        assert left.exists(), "nothing but the next demo may remove the killed demo's directory"
+
+        later = Demo(host, workdir=tmp_path / "later", tmpdir=killed.tmpdir)
+        later.expect(rf"^Removed {re.escape(str(left))}, left by an earlier demo \(pid {killed.proc.pid}\) "
+                     r"that no longer runs\.")
+        later_root = Path(later.expect(r"SoftToken:\s+(\S+)").group(1)).parent
+        later.expect(r"Press Ctrl-C to stop")
+        assert not left.exists()
+        assert running_root.exists(), "the directory of a demo that still runs was removed"
+        assert sum(line.startswith("Removed ") for line in later.output) == 1, "".join(later.output)
+
+        assert running.stop(signal.SIGTERM) == 0 and later.stop(signal.SIGTERM) == 0
+        assert not running_root.exists() and not later_root.exists()
+    finally:
+        if browser is not None:
+            try:
+                signal.pidfd_send_signal(browser, signal.SIGKILL)   # only when it outlived the demo (a failure)
+            except ProcessLookupError:
+                pass
+            os.close(browser)
+        if escaped and alive(escaped):
+            os.kill(escaped, signal.SIGKILL)   # the stand-in's escaped child: nobody's to stop once the demo is killed
+        for demo in (later, running, killed):
+            if demo:
+                demo.kill()
 
 
 def test_demo_names_a_missing_extension(host, tmp_path):
