@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import Threading
 
 /// Why the demo could not start or run; the message is for the user.
@@ -19,9 +18,10 @@ public final class HTTPServer: Sendable {
     private let listener: Int32
     private let log: @Sendable (String) -> Void
     private let limits: HTTPLimits
-    /// Connections being served. An atomic, not a `Mutex`, which ThreadSanitizer cannot see on Linux
-    /// (docs/robustness.md, "Sanitizers"): the server keeps no state TSan could only be told to ignore.
-    private let connections = Atomic<Int>(0)
+    /// The accept loop and the connections being served. Behind a pthread `Condition`, not a `Mutex`, which
+    /// ThreadSanitizer cannot see on Linux (docs/robustness.md, "Sanitizers"): the server keeps no state TSan could
+    /// only be told to ignore.
+    private let threads = ServerThreads()
     static let maxConnections = 16
     static let ioTimeoutSeconds = 10
 
@@ -57,7 +57,9 @@ public final class HTTPServer: Sendable {
     public func start(_ handler: @escaping Handler) {
         // Handed to each connection's thread with the closure that starts it. (It was kept in a Mutex, whose reads by
         // two connection threads ThreadSanitizer reported as a race it cannot see is ordered.)
+        threads.acceptLoopStarted()
         startDetachedThread(name: "demo-http") { [self] in
+            defer { threads.acceptLoopEnded() }
             while true {
                 // accept4 needs _GNU_SOURCE, which Glibc's module lacks; the browser is started with every descriptor
                 // above stderr closed (BrowserProcess), so the moment without FD_CLOEXEC leaks nothing.
@@ -67,25 +69,29 @@ public final class HTTPServer: Sendable {
                     return  // the listener was shut down
                 }
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                // Only this thread adds, so the count read here can only have gone down before the add.
-                guard connections.load(ordering: .relaxed) < Self.maxConnections else {
+                guard threads.admit(connection, limit: Self.maxConnections) else {
                     close(connection)
                     continue
                 }
-                connections.add(1, ordering: .relaxed)
                 startDetachedThread(name: "demo-conn") { [self] in
                     serve(connection, handler: handler)
-                    close(connection)
-                    connections.subtract(1, ordering: .relaxed)
+                    threads.connectionEnded(connection)
                 }
             }
         }
     }
 
-    /// Stops accepting; connections being served finish on their own (each within its timeouts).
-    public func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+    /// Stops accepting and ends the connections being served (their sockets shut down, so a read or write returns at
+    /// once), then waits for the accept loop and every connection thread to end (a handler still running is waited
+    /// for up to the I/O timeout). Only then is the listener closed: closed while the accept loop could still call
+    /// accept(), its descriptor number could already belong to a file the process opened since. False when a thread
+    /// was still running at the bound.
+    @discardableResult
+    public func stop() -> Bool {
+        guard threads.stopping({ shutdown(listener, Int32(SHUT_RDWR)) }) else { return true }  // stopped before
+        let ended = threads.waitUntilAllEnded(until: .after(.seconds(Self.ioTimeoutSeconds)))
+        if ended.acceptLoop { close(listener) }  // else leaked rather than closed under a thread that may use it
+        return ended.acceptLoop && ended.connections
     }
 
     private func serve(_ connection: Int32, handler: Handler) {
@@ -138,5 +144,59 @@ public final class HTTPServer: Sendable {
             offset += sent
         }
         shutdown(connection, Int32(SHUT_WR))
+    }
+}
+
+/// Which of the server's threads still run: the accept loop, and each connection's thread with its socket, which
+/// that thread closes (the socket is only shut down by others, so its number is never reused while listed here).
+private final class ServerThreads: @unchecked Sendable {
+    private let condition = Condition()
+    private var acceptLoopRunning = false
+    private var connections: Set<Int32> = []
+    private var stopped = false
+
+    func acceptLoopStarted() { condition.withLock { acceptLoopRunning = true } }
+
+    func acceptLoopEnded() {
+        condition.withLock {
+            acceptLoopRunning = false
+            condition.broadcast()
+        }
+    }
+
+    /// Lists `connection` for a thread of its own; false once stopping or when `limit` connections are served.
+    func admit(_ connection: Int32, limit: Int) -> Bool {
+        condition.withLock {
+            guard !stopped, connections.count < limit else { return false }
+            connections.insert(connection)
+            return true
+        }
+    }
+
+    func connectionEnded(_ connection: Int32) {
+        condition.withLock {
+            connections.remove(connection)
+            close(connection)
+            condition.broadcast()
+        }
+    }
+
+    /// Marks the server stopping, runs `shutDownListener` and shuts down every connection's socket; false (and
+    /// nothing done) when it was stopped before.
+    func stopping(_ shutDownListener: () -> Void) -> Bool {
+        condition.withLock {
+            guard !stopped else { return false }
+            stopped = true
+            shutDownListener()
+            for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            return true
+        }
+    }
+
+    func waitUntilAllEnded(until deadline: Deadline) -> (acceptLoop: Bool, connections: Bool) {
+        condition.withLock {
+            while acceptLoopRunning || !connections.isEmpty, !deadline.isPast { condition.wait(until: deadline) }
+            return (!acceptLoopRunning, connections.isEmpty)
+        }
     }
 }
