@@ -98,6 +98,7 @@ public final class Device: @unchecked Sendable {
         let u2f = !isFIDO2
         if u2f {
             _ = U2FInterruption.installed
+            U2FInterruption.unblockOnThisThread()
             u2fWaiter.withLock { $0 = pthread_self() }
         }
         defer { if u2f { u2fWaiter.withLock { $0 = nil } } }

@@ -31,6 +31,16 @@ enum U2FInterruption {
         return sigaction(signalNumber, &action, nil) == 0
     }()
 
+    /// Lets the signal reach the calling thread. A thread starts with its creator's signal mask, and the threads of a
+    /// pool (Dispatch's, Swift concurrency's) block most signals: a libfido2 thread started from one of them had the
+    /// signal blocked, so a cancel left it pending and the U2F request ran on (seen in U2FCancelTests).
+    static func unblockOnThisThread() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, signalNumber)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
     static func interrupt(_ thread: pthread_t) {
         _ = pthread_kill(thread, signalNumber)
     }
