@@ -81,7 +81,9 @@ let package = Package(
         .testTarget(
             name: "SoftTokenTests", dependencies: ["SoftToken", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
-        .testTarget(name: "BridgeHostTests", dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn"]),
+        .testTarget(
+            name: "BridgeHostTests",
+            dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn", "SoftToken", "Prompts", "Secrets", "Threading"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "WebAuthn", "Cryptography", "CBOR"]),
     ]
 )
