@@ -41,6 +41,8 @@ final class KeyWatch: @unchecked Sendable {
         var promptsAtChoice = 0
         var joined = false
         var ended = false
+        /// The watch's thread runs (from `start()` until it saw `ended`).
+        var running = false
     }
 
     private let controller: CeremonyController
@@ -62,9 +64,14 @@ final class KeyWatch: @unchecked Sendable {
     }
 
     func start() {
+        condition.withLock { state.running = true }
         startDetachedThread(name: "key-watch") { [self] in
             while let snapshot = nextLook() {
                 if let chosen = snapshot.chosen { look(at: chosen, snapshot) }
+            }
+            condition.withLock {
+                state.running = false
+                condition.broadcast()
             }
         }
     }
@@ -73,6 +80,14 @@ final class KeyWatch: @unchecked Sendable {
         condition.withLock {
             state.ended = true
             condition.broadcast()
+        }
+    }
+
+    /// Waits for the watch's thread to leave its loop after `end()`; false when it still runs at `deadline`.
+    func waitUntilStopped(until deadline: Deadline) -> Bool {
+        condition.withLock {
+            while state.running, !deadline.isPast { _ = condition.wait(until: deadline) }
+            return !state.running
         }
     }
 
