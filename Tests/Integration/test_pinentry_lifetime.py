@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bridge import create_token
+from faults import is_gone, wait_until_gone
 from rp import ORIGIN, creation_options
 
 PINENTRY_TTY = "/usr/bin/pinentry-tty"
@@ -49,23 +50,6 @@ def children_of(pid: int) -> list[int]:
     for task in Path(f"/proc/{pid}/task").iterdir():
         found += [int(c) for c in (task / "children").read_text().split()]
     return found
-
-
-def is_gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state in ("Z", "X")  # a zombie waiting for init to reap it is no longer running
-
-
-def wait_until_gone(pid: int, timeout: float = 20) -> bool:
-    deadline = time.monotonic() + timeout
-    while not is_gone(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.mark.parametrize("end", ["stdin closed", signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL],
