@@ -29,7 +29,7 @@ public enum InstalledExtensionIDs {
     /// The ids the installation of the running host ships; what it leaves out goes to `log`. Read only when the
     /// caller is not served anyway, so most launches never look.
     public static func ofRunningHost(log: HostLog) -> [String] {
-        guard let executable = realExecutablePath() else {
+        guard let executable = runningExecutablePath() else {
             log.warn("cannot resolve /proc/self/exe: installed extension ids not read")
             return []
         }
@@ -140,12 +140,5 @@ public enum InstalledExtensionIDs {
             filled += count
         }
         return filled > maximumFileBytes ? .tooLarge : .bytes(Array(bytes.prefix(filled)))
-    }
-
-    /// The running binary's path with every symlink resolved (/usr/bin/webauthn-bridge links into libexec).
-    private static func realExecutablePath() -> String? {
-        guard let resolved = realpath("/proc/self/exe", nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

@@ -26,6 +26,13 @@ public func fileName(of path: String) -> String {
     path.split(separator: "/").last.map(String.init) ?? path
 }
 
+/// The running binary's path with every symlink resolved (/usr/bin/webauthn-bridge links into libexec).
+public func runningExecutablePath() -> String? {
+    guard let resolved = realpath("/proc/self/exe", nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
 /// Writes `text` to stderr unbuffered (the browser collects the host's stderr).
 public func writeToStandardError(_ text: String) {
     _ = Array(text.utf8).withUnsafeBytes { writeAll($0, to: STDERR_FILENO) }

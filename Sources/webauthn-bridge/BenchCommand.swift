@@ -45,8 +45,7 @@ struct BenchCommand: ParsableCommand {
         var options = HostBenchmark.Options()
         options.launches = launches ?? options.launches
         options.ceremonies = ceremonies
-        let hostPath =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let hostPath = runningExecutablePath() ?? CommandLine.arguments[0]
         let benchmark = try HostBenchmark(hostPath: hostPath, options: options)
         let progress = { (line: String) in if !json { writeToStandardError("bench: \(line)\n") } }
         let report: [(String, JSONValue)]

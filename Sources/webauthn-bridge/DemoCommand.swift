@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeHost
 import Demo
 import Glibc
 
@@ -58,21 +59,11 @@ struct DemoCommand: ParsableCommand {
         do {
             try DemoSession.run(options, executable: Self.executablePath())
         } catch {
-            writeError("webauthn-bridge demo: \(error)\n")
+            writeToStandardError("webauthn-bridge demo: \(error)\n")
             throw ExitCode(1)
         }
     }
 
     /// This binary, which the browser is to start as its native-messaging host.
-    static func executablePath() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return CommandLine.arguments[0] }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private func writeError(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    }
+    static func executablePath() -> String { runningExecutablePath() ?? CommandLine.arguments[0] }
 }
