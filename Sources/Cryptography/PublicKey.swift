@@ -53,6 +53,18 @@ public final class PublicKey: @unchecked Sendable {
         return PublicKey(pkey: key, algorithm: algorithm)
     }
 
+    /// The subject key of an X.509 certificate (DER), as an attestation statement's x5c[0] carries it.
+    public static func fromCertificate(_ der: [UInt8], algorithm: Int) throws(CryptoError) -> PublicKey {
+        let certificate: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let certificate else { throw CryptoError("d2i_X509") }
+        defer { X509_free(certificate) }
+        guard let key = X509_get_pubkey(certificate) else { throw CryptoError("X509_get_pubkey") }
+        return PublicKey(pkey: key, algorithm: algorithm)
+    }
+
     /// An uncompressed P-256 point (0x04 ‖ x ‖ y), as CTAP's key agreement carries it.
     public static func p256(x: [UInt8], y: [UInt8]) throws(CryptoError) -> PublicKey {
         guard x.count == 32, y.count == 32 else { throw CryptoError("P-256 coordinates must be 32 bytes") }

@@ -76,8 +76,8 @@ public enum RegistrationVerifier {
             throw .attestation("packed statement lacks alg or sig")
         }
         if let chain = statement[text: "x5c"]?.arrayValue {
-            guard let leaf = chain.first?.bytesValue, let spki = CertificateKey.subjectPublicKeyInfo(leaf),
-                let key = try? PublicKey.fromSPKI(spki, algorithm: algorithm)
+            guard let leaf = chain.first?.bytesValue,
+                let key = try? PublicKey.fromCertificate(leaf, algorithm: algorithm)
             else {
                 throw .attestation("packed x5c[0] is not a certificate with a usable key")
             }
