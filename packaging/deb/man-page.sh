@@ -3,7 +3,7 @@
 # swift-argument-parser's generate-manual tool: it runs HOST --experimental-dump-help and writes mdoc. The tool is
 # built as a release product with the host's flags (packaging/release-build.sh), which reuses the ArgumentParser
 # the host's release build compiled: a few seconds, where the generate-manual plugin compiled the plugin, a
-# second ArgumentParser for its tool and a debug host (docs/release.md, "Man page").
+# second ArgumentParser for its tool and a debug host (docs/release.md, "The Debian package").
 # Works offline once the package's dependencies are resolved.
 # Usage: man-page.sh HOST [SWIFT-BUILD-ARGUMENT...]   (arguments for the tool's build, e.g. --scratch-path DIR)
 set -euo pipefail

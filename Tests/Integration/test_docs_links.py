@@ -1,0 +1,77 @@
+"""The documentation's cross-references resolve: every relative link in README.md and docs/ names a file that exists
+(and, with #anchor, a heading of it), every `docs/NAME.md` named anywhere in the repository exists, and every
+`docs/NAME.md, "Heading"` a file cites names a heading that page has (a heading starting with that text)."""
+import re
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+DOC_NAME = re.compile(r"\bdocs/([A-Za-z0-9_-]+\.md)")
+CITED_HEADING = re.compile(r"\bdocs/([A-Za-z0-9_-]+\.md),? \"([^\"]+)\"")
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+
+
+def headings(page: Path) -> list[str]:
+    text = FENCE.sub("", page.read_text())
+    return [line.lstrip("#").strip() for line in text.splitlines() if re.match(r"#{1,6} ", line)]
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    plain = re.sub(r"[`*_]|\[([^\]]*)\]\([^)]*\)", r"\1", heading).lower()
+    return re.sub(r"[^\w\- ]", "", plain).replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    seen, found = {}, set()
+    for h in headings(page):
+        a = anchor(h)
+        n = seen.get(a, 0)
+        found.add(a if n == 0 else f"{a}-{n}")
+        seen[a] = n + 1
+    return found
+
+
+def tracked_text_files():
+    names = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    for name in names:
+        path = REPO / name
+        if path.is_file() and not path.is_symlink():
+            try:
+                yield name, path.read_text()
+            except UnicodeDecodeError:
+                continue
+
+
+def test_relative_links_in_readme_and_docs_resolve():
+    broken = []
+    for page in PAGES:
+        for target in LINK.findall(FENCE.sub("", page.read_text())):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, fragment = target.partition("#")
+            dest = (page.parent / path).resolve() if path else page
+            if not dest.exists():
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such file)")
+            elif fragment and dest.suffix == ".md" and fragment not in anchors(dest):
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_every_docs_page_named_in_the_repository_exists():
+    missing = sorted({f"{name}: docs/{doc}" for name, text in tracked_text_files()
+                      for doc in DOC_NAME.findall(text) if not (REPO / "docs" / doc).exists()})
+    assert missing == []
+
+
+def test_every_cited_heading_exists():
+    missing = []
+    for name, text in tracked_text_files():
+        for doc, cited in CITED_HEADING.findall(text):
+            page = REPO / "docs" / doc
+            cited = " ".join(cited.split())   # a citation wrapped over two lines
+            if page.exists() and not any(h.startswith(cited) for h in headings(page)):
+                missing.append(f'{name}: docs/{doc}, "{cited}"')
+    assert missing == []
