@@ -8,7 +8,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
-DOC_NAME = re.compile(r"\bdocs/([A-Za-z0-9_-]+\.md)")
+DOC_NAME = re.compile(r"\bdocs/([a-z0-9_-]+\.md)")   # the pages are lower case
 CITED_HEADING = re.compile(r"\bdocs/([A-Za-z0-9_-]+\.md),? \"([^\"]+)\"")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 
