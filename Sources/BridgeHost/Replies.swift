@@ -86,15 +86,16 @@ public final class ReplyChannel: Sendable {
         }
     }
 
-    /// The one final frame of a request. One that does not fit is replaced by an error with the same id, and
-    /// when even that does not fit (the id itself is too long to echo) by an error with `"id": null`: a request
-    /// is always answered, and never twice.
+    /// The one final frame of a request. One that does not fit is replaced by an error with the same id (or
+    /// `"id": null`, when the answer had none: a refusal quoting a huge field of a frame whose id cannot be
+    /// echoed), and when even that does not fit (the id itself is too long to echo) by an error with
+    /// `"id": null`: a request is always answered, and never twice.
     private func sendFinal(_ frame: JSONValue, id: String?) {
         guard case .tooLarge(let size) = write(frame, id: id) else { return }
         log.error("reply of \(size) bytes exceeds the browser's 1 MiB limit; sending an error instead", request: id)
         let tooLarge = WebAuthnError(
             name: .notSupported, message: "The response is larger than a browser accepts from a native host.")
-        guard id != nil, case .tooLarge = write(Self.errorFrame(id: id, tooLarge), id: id) else { return }
+        guard case .tooLarge = write(Self.errorFrame(id: id, tooLarge), id: id) else { return }
         log.error("the request id is too long to echo in an answer; answering with id null", request: nil)
         let unanswerable = WebAuthnError(
             name: .notSupported, message: "A request's id was too long to be echoed in its answer.")

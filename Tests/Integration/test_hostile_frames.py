@@ -137,20 +137,42 @@ def test_a_burst_of_hostile_frames_gets_one_final_answer_per_id_and_the_host_kee
     assert "not a non-negative integer; the account choice ends as declined" in host.log()
 
 
-def test_a_select_with_a_huge_index_during_the_chooser_ends_the_ceremony_once(launch, token):
-    host = launch(token)
+def open_chooser(host, request_id: str):
+    """Registers two accounts and starts a sign-in that waits in the account chooser."""
     for i, user in enumerate([b"alice", b"bob"]):
         register(host, f"c-{i}", user)
     options, _ = request_options()
-    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    host.send({"id": request_id, "type": "get", "origin": ORIGIN, "options": options})
     while host.recv().get("status") != "select-account":
         pass
+
+
+def test_a_select_with_a_huge_index_during_the_chooser_ends_the_ceremony_once(launch, token):
+    host = launch(token)
+    open_chooser(host, "g-1")
     host.send_raw(b'{"id":"g-1","type":"select","index":1e300}')
     reply, _ = host.final("g-1")
     assert reply["error"]["name"] == "NotAllowedError", reply
     host.send({"id": "g-1", "type": "select", "index": 0})
     follow_up, _ = host.request({"id": "i-1", "type": "info"})
     assert follow_up["id"] == "i-1", "the late select must not be answered"
+    assert host.close() == 0
+
+
+def test_a_frame_reusing_the_choosers_id_with_a_2_mb_type_is_answered_once_with_id_null(launch, token):
+    # Its refusal quotes the type, which makes it too large for the browser: it must still be answered, with a
+    # smaller error and id null, and the ceremony it collided with still ends with its own one answer.
+    host = launch(token)
+    open_chooser(host, "g-1")
+    host.send({"id": "g-1", "type": "t" * (2 * 1024 * 1024)})
+    refusal = host.recv()
+    assert refusal["id"] is None and refusal["type"] == "error", {k: str(v)[:200] for k, v in refusal.items()}
+    assert refusal["error"]["message"]
+    host.send({"id": "g-1", "type": "select", "index": 1})
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "result", reply
+    follow_up, _ = host.request({"id": "i-1", "type": "info"})
+    assert follow_up["type"] == "result"
     assert host.close() == 0
 
 
