@@ -18,17 +18,24 @@ SCENARIOS = ["create", "create discoverable", "get with allow list", "get discov
              "get discoverable uv discouraged"]
 
 
+DIFFERS = re.compile(r"^(.*) \(Chromium: (.*)\) †$")
+
+
 def expected_table() -> dict[str, dict[str, tuple[str, str, str]]]:
-    """profile → scenario → (Chromium, webauthn-bridge, why they differ), from docs/keys.md's matrix."""
-    text = TABLE.read_text()
-    section = text.split("<!-- matrix -->")[1]
-    table: dict[str, dict[str, tuple[str, str, str]]] = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 5 or cells[0] in ("profile", "") or set(cells[0]) <= {"-", ":"}:
-            continue
-        profile, scenario, chromium, bridge, why = cells
-        table.setdefault(profile.strip("`"), {})[scenario] = (chromium, bridge, why)
+    """profile → scenario → (Chromium, webauthn-bridge, why they differ), from docs/keys.md's matrix: a row per
+    request, a column per profile; a cell is the bridge's outcome, and "OUTCOME (Chromium: OTHER) †" where
+    Chromium's differs, explained by the paragraph after the table that starts with "†"."""
+    section = TABLE.read_text().split("<!-- matrix -->")[1]
+    lines = [line.strip() for line in section.strip().splitlines()]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("|")]
+    why = next((line for line in lines if line.startswith("† ")), "")
+    profiles = [name.strip("`") for name in rows[0][1:]]
+    table: dict[str, dict[str, tuple[str, str, str]]] = {profile: {} for profile in profiles}
+    for scenario, *cells in rows[2:]:
+        for profile, cell in zip(profiles, cells, strict=True):
+            differs = DIFFERS.match(cell)
+            bridge, chromium = (differs.group(1), differs.group(2)) if differs else (cell, cell)
+            table[profile][scenario] = (chromium, bridge, why if differs else "")
     return table
 
 
