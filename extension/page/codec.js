@@ -1,8 +1,9 @@
 /*
- * codec.js — the one source of truth for turning WebAuthn values into protocol JSON and back.
+ * codec.js — protocol JSON for the page world: request bodies (from page/webidl.js's converted options), host
+ * replies into credential records and exceptions, base64url.
  *
  * Runs in two places:
- *   - the page's MAIN world, as the first file of the same content-script entry as interceptor.js. It hands
+ *   - the page's MAIN world, in the same content-script entry as interceptor.js, after webidl.js. It hands
  *     itself to interceptor.js through a symbol-keyed, non-enumerable property on globalThis that
  *     interceptor.js deletes at once; both run at document_start before any page script, so the page never
  *     sees it.
@@ -19,14 +20,13 @@
   'use strict';
 
   const CHANNEL = 'webauthn-bridge/v1';
-  const MAX_DEPTH = 32;
+  const MAX_DEPTH = 32; // host replies only
   const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   const LOOKUP = new Map();
   for (let i = 0; i < ALPHABET.length; i++) LOOKUP.set(ALPHABET.charCodeAt(i), i);
 
   // Captured now: page scripts run later and may replace these globals.
   const toStringTag = Object.prototype.toString;
-  const isView = ArrayBuffer.isView;
 
   /** base64url without padding (RFC 4648 §5), as the protocol and WebAuthn L3 JSON use. */
   function toBase64url(bytes) {
@@ -73,17 +73,6 @@
     return toStringTag.call(value) === '[object ArrayBuffer]';
   }
 
-  function isBufferSource(value) {
-    return isView(value) || isArrayBuffer(value);
-  }
-
-  /** The bytes a BufferSource denotes: a view's own window (byteOffset/byteLength), never its whole buffer. */
-  function bufferSourceBytes(value) {
-    if (isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-    if (isArrayBuffer(value)) return new Uint8Array(value);
-    throw new TypeError('not a BufferSource');
-  }
-
   /** This world's own copy of common/protocol.js's check (that file cannot be loaded in the page's world too). */
   function isPlainObject(value) {
     return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -96,32 +85,6 @@
 
   function isBinaryMarker(value) {
     return isPlainObject(value) && typeof value.__binary__ === 'string' && Object.keys(value).length === 1;
-  }
-
-  /**
-   * A WebAuthn options value → protocol JSON. BufferSources become {"__binary__": …} (copied now, as the
-   * spec copies them when the method is called); undefined members and functions are dropped as JSON drops
-   * them. Cycles or absurd depth → TypeError, as WebIDL conversion would eventually fail too.
-   */
-  function encodeValue(value, depth = 0) {
-    if (depth > MAX_DEPTH) throw new TypeError('options nested too deeply');
-    if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-    if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-    if (typeof value === 'bigint') throw new TypeError('BigInt is not allowed in WebAuthn options');
-    if (typeof value !== 'object') return undefined; // undefined, function, symbol
-    if (isBufferSource(value)) return { __binary__: toBase64url(bufferSourceBytes(value)) };
-    if (Array.isArray(value)) {
-      return value.map((item) => {
-        const encoded = encodeValue(item, depth + 1);
-        return encoded === undefined ? null : encoded;
-      });
-    }
-    const out = {};
-    for (const key of Object.keys(value)) {
-      const encoded = encodeValue(value[key], depth + 1);
-      if (encoded !== undefined) out[key] = encoded;
-    }
-    return out;
   }
 
   /** Protocol JSON → value with every {"__binary__"} turned into a fresh ArrayBuffer ('buffer') or a
@@ -142,17 +105,12 @@
   }
 
   /**
-   * The protocol request body for navigator.credentials.create/get. Only `publicKey` is sent: `signal` is
-   * handled in the page, and `mediation` values other than "conditional" (which never reaches here) do not
-   * change a modal request.
+   * The protocol request body for navigator.credentials.create/get: the `publicKey` member of options already
+   * converted by page/webidl.js, encoded (BufferSources' bytes read now). `signal` and `mediation` stay in the page.
    */
-  function buildRequest(type, options) {
+  function buildRequest(type, publicKey, webidl) {
     if (type !== 'create' && type !== 'get') throw new TypeError('unknown request type');
-    const publicKey = options.publicKey;
-    if (publicKey === null || typeof publicKey !== 'object' || isBufferSource(publicKey)) {
-      throw new TypeError(`Failed to execute '${type}' on 'CredentialsContainer': publicKey is not an object.`);
-    }
-    return { type, options: encodeValue(publicKey) };
+    return { type, options: webidl.encode(publicKey, toBase64url) };
   }
 
   function requireBuffer(marker, what) {
@@ -371,8 +329,7 @@
   }
 
   const codec = Object.freeze({
-    CHANNEL, toBase64url, fromBase64url, isBufferSource, bufferSourceBytes, encodeValue, decodeValue,
-    buildRequest, decodeCredential, buildCredential, buildError, mergeCapabilities, parseRelayMessage,
+    CHANNEL, toBase64url, fromBase64url, decodeValue, buildRequest, decodeCredential, buildCredential, buildError, mergeCapabilities, parseRelayMessage,
     newRequestId, isPlainObject, useCredentialShapes, pageShapes,
   });
 

@@ -1,11 +1,13 @@
 /*
- * interceptor.js — MAIN world, document_start, all frames, right after codec.js.
+ * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js.
  *
  * Replaces CredentialsContainer.prototype.create/get (the existing navigator.credentials object keeps its
- * identity, so store() and preventSilentAccess() still work) with functions that send modal publicKey
- * requests to the relay (content/relay.js) over window.postMessage and rebuild the host's reply as a
- * PublicKeyCredential. Everything else — no publicKey, conditional mediation, host missing, per-site
- * switch — is served by the browser's original functions, saved before patching.
+ * identity, so store() and preventSilentAccess() still work) with functions that convert the options as the
+ * browser does (page/webidl.js), send modal publicKey requests to the relay (content/relay.js) over
+ * window.postMessage and rebuild the host's reply as a PublicKeyCredential. Everything else — no publicKey,
+ * mediation other than modal, uiMode "immediate", other kinds of credential, host missing, per-site switch — is
+ * served by the browser's original functions, saved before patching, with the converted options (so no page
+ * getter runs twice).
  *
  * Page-side flag for tests: navigator.credentials.create.__webauthnBridge === true (also on get).
  *
@@ -18,9 +20,12 @@
   'use strict';
 
   const CODEC_KEY = Symbol.for('webauthn-bridge.codec');
+  const WEBIDL_KEY = Symbol.for('webauthn-bridge.webidl');
   const CAPABILITIES_TIMEOUT_MS = 1500;
+  const apply = Reflect.apply;
 
-  function install(win, codec) {
+  /** `browser` ("chromium" or "firefox") picks the conversions' member sets and texts; the page's engine tells. */
+  function install(win, codec, webidl, browser = webidl.browserOf(win)) {
     const creds = win.navigator && win.navigator.credentials;
     const PKC = win.PublicKeyCredential;
     // Insecure contexts have no navigator.credentials / PublicKeyCredential: nothing to bridge.
@@ -65,27 +70,24 @@
     }
 
     function start(type, original, thisArg, options) {
-      // Anything that is not a modal publicKey request is the browser's business (password/federated
-      // credentials, conditional UI, and wrong `this`, whose TypeError the original raises for us).
-      if (thisArg !== creds || options === null || typeof options !== 'object' ||
-          options.publicKey === undefined || options.publicKey === null || options.mediation === 'conditional') {
-        return original.call(thisArg, options);
+      // A wrong `this` gets the original's own TypeError.
+      if (thisArg !== creds) return apply(original, thisArg, [options]);
+      // Converted first, as the browser does before anything else: a TypeError, or a page getter's own
+      // exception, rejects as it would in the browser.
+      let converted;
+      try {
+        converted = webidl.convertOptions(type, options, browser);
+      } catch (error) {
+        return PromiseCtor.reject(error);
       }
-      const signal = options.signal;
-      if (signal !== undefined && !(env.AbortSignal && signal instanceof env.AbortSignal)) {
-        return PromiseCtor.reject(new env.TypeError(`Failed to execute '${type}' on 'CredentialsContainer': member signal is not of type 'AbortSignal'.`));
-      }
+      if (!webidl.bridgeServes(type, converted)) return apply(original, creds, [converted]);
+      const signal = converted.signal;
       if (signal && signal.aborted) return PromiseCtor.reject(abortReason(signal));
       if (pending) return PromiseCtor.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
-      let request;
-      try {
-        request = codec.buildRequest(type, options);
-      } catch (error) {
-        return PromiseCtor.reject(error instanceof Error ? new env.TypeError(error.message) : error);
-      }
+      const request = codec.buildRequest(type, converted.publicKey, webidl);
       const rid = codec.newRequestId(cryptoObj);
       return new PromiseCtor((resolve, reject) => {
-        const entry = { rid, type, original, options, signal, resolve, reject, onAbort: null };
+        const entry = { rid, type, original, options: converted, signal, resolve, reject, onAbort: null };
         entry.onAbort = () => {
           if (pending !== entry) return;
           finish(entry);
@@ -126,7 +128,7 @@
       } else if (message.kind === 'fallback') {
         // Host missing or site switched off: the browser's own WebAuthn, with the page's original options.
         try {
-          entry.resolve(entry.original.call(creds, entry.options));
+          entry.resolve(apply(entry.original, creds, [entry.options]));
         } catch (error) {
           entry.reject(error);
         }
@@ -172,6 +174,8 @@
     return;
   }
   const codec = root[CODEC_KEY];
+  const webidl = root[WEBIDL_KEY];
   delete root[CODEC_KEY];
-  if (codec) install(root, codec);
+  delete root[WEBIDL_KEY];
+  if (codec && webidl) install(root, codec, webidl);
 })(globalThis);

@@ -6,9 +6,10 @@ import { webcrypto } from 'node:crypto';
 
 const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
+const webidl = require('../page/webidl.js');
 const { install } = require('../page/interceptor.js');
 
-function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com' } = {}) {
+function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com', browser = 'chromium' } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
     get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
@@ -43,7 +44,7 @@ function fakeWindow({ capabilities, policy, top, activation, origin = 'https://e
     reply(rid, message) { return win.deliver({ channel: codec.CHANNEL, dir: 'to-page', rid, ...message }); },
   };
   win.top = top || win;
-  assert.equal(install(win, codec), true);
+  assert.equal(install(win, codec, webidl, browser), true);
   return win;
 }
 
@@ -54,6 +55,9 @@ const assertionFrame = {
   clientExtensionResults: {},
 };
 const getOptions = () => ({ publicKey: { challenge: new Uint8Array([1, 2, 3]), rpId: 'example.com' } });
+const createOptions = () => ({
+  publicKey: { challenge: new ArrayBuffer(4), rp: { name: 'x' }, user: { id: new Uint8Array(1), name: 'n', displayName: 'd' }, pubKeyCredParams: [] },
+});
 const tick = () => new Promise((r) => setImmediate(r));
 
 test('create/get are patched on the existing container, which keeps store and preventSilentAccess', () => {
@@ -80,6 +84,7 @@ test('get posts one request with the binary encoded, then resolves a credential 
   assert.equal(data.kind, 'request');
   assert.equal(data.type, 'get');
   assert.deepEqual(data.options, { challenge: { __binary__: 'AQID' }, rpId: 'example.com' });
+  assert.deepEqual(Object.keys(data.options), ['challenge', 'rpId'], 'members in conversion order');
   assert.equal('origin' in data, false, 'the page never states an origin');
   assert.equal(win.reply(data.rid, { kind: 'result', credential: assertionFrame }), true, 'own traffic is hidden from page listeners');
   const cred = await promise;
@@ -91,22 +96,45 @@ test('get posts one request with the binary encoded, then resolves a credential 
 
 test('create with an error frame rejects with that DOMException', async () => {
   const win = fakeWindow();
-  const promise = win.navigator.credentials.create({ publicKey: { challenge: new ArrayBuffer(4), rp: {}, user: { id: new Uint8Array(1) }, pubKeyCredParams: [] } });
+  const promise = win.navigator.credentials.create(createOptions());
   win.reply(win.posted[0].data.rid, { kind: 'error', error: { name: 'InvalidStateError', message: 'excluded' } });
   await assert.rejects(promise, (e) => e instanceof DOMException && e.name === 'InvalidStateError' && e.message === 'excluded');
 });
 
-test('requests without publicKey and conditional mediation go to the browser untouched', async () => {
+test('what the bridge does not serve goes to the browser, converted, with no page getter run twice', async () => {
   const win = fakeWindow();
   const c = win.navigator.credentials;
   assert.equal(await c.get({ password: true }), 'native-get');
   assert.equal(await c.create({ password: {} }), 'native-create');
   assert.equal(await c.get(), 'native-get');
-  const conditional = { mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) } };
+  let reads = 0;
+  const conditional = { mediation: 'conditional', get publicKey() { reads++; return { challenge: new Uint8Array(1) }; } };
   assert.equal(await c.get(conditional), 'native-get');
+  assert.equal(await c.get({ ...getOptions(), uiMode: 'immediate' }), 'native-get');
+  assert.equal(await c.get({ ...getOptions(), identity: {} }), 'native-get');
   assert.equal(win.posted.length, 0);
-  assert.equal(win.nativeCalls[3][2], conditional, 'the original options object');
-  assert.equal(win.nativeCalls[3][1], c, 'called on navigator.credentials');
+  const [, thisArg, given] = win.nativeCalls[3];
+  assert.equal(thisArg, c, 'called on navigator.credentials');
+  assert.equal(given.mediation, 'conditional');
+  assert.equal(given.publicKey.challenge.length, 1);
+  assert.equal(reads, 1, 'the browser reads the converted value, not the page\'s getter');
+});
+
+test('an unknown mediation or a throwing getter rejects as in the browser, and nothing is posted', async () => {
+  const win = fakeWindow();
+  await assert.rejects(win.navigator.credentials.get({ ...getOptions(), mediation: 'bogus' }),
+    (e) => e instanceof TypeError && /not a valid enum value of type CredentialMediationRequirement/.test(e.message));
+  const mine = new RangeError('mine');
+  await assert.rejects(win.navigator.credentials.get({ get publicKey() { throw mine; } }), (e) => e === mine);
+  await assert.rejects(win.navigator.credentials.create({ publicKey: [] }), (e) => e instanceof TypeError && /'challenge'/.test(e.message));
+  assert.equal(win.posted.length, 0);
+  assert.equal(win.nativeCalls.length, 0);
+});
+
+test('Firefox\'s conversions in Firefox', async () => {
+  const win = fakeWindow({ browser: 'firefox' });
+  await assert.rejects(win.navigator.credentials.get({ publicKey: null }),
+    { name: 'TypeError', message: "CredentialsContainer.get: Missing required 'challenge' member of PublicKeyCredentialRequestOptions." });
 });
 
 test('an already aborted signal rejects with its reason at once, without posting', async () => {
@@ -117,7 +145,7 @@ test('an already aborted signal rejects with its reason at once, without posting
   const custom = new AbortController();
   const reason = new Error('mine');
   custom.abort(reason);
-  await assert.rejects(win.navigator.credentials.create({ publicKey: {}, signal: custom.signal }), (e) => e === reason);
+  await assert.rejects(win.navigator.credentials.create({ ...createOptions(), signal: custom.signal }), (e) => e === reason);
   assert.equal(win.posted.length, 0);
 });
 
@@ -138,19 +166,20 @@ test('aborting later sends cancel, rejects with AbortError and ignores the late 
 test('a second concurrent request is refused like Chromium: NotAllowedError "A request is already pending."', async () => {
   const win = fakeWindow();
   const first = win.navigator.credentials.get(getOptions());
-  await assert.rejects(win.navigator.credentials.create({ publicKey: {} }), (e) => e.name === 'NotAllowedError' && e.message === 'A request is already pending.');
+  await assert.rejects(win.navigator.credentials.create(createOptions()), (e) => e.name === 'NotAllowedError' && e.message === 'A request is already pending.');
   assert.equal(win.posted.length, 1);
   win.reply(win.posted[0].data.rid, { kind: 'error', error: { name: 'NotAllowedError', message: 'x' } });
   await assert.rejects(first);
 });
 
-test('a fallback reply hands the original options to the browser\'s own get', async () => {
+test('a fallback reply hands the converted options to the browser\'s own get', async () => {
   const win = fakeWindow();
   const options = getOptions();
   const promise = win.navigator.credentials.get(options);
   win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'host-missing' });
   assert.equal(await promise, 'native-get');
-  assert.equal(win.nativeCalls[0][2], options);
+  assert.equal(win.nativeCalls[0][2].publicKey.challenge, options.publicKey.challenge, 'the page\'s own buffer');
+  assert.equal(win.nativeCalls[0][2].publicKey.rpId, 'example.com');
   assert.equal(win.nativeCalls[0][1], win.navigator.credentials);
 });
 
@@ -224,7 +253,7 @@ test('the page world decides no frame rule: a frame that forged its policy, acti
   const policy = { features: () => ['publickey-credentials-get'], allowsFeature: () => false };
   const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
   const win = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
-  const promise = win.navigator.credentials.create({ publicKey: {} });
+  const promise = win.navigator.credentials.create(createOptions());
   assert.equal(win.nativeCalls.length, 0, 'not handed to the browser by the page world either');
   assert.equal(win.posted.length, 1);
   const { rid } = win.posted[0].data;

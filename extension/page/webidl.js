@@ -1,0 +1,475 @@
+/*
+ * webidl.js — navigator.credentials.create()/get() options converted as the browser the page runs in converts
+ * them (WebIDL §3.2: dictionaries, sequences, records, strings, numbers, BufferSource; WebAuthn L3 §5.4/§5.5;
+ * Credential Management's CredentialCreationOptions/CredentialRequestOptions).
+ *
+ * Runs in the page's MAIN world at document_start, first of the content-script entry, and in node (CommonJS).
+ * It hands itself to interceptor.js through a non-enumerable `Symbol.for('webauthn-bridge.webidl')` property
+ * that interceptor.js deletes, as codec.js does.
+ *
+ * Each dictionary member is read once, inherited dictionaries first, members in lexicographic order, and
+ * converted before the next is read: a getter with side effects sees what it sees in the browser, and a getter
+ * that throws rejects with its own exception. Only the members the browser itself reads are read (measured in
+ * Chromium 156 and Firefox 153 with a logging Proxy; the two differ in the request-level members and in the
+ * extensions). Unknown members are never read. The conversions' TypeErrors carry the browser's own text.
+ *
+ * What it answers is an IDL value: null-prototype objects and arrays holding only converted values (strings,
+ * numbers, booleans, the page's own BufferSource and AbortSignal objects). The same value serves both ways a
+ * request can go: encoded for the host (`encode`, bytes copied then, base64url), or handed as the options to the
+ * browser's own create()/get(), which converts it again without reaching a page getter a second time.
+ * It decides no security question: the host still reads the JSON strictly and checks every rule itself.
+ */
+(function (root) {
+  'use strict';
+
+  // Captured now, before any page script can replace them.
+  const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+  const { create, defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object;
+  const { apply, ownKeys } = Reflect;
+  const { trunc } = Math;
+  const isFiniteNumber = Number.isFinite;
+  const isView = ArrayBuffer.isView;
+  const isArray = Array.isArray;
+  const iteratorKey = Symbol.iterator;
+  const TypeErrorCtor = root.TypeError;
+  const Uint8 = Uint8Array;
+
+  function getter(proto, key) {
+    const descriptor = proto ? getOwnPropertyDescriptor(proto, key) : undefined;
+    return descriptor && typeof descriptor.get === 'function' ? uncurry(descriptor.get) : null;
+  }
+
+  // SharedArrayBuffer is no global outside cross-origin-isolated documents, but wasm shared memory still makes one.
+  function sharedPrototype() {
+    if (typeof SharedArrayBuffer === 'function') return SharedArrayBuffer.prototype;
+    try {
+      return getPrototypeOf(new WebAssembly.Memory({ initial: 0, maximum: 0, shared: true }).buffer);
+    } catch (_) {
+      return null;
+    }
+  }
+
+  const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
+  const bufferLength = getter(ArrayBuffer.prototype, 'byteLength');
+  const bufferResizable = getter(ArrayBuffer.prototype, 'resizable');
+  const bufferDetached = getter(ArrayBuffer.prototype, 'detached');
+  const SHARED = sharedPrototype();
+  const sharedLength = getter(SHARED, 'byteLength');
+  const sharedGrowable = getter(SHARED, 'growable');
+  const typedBuffer = getter(TypedArrayPrototype, 'buffer');
+  const typedOffset = getter(TypedArrayPrototype, 'byteOffset');
+  const typedLength = getter(TypedArrayPrototype, 'byteLength');
+  const dataViewBuffer = getter(DataView.prototype, 'buffer');
+  const dataViewOffset = getter(DataView.prototype, 'byteOffset');
+  const dataViewLength = getter(DataView.prototype, 'byteLength');
+  const typedSet = uncurry(TypedArrayPrototype.set);
+  const abortSignalAborted = typeof AbortSignal === 'function' ? getter(AbortSignal.prototype, 'aborted') : null;
+  const wellFormed = typeof String.prototype.toWellFormed === 'function' ? uncurry(String.prototype.toWellFormed) : null;
+
+  function holds(check, value) {
+    if (!check) return false;
+    try {
+      check(value);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  const isArrayBuffer = (value) => holds(bufferLength, value);
+  const isShared = (value) => holds(sharedLength, value);
+  const isTypedArray = (value) => holds(typedBuffer, value);
+  const isResizable = (buffer) => (isShared(buffer) ? Boolean(sharedGrowable && sharedGrowable(buffer))
+    : Boolean(bufferResizable && bufferResizable(buffer)));
+
+  function isDetached(buffer) {
+    if (isShared(buffer)) return false;
+    if (bufferDetached) return bufferDetached(buffer);
+    try {
+      new Uint8(buffer, 0, 0); // eslint-disable-line no-new
+      return false;
+    } catch (_) {
+      return true;
+    }
+  }
+
+  // Building values: defineProperty, so a setter the page put on Object.prototype or Array.prototype never runs.
+  function put(target, key, value) {
+    defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  }
+
+  function append(list, value) {
+    put(list, list.length, value);
+  }
+
+  // ---- Error texts: each browser's own wording for each failed conversion ---------------------------------------
+
+  /**
+   * `at` is the member being converted: {member, dict, parent}, parent the member around it (null at the top).
+   * Chromium names every member on the way down; Firefox names the innermost one, in its own phrasing.
+   */
+  const TEXTS = {
+    chromium: {
+      prefix: (op) => `Failed to execute '${op}' on 'CredentialsContainer': `,
+      path(at) {
+        let text = '';
+        for (let frame = at; frame; frame = frame.parent) {
+          text = `Failed to read the '${frame.member}' property from '${frame.dict}': ${text}`;
+        }
+        return text;
+      },
+      required: () => 'Required member is undefined.',
+      dictionary: (at, type) => `The provided value is not of type '${type}'.`,
+      sequence: () => 'The provided value cannot be converted to a sequence.',
+      record: (at, type) => `The provided value is not of type '${type}'.`,
+      buffer: () => "The provided value is not of type '(ArrayBuffer or ArrayBufferView)'.",
+      resizable: (at, view) => `The provided ${view ? 'ArrayBufferView' : 'ArrayBuffer'} value must not be resizable.`,
+      shared: (at, view) => (view ? 'The provided ArrayBufferView value must not be shared.'
+        : "Failed to convert value to 'ArrayBuffer'."),
+      enumeration: (at, value, type) => `The provided value '${value}' is not a valid enum value of type ${type}.`,
+      signal: () => "Failed to convert value to 'AbortSignal'.",
+    },
+    firefox: {
+      prefix: (op) => `CredentialsContainer.${op}: `,
+      path: () => '',
+      required: (at) => `Missing required '${at.member}' member of ${at.dict}.`,
+      dictionary: (at) => (!at ? "Argument 1 can't be converted to a dictionary."
+        : at.parent ? "Value can't be converted to a dictionary."
+          : `'${at.member}' member of ${at.dict} can't be converted to a dictionary.`),
+      sequence: (at) => `'${at.member}' member of ${at.dict} can't be converted to a sequence.`,
+      record: (at) => `'${at.member}' member of ${at.dict} can't be converted to a record.`,
+      buffer: (at) => `'${at.member}' member of ${at.dict} could not be converted to any of: ArrayBufferView, ArrayBuffer.`,
+      resizable: (at, view) => `${view ? 'ArrayBufferView' : 'ArrayBuffer'} branch of (ArrayBufferView or ArrayBuffer) can't be a resizable ArrayBuffer or ArrayBufferView`,
+      shared: (at, view) => `${view ? 'ArrayBufferView' : 'ArrayBuffer'} branch of (ArrayBufferView or ArrayBuffer) can't be a SharedArrayBuffer or an ArrayBufferView backed by a SharedArrayBuffer`,
+      enumeration: (at, value, type) => `'${value}' (value of '${at.member}' member of ${at.dict}) is not a valid value for enumeration ${type}.`,
+      signal: (at, value) => (value === null || (typeof value !== 'object' && typeof value !== 'function')
+        ? `'${at.member}' member of ${at.dict} is not an object.`
+        : `'${at.member}' member of ${at.dict} does not implement interface AbortSignal.`),
+    },
+  };
+
+  function fail(ctx, at, kind, a, b) {
+    const texts = TEXTS[ctx.browser];
+    throw new TypeErrorCtor(texts.prefix(ctx.op) + texts.path(at) + texts[kind](at, a, b));
+  }
+
+  const isObject = (value) => value !== null && (typeof value === 'object' || typeof value === 'function');
+
+  // ---- Types ------------------------------------------------------------------------------------------------------
+
+  /** DOMString: ToString (numbers, booleans, arrays, objects with toString/valueOf; a Symbol throws). */
+  const domString = (value) => `${value}`;
+
+  /** unsigned long: ToNumber (a BigInt or Symbol throws), NaN and ±Infinity → 0, truncated, modulo 2^32. */
+  function unsignedLong(value) {
+    const number = +value;
+    if (!isFiniteNumber(number)) return 0;
+    const wrapped = trunc(number) % 4294967296;
+    return wrapped < 0 ? wrapped + 4294967296 : wrapped + 0; // + 0 turns -0 into 0
+  }
+
+  /** long: as unsigned long, then 2^31 and above wrap to negative. */
+  function long(value) {
+    const wrapped = unsignedLong(value);
+    return wrapped >= 2147483648 ? wrapped - 4294967296 : wrapped;
+  }
+
+  const boolean = (value) => !!value;
+
+  /** (ArrayBufferView or ArrayBuffer), as both browsers refuse: shared and resizable buffers. Answers the page's
+   *  own object; its bytes are read by `encode`, after the whole conversion, as the browsers copy them. */
+  function bufferSource(value, at, ctx) {
+    if (isObject(value)) {
+      if (isView(value)) {
+        const buffer = isTypedArray(value) ? typedBuffer(value) : dataViewBuffer(value);
+        if (isShared(buffer)) fail(ctx, at, 'shared', true);
+        if (isResizable(buffer)) fail(ctx, at, 'resizable', true);
+        return value;
+      }
+      if (isArrayBuffer(value)) {
+        if (isResizable(value)) fail(ctx, at, 'resizable', false);
+        return value;
+      }
+      if (isShared(value)) fail(ctx, at, 'shared', false);
+    }
+    return fail(ctx, at, 'buffer');
+  }
+
+  /** sequence<T> from any iterable, each element converted as it comes (WebIDL "create a sequence from an
+   *  iterable": no iterator close on a failure). */
+  function sequence(item) {
+    return (value, at, ctx) => {
+      if (!isObject(value)) fail(ctx, at, 'sequence');
+      const method = value[iteratorKey];
+      if (typeof method !== 'function') fail(ctx, at, 'sequence');
+      const iterator = apply(method, value, []);
+      if (!isObject(iterator)) throw new TypeErrorCtor('Result of the Symbol.iterator method is not an object');
+      const next = iterator.next;
+      const out = [];
+      for (;;) {
+        const step = apply(next, iterator, []);
+        if (!isObject(step)) throw new TypeErrorCtor(`Iterator result ${typeof step === 'symbol' ? 'Symbol()' : `${step}`} is not an object`);
+        if (step.done) return out;
+        append(out, item(step.value, at, ctx));
+      }
+    };
+  }
+
+  /** record<DOMString, T>: the object's own enumerable string keys, in its own order. */
+  function record(type, item) {
+    return (value, at, ctx) => {
+      if (!isObject(value)) fail(ctx, at, 'record', type);
+      const out = create(null);
+      const keys = ownKeys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (typeof key !== 'string') continue;
+        const descriptor = getOwnPropertyDescriptor(value, key);
+        if (descriptor !== undefined && descriptor.enumerable) put(out, key, item(value[key], at, ctx));
+      }
+      return out;
+    };
+  }
+
+  /** A WebIDL enumeration (not the DOMStrings WebAuthn uses for its enumerations, which take any value). */
+  function enumeration(type, values) {
+    return (value, at, ctx) => {
+      const text = domString(value);
+      for (let i = 0; i < values.length; i++) if (values[i] === text) return text;
+      return fail(ctx, at, 'enumeration', text, type);
+    };
+  }
+
+  function abortSignal(value, at, ctx) {
+    if (!holds(abortSignalAborted, value)) fail(ctx, at, 'signal', value);
+    return value;
+  }
+
+  /** A member the bridge never serves (password, federated, identity, otp, digital): kept as the page gave it,
+   *  for the browser's own create()/get() to convert. */
+  const unconverted = (value) => value;
+
+  /**
+   * A dictionary type: `members` are [name, type, flags], in conversion order (inherited first, then
+   * lexicographic); flags: `required`, `from` (the dictionary declaring it, for messages), `only` (the one
+   * browser that reads it).
+   */
+  function dictionary(name, members) {
+    const convert = (value, at, ctx) => {
+      if (value === null && at && ctx.browser === 'chromium') fail(ctx, at, 'dictionary', name);
+      if (value !== undefined && value !== null && !isObject(value)) fail(ctx, at, 'dictionary', name);
+      const out = create(null);
+      for (let i = 0; i < members.length; i++) {
+        const entry = members[i];
+        const key = entry[0];
+        const flags = entry[2];
+        if (flags.only && flags.only !== ctx.browser) continue;
+        const frame = { member: key, dict: flags.from || name, parent: at };
+        const raw = value === undefined || value === null ? undefined : value[key];
+        if (raw === undefined) {
+          if (flags.required) fail(ctx, frame, 'required');
+          continue;
+        }
+        put(out, key, entry[1](raw, frame, ctx));
+      }
+      return out;
+    };
+    return convert;
+  }
+
+  const member = (name, type, flags = {}) => [name, type, flags];
+  const required = { required: true };
+  const chromium = { only: 'chromium' };
+
+  // ---- WebAuthn L3 and Credential Management, as Chromium 156 and Firefox 153 read them ------------------------------
+
+  const prfValues = dictionary('AuthenticationExtensionsPRFValues', [
+    member('first', bufferSource, required),
+    member('second', bufferSource),
+  ]);
+  const extensionInputs = dictionary('AuthenticationExtensionsClientInputs', [
+    member('appid', domString),
+    member('appidExclude', domString, chromium),
+    member('credBlob', bufferSource, chromium),
+    member('credProps', boolean),
+    member('credentialProtectionPolicy', domString),
+    member('enforceCredentialProtectionPolicy', boolean),
+    member('getCredBlob', boolean, chromium),
+    member('hmacCreateSecret', boolean),
+    member('largeBlob', dictionary('AuthenticationExtensionsLargeBlobInputs', [
+      member('read', boolean),
+      member('support', domString),
+      member('write', bufferSource),
+    ])),
+    member('minPinLength', boolean),
+    member('prf', dictionary('AuthenticationExtensionsPRFInputs', [
+      member('eval', prfValues),
+      member('evalByCredential', record('record<DOMString, AuthenticationExtensionsPRFValues>', prfValues)),
+    ])),
+    member('uvm', boolean, chromium),
+  ]);
+  const descriptor = dictionary('PublicKeyCredentialDescriptor', [
+    member('id', bufferSource, required),
+    member('transports', sequence(domString)),
+    member('type', domString, required),
+  ]);
+  const creationOptions = dictionary('PublicKeyCredentialCreationOptions', [
+    member('attestation', domString),
+    member('authenticatorSelection', dictionary('AuthenticatorSelectionCriteria', [
+      member('authenticatorAttachment', domString),
+      member('requireResidentKey', boolean),
+      member('residentKey', domString),
+      member('userVerification', domString),
+    ])),
+    member('challenge', bufferSource, required),
+    member('excludeCredentials', sequence(descriptor)),
+    member('extensions', extensionInputs),
+    member('hints', sequence(domString)),
+    member('pubKeyCredParams', sequence(dictionary('PublicKeyCredentialParameters', [
+      member('alg', long, required),
+      member('type', domString, required),
+    ])), required),
+    member('rp', dictionary('PublicKeyCredentialRpEntity', [
+      member('name', domString, { required: true, from: 'PublicKeyCredentialEntity' }),
+      member('id', domString),
+    ]), required),
+    member('timeout', unsignedLong),
+    member('user', dictionary('PublicKeyCredentialUserEntity', [
+      member('name', domString, { required: true, from: 'PublicKeyCredentialEntity' }),
+      member('displayName', domString, required),
+      member('id', bufferSource, required),
+    ]), required),
+  ]);
+  const requestOptions = dictionary('PublicKeyCredentialRequestOptions', [
+    member('allowCredentials', sequence(descriptor)),
+    member('challenge', bufferSource, required),
+    member('extensions', extensionInputs),
+    member('hints', sequence(domString)),
+    member('rpId', domString),
+    member('timeout', unsignedLong),
+    member('userVerification', domString),
+  ]);
+
+  const mediation = enumeration('CredentialMediationRequirement', ['silent', 'optional', 'required', 'conditional']);
+  const TOP_LEVEL = {
+    create: dictionary('CredentialCreationOptions', [
+      member('digital', unconverted, chromium),
+      member('federated', unconverted, chromium),
+      member('mediation', mediation),
+      member('password', unconverted, chromium),
+      member('publicKey', creationOptions),
+      member('signal', abortSignal),
+    ]),
+    get: dictionary('CredentialRequestOptions', [
+      member('digital', unconverted, chromium),
+      member('federated', unconverted, chromium),
+      member('identity', unconverted, chromium),
+      member('mediation', mediation),
+      member('otp', unconverted, chromium),
+      member('password', boolean, chromium),
+      member('publicKey', requestOptions),
+      member('signal', abortSignal),
+      member('uiMode', enumeration('CredentialUiModeRequirement', ['modal', 'immediate']), chromium),
+    ]),
+  };
+  const DICTIONARY_NAMES = { create: 'CredentialCreationOptions', get: 'CredentialRequestOptions' };
+
+  /**
+   * The create()/get() argument as an IDL value, or a TypeError (page realm) with the browser's text; a page
+   * getter's own exception propagates as it is. `browser` is "chromium" or "firefox".
+   */
+  function convertOptions(op, options, browser) {
+    const ctx = { op, browser };
+    if (options !== undefined && options !== null && !isObject(options)) fail(ctx, null, 'dictionary', DICTIONARY_NAMES[op]);
+    return TOP_LEVEL[op](options, null, ctx);
+  }
+
+  // Members naming a kind of credential the bridge does not serve: present, the request is the browser's.
+  const OTHER_KINDS = ['digital', 'federated', 'identity', 'otp'];
+
+  /**
+   * Whether the bridge serves a converted request with the browser's meaning: a publicKey request, modal
+   * (mediation "optional" or "required", and for create "silent", which Chromium serves as a modal request), for
+   * no other kind of credential. Everything else — conditional UI, immediate UI, silent sign-in, passwords,
+   * federated and other credentials, no publicKey — stays the browser's to answer.
+   */
+  function bridgeServes(op, converted) {
+    if (converted.publicKey === undefined) return false;
+    for (let i = 0; i < OTHER_KINDS.length; i++) if (converted[OTHER_KINDS[i]] !== undefined) return false;
+    if (converted.password !== undefined && converted.password !== false) return false;
+    if (converted.uiMode !== undefined && converted.uiMode !== 'modal') return false;
+    const mode = converted.mediation;
+    return mode === undefined || mode === 'optional' || mode === 'required' || (op === 'create' && mode === 'silent');
+  }
+
+  // ---- To the host: the protocol's JSON ----------------------------------------------------------------------------
+
+  /** A BufferSource's bytes now: a view's own window, a detached buffer's none. */
+  function bytesOf(source) {
+    let buffer = source;
+    let offset = 0;
+    let length;
+    if (isView(source)) {
+      const typed = isTypedArray(source);
+      buffer = typed ? typedBuffer(source) : dataViewBuffer(source);
+      if (isDetached(buffer)) return new Uint8(0);
+      offset = typed ? typedOffset(source) : dataViewOffset(source);
+      length = typed ? typedLength(source) : dataViewLength(source);
+    } else {
+      if (isDetached(buffer)) return new Uint8(0);
+      length = bufferLength(buffer);
+    }
+    const out = new Uint8(length);
+    typedSet(out, new Uint8(buffer, offset, length));
+    return out;
+  }
+
+  /** UTF-8 cannot carry a lone surrogate: the host gets U+FFFD for it, as the browsers send the key. */
+  function wellFormedString(text) {
+    if (wellFormed) return wellFormed(text);
+    let out = '';
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+      if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        out += text[i] + text[i + 1];
+        i++;
+      } else {
+        out += unit >= 0xd800 && unit <= 0xdfff ? '\ufffd' : text[i];
+      }
+    }
+    return out;
+  }
+
+  /**
+   * An IDL value → the protocol's JSON, with every BufferSource as {"__binary__": base64url} (its bytes read
+   * now). `toBase64url` is codec.js's.
+   */
+  function encode(value, toBase64url) {
+    if (typeof value === 'string') return wellFormedString(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (isView(value) || isArrayBuffer(value)) return { __binary__: toBase64url(bytesOf(value)) };
+    if (isArray(value)) {
+      const out = [];
+      for (let i = 0; i < value.length; i++) append(out, encode(value[i], toBase64url));
+      return out;
+    }
+    const out = {};
+    const keys = ownKeys(value);
+    for (let i = 0; i < keys.length; i++) put(out, keys[i], encode(value[keys[i]], toBase64url));
+    return out;
+  }
+
+  /** Which browser's conversions this page gets: SpiderMonkey gives every Error own lineNumber/columnNumber. */
+  function browserOf(win) {
+    return getOwnPropertyDescriptor(new win.Error(), 'columnNumber') ? 'firefox' : 'chromium';
+  }
+
+  const webidl = Object.freeze({ convertOptions, bridgeServes, encode, bytesOf, browserOf });
+
+  if (typeof module === 'object' && module && module.exports) {
+    module.exports = webidl;
+  } else {
+    defineProperty(root, Symbol.for('webauthn-bridge.webidl'), { value: webidl, configurable: true, enumerable: false });
+  }
+})(globalThis);

@@ -1,0 +1,302 @@
+// page/webidl.js: create()/get() options converted as Chromium 156 and Firefox 153 convert them — which members
+// are read and in which order, each WebIDL type's conversion, the browsers' TypeError texts, what goes to the host.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const webidl = require('../page/webidl.js');
+const { toBase64url } = require('../page/codec.js');
+
+const BROWSERS = ['chromium', 'firefox'];
+const bytes = (...b) => new Uint8Array(b);
+const json = (value) => webidl.encode(value, toBase64url);
+
+const creation = (publicKey = {}) => ({
+  publicKey: {
+    rp: { name: 'Example' }, user: { id: bytes(1), name: 'alice', displayName: 'Alice' }, challenge: bytes(1, 2, 3),
+    pubKeyCredParams: [{ type: 'public-key', alg: -7 }], ...publicKey,
+  },
+});
+const createJSON = (publicKey, browser = 'chromium') => json(webidl.convertOptions('create', creation(publicKey), browser).publicKey);
+
+/** Every property read on `value` and below, as "path.member", through Proxies (the probe the browsers were
+ *  measured with). */
+function readsOf(value, convert) {
+  const log = [];
+  const wrap = (target, path) => new Proxy(target, {
+    get(t, key, receiver) {
+      const where = `${path}.${String(key)}`;
+      log.push(where);
+      const found = Reflect.get(t, key, receiver);
+      return found && typeof found === 'object' && !ArrayBuffer.isView(found) && !(found instanceof ArrayBuffer) ? wrap(found, where) : found;
+    },
+  });
+  convert(wrap(value, 'o'));
+  return log;
+}
+
+test('create: members read once each, inherited first, then lexicographic; unknown members never', () => {
+  const options = creation({
+    attestation: 'none', authenticatorSelection: { residentKey: 'preferred' }, timeout: 1, zzz: 1,
+    extensions: { credProps: true, zzz: 1 }, hints: [], excludeCredentials: [],
+  });
+  options.zzz = 1;
+  const chromium = readsOf(options, (o) => webidl.convertOptions('create', o, 'chromium'));
+  const top = chromium.filter((p) => p.split('.').length === 2);
+  assert.deepEqual(top, ['o.digital', 'o.federated', 'o.mediation', 'o.password', 'o.publicKey', 'o.signal']);
+  const publicKey = chromium.filter((p) => /^o\.publicKey\.[a-zA-Z]+$/.test(p));
+  assert.deepEqual(publicKey, ['o.publicKey.attestation', 'o.publicKey.authenticatorSelection', 'o.publicKey.challenge',
+    'o.publicKey.excludeCredentials', 'o.publicKey.extensions', 'o.publicKey.hints', 'o.publicKey.pubKeyCredParams',
+    'o.publicKey.rp', 'o.publicKey.timeout', 'o.publicKey.user']);
+  assert.deepEqual(chromium.filter((p) => /^o\.publicKey\.(rp|user)\.[a-zA-Z]+$/.test(p)),
+    ['o.publicKey.rp.name', 'o.publicKey.rp.id', 'o.publicKey.user.name', 'o.publicKey.user.displayName', 'o.publicKey.user.id']);
+  assert.deepEqual(chromium.filter((p) => /^o\.publicKey\.extensions\.[a-zA-Z]+$/.test(p)).map((p) => p.split('.')[3]),
+    ['appid', 'appidExclude', 'credBlob', 'credProps', 'credentialProtectionPolicy', 'enforceCredentialProtectionPolicy',
+      'getCredBlob', 'hmacCreateSecret', 'largeBlob', 'minPinLength', 'prf', 'uvm']);
+  assert.ok(!chromium.some((p) => p.includes('zzz')), 'unknown members are not read');
+
+  const firefox = readsOf(options, (o) => webidl.convertOptions('create', o, 'firefox'));
+  assert.deepEqual(firefox.filter((p) => p.split('.').length === 2), ['o.mediation', 'o.publicKey', 'o.signal']);
+  assert.deepEqual(firefox.filter((p) => /^o\.publicKey\.extensions\.[a-zA-Z]+$/.test(p)).map((p) => p.split('.')[3]),
+    ['appid', 'credProps', 'credentialProtectionPolicy', 'enforceCredentialProtectionPolicy', 'hmacCreateSecret',
+      'largeBlob', 'minPinLength', 'prf']);
+});
+
+test('get: Chromium reads the other credential kinds and uiMode too, Firefox only mediation, publicKey, signal', () => {
+  const options = { publicKey: { challenge: bytes(1), allowCredentials: [{ type: 'public-key', id: bytes(2), transports: ['usb'] }] } };
+  const chromium = readsOf(options, (o) => webidl.convertOptions('get', o, 'chromium'));
+  assert.deepEqual(chromium.filter((p) => p.split('.').length === 2),
+    ['o.digital', 'o.federated', 'o.identity', 'o.mediation', 'o.otp', 'o.password', 'o.publicKey', 'o.signal', 'o.uiMode']);
+  assert.deepEqual(chromium.filter((p) => p.startsWith('o.publicKey.allowCredentials.0.') && p.split('.').length === 5),
+    ['o.publicKey.allowCredentials.0.id', 'o.publicKey.allowCredentials.0.transports', 'o.publicKey.allowCredentials.0.type']);
+  const firefox = readsOf(options, (o) => webidl.convertOptions('get', o, 'firefox'));
+  assert.deepEqual(firefox.filter((p) => p.split('.').length === 2), ['o.mediation', 'o.publicKey', 'o.signal']);
+});
+
+test('DOMString members: ToString of numbers, booleans, arrays, String objects and objects with toString', () => {
+  const out = createJSON({
+    rp: { name: 42, id: new String('example.com') },
+    user: { id: bytes(1), name: { toString: () => 'alice' }, displayName: [] },
+    attestation: true,
+    authenticatorSelection: { residentKey: ['re', 'quired'], userVerification: { valueOf: () => 1, toString: () => 'required' } },
+  });
+  assert.deepEqual(out.rp, { name: '42', id: 'example.com' });
+  assert.deepEqual(out.user, { name: 'alice', displayName: '', id: { __binary__: 'AQ' } });
+  assert.equal(out.attestation, 'true');
+  assert.deepEqual(out.authenticatorSelection, { residentKey: 're,quired', userVerification: 'required' });
+  assert.deepEqual(createJSON({ rp: { name: 'x', id: null } }).rp, { name: 'x', id: 'null' }, 'null is "null", not absent');
+  assert.throws(() => createJSON({ rp: { name: Symbol('s') } }), TypeError);
+});
+
+test('lone surrogates reach the host as U+FFFD', () => {
+  assert.equal(createJSON({ rp: { name: 'a\ud800b' } }).rp.name, 'a\ufffdb');
+  assert.equal(createJSON({ rp: { name: '\ud83d\ude00' } }).rp.name, '\ud83d\ude00');
+});
+
+test('unsigned long timeout: ToNumber, NaN and infinities 0, truncated, modulo 2^32', () => {
+  const cases = [['1000', 1000], [null, 0], [NaN, 0], [Infinity, 0], [-Infinity, 0], [1.9, 1], [-1, 4294967295],
+    [4294967296 + 5, 5], [true, 1], [[7], 7], ['', 0], [-0.5, 0]];
+  for (const [given, expected] of cases) assert.equal(createJSON({ timeout: given }).timeout, expected, String(given));
+  assert.ok(Object.is(createJSON({ timeout: -0.5 }).timeout, 0), '-0 is 0');
+  assert.throws(() => createJSON({ timeout: 1n }), TypeError, 'ToNumber(BigInt) throws');
+});
+
+test('long alg: ToNumber then the long conversion', () => {
+  const alg = (value) => createJSON({ pubKeyCredParams: [{ type: 'public-key', alg: value }] }).pubKeyCredParams[0].alg;
+  assert.equal(alg('-7'), -7);
+  assert.equal(alg(1.5), 1);
+  assert.equal(alg(2147483648), -2147483648);
+  assert.equal(alg('x'), 0);
+  assert.equal(alg(null), 0);
+});
+
+test('boolean members: ToBoolean', () => {
+  const selection = (value) => createJSON({ authenticatorSelection: { requireResidentKey: value } }).authenticatorSelection.requireResidentKey;
+  assert.equal(selection('yes'), true);
+  assert.equal(selection(''), false);
+  assert.equal(selection(0), false);
+  assert.equal(selection({}), true);
+});
+
+test('BufferSource: ArrayBuffer and every view, its own window, bytes read at encoding', () => {
+  const whole = bytes(7, 0xde, 0xad, 0xbe, 0xef, 7);
+  assert.deepEqual(createJSON({ challenge: new DataView(whole.buffer, 1, 4) }).challenge, { __binary__: '3q2-7w' });
+  assert.deepEqual(createJSON({ challenge: whole.subarray(1, 5) }).challenge, { __binary__: '3q2-7w' });
+  assert.deepEqual(createJSON({ challenge: new ArrayBuffer(0) }).challenge, { __binary__: '' });
+  const buf = bytes(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17).buffer;
+  for (const Kind of [Int8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+    assert.deepEqual(createJSON({ challenge: new Kind(buf, 8, 1) }).challenge,
+      { __binary__: Buffer.from(buf, 8, Kind.BYTES_PER_ELEMENT).toString('base64url') }, Kind.name);
+  }
+  const challenge = bytes(1, 2, 3);
+  const converted = webidl.convertOptions('create', creation({ challenge }), 'chromium');
+  const encoded = json(converted.publicKey);
+  challenge[0] = 0xff;
+  assert.deepEqual(encoded.challenge, { __binary__: 'AQID' }, 'copied when encoded, later writes do not reach the request');
+  assert.equal(converted.publicKey.challenge, challenge, 'the IDL value holds the page\'s own object');
+});
+
+test('BufferSource refusals: anything else, shared and resizable buffers, with each browser\'s text', () => {
+  const shared = new SharedArrayBuffer(4);
+  const resizable = new ArrayBuffer(4, { maxByteLength: 8 });
+  const cases = [
+    ['abc', "The provided value is not of type '(ArrayBuffer or ArrayBufferView)'.", "'challenge' member of PublicKeyCredentialCreationOptions could not be converted to any of: ArrayBufferView, ArrayBuffer."],
+    [[1, 2], "The provided value is not of type '(ArrayBuffer or ArrayBufferView)'.", "'challenge' member of PublicKeyCredentialCreationOptions could not be converted to any of: ArrayBufferView, ArrayBuffer."],
+    [shared, "Failed to convert value to 'ArrayBuffer'.", "ArrayBuffer branch of (ArrayBufferView or ArrayBuffer) can't be a SharedArrayBuffer or an ArrayBufferView backed by a SharedArrayBuffer"],
+    [new Uint8Array(shared), 'The provided ArrayBufferView value must not be shared.', "ArrayBufferView branch of (ArrayBufferView or ArrayBuffer) can't be a SharedArrayBuffer or an ArrayBufferView backed by a SharedArrayBuffer"],
+    [resizable, 'The provided ArrayBuffer value must not be resizable.', "ArrayBuffer branch of (ArrayBufferView or ArrayBuffer) can't be a resizable ArrayBuffer or ArrayBufferView"],
+    [new DataView(resizable), 'The provided ArrayBufferView value must not be resizable.', "ArrayBufferView branch of (ArrayBufferView or ArrayBuffer) can't be a resizable ArrayBuffer or ArrayBufferView"],
+  ];
+  for (const [challenge, chromiumText, firefoxText] of cases) {
+    assert.throws(() => webidl.convertOptions('create', creation({ challenge }), 'chromium'), {
+      name: 'TypeError',
+      message: "Failed to execute 'create' on 'CredentialsContainer': Failed to read the 'publicKey' property from 'CredentialCreationOptions': "
+        + `Failed to read the 'challenge' property from 'PublicKeyCredentialCreationOptions': ${chromiumText}`,
+    });
+    assert.throws(() => webidl.convertOptions('create', creation({ challenge }), 'firefox'), { name: 'TypeError', message: `CredentialsContainer.create: ${firefoxText}` });
+  }
+});
+
+test('a detached buffer converts and reaches the host empty', () => {
+  const buffer = new ArrayBuffer(8);
+  const view = new Uint8Array(buffer);
+  structuredClone(buffer, { transfer: [buffer] });
+  assert.deepEqual(createJSON({ challenge: buffer }).challenge, { __binary__: '' });
+  assert.deepEqual(createJSON({ challenge: view }).challenge, { __binary__: '' });
+});
+
+test('sequences from any iterable, converted element by element; a non-iterable is a TypeError', () => {
+  const params = new Set([{ type: 'public-key', alg: '-7' }]);
+  assert.deepEqual(createJSON({ pubKeyCredParams: params }).pubKeyCredParams, [{ alg: -7, type: 'public-key' }]);
+  function* generated() { yield { type: 'public-key', alg: -257 }; }
+  assert.deepEqual(createJSON({ pubKeyCredParams: generated() }).pubKeyCredParams, [{ alg: -257, type: 'public-key' }]);
+  assert.throws(() => createJSON({ hints: 'ab' }), TypeError, 'a string is no Object, iterable or not');
+  // A sparse array: the holes read as undefined, which a dictionary element converts to an empty dictionary.
+  assert.throws(() => createJSON({ pubKeyCredParams: [, { type: 'public-key', alg: -7 }] }), { message: /Required member is undefined/ });
+  for (const browser of BROWSERS) {
+    assert.throws(() => webidl.convertOptions('create', creation({ pubKeyCredParams: 5 }), browser), {
+      name: 'TypeError',
+      message: browser === 'chromium'
+        ? "Failed to execute 'create' on 'CredentialsContainer': Failed to read the 'publicKey' property from 'CredentialCreationOptions': Failed to read the 'pubKeyCredParams' property from 'PublicKeyCredentialCreationOptions': The provided value cannot be converted to a sequence."
+        : "CredentialsContainer.create: 'pubKeyCredParams' member of PublicKeyCredentialCreationOptions can't be converted to a sequence.",
+    });
+    assert.throws(() => webidl.convertOptions('create', creation({ pubKeyCredParams: {} }), browser), TypeError);
+  }
+});
+
+test('dictionaries: undefined is empty, a primitive a TypeError; null is empty in Firefox and refused by Chromium', () => {
+  assert.deepEqual(Object.keys(createJSON({ authenticatorSelection: undefined })).includes('authenticatorSelection'), false);
+  assert.deepEqual(createJSON({ authenticatorSelection: null }, 'firefox').authenticatorSelection, {});
+  assert.throws(() => createJSON({ authenticatorSelection: null }, 'chromium'), { message: /The provided value is not of type 'AuthenticatorSelectionCriteria'\.$/ });
+  assert.throws(() => createJSON({ extensions: 5 }, 'firefox'), { message: "CredentialsContainer.create: Value can't be converted to a dictionary." });
+  assert.deepEqual(createJSON({ extensions: () => 1 }).extensions, {}, 'a function is an object');
+  for (const browser of BROWSERS) {
+    assert.throws(() => webidl.convertOptions('get', 5, browser), TypeError);
+    assert.equal(webidl.convertOptions('get', undefined, browser).publicKey, undefined);
+  }
+});
+
+test('required members missing: the browsers\' texts, first missing member in conversion order', () => {
+  const missing = [
+    ['create', { publicKey: [] }, "Failed to read the 'publicKey' property from 'CredentialCreationOptions': Failed to read the 'challenge' property from 'PublicKeyCredentialCreationOptions': Required member is undefined.", "Missing required 'challenge' member of PublicKeyCredentialCreationOptions."],
+    ['create', creation({ rp: {} }), "Failed to read the 'publicKey' property from 'CredentialCreationOptions': Failed to read the 'rp' property from 'PublicKeyCredentialCreationOptions': Failed to read the 'name' property from 'PublicKeyCredentialEntity': Required member is undefined.", "Missing required 'name' member of PublicKeyCredentialEntity."],
+    ['create', creation({ pubKeyCredParams: [{ type: 'public-key' }] }), "Failed to read the 'publicKey' property from 'CredentialCreationOptions': Failed to read the 'pubKeyCredParams' property from 'PublicKeyCredentialCreationOptions': Failed to read the 'alg' property from 'PublicKeyCredentialParameters': Required member is undefined.", "Missing required 'alg' member of PublicKeyCredentialParameters."],
+    ['get', { publicKey: {} }, "Failed to read the 'publicKey' property from 'CredentialRequestOptions': Failed to read the 'challenge' property from 'PublicKeyCredentialRequestOptions': Required member is undefined.", "Missing required 'challenge' member of PublicKeyCredentialRequestOptions."],
+  ];
+  for (const [op, options, chromiumText, firefoxText] of missing) {
+    assert.throws(() => webidl.convertOptions(op, options, 'chromium'), { name: 'TypeError', message: `Failed to execute '${op}' on 'CredentialsContainer': ${chromiumText}` });
+    assert.throws(() => webidl.convertOptions(op, options, 'firefox'), { name: 'TypeError', message: `CredentialsContainer.${op}: ${firefoxText}` });
+  }
+});
+
+test('a getter that throws rejects with its own exception, and nothing after it is read', () => {
+  const mine = new RangeError('mine');
+  let after = false;
+  const options = creation();
+  Object.defineProperty(options.publicKey, 'timeout', { get() { throw mine; } });
+  Object.defineProperty(options.publicKey, 'user', { get() { after = true; return {}; } });
+  for (const browser of BROWSERS) assert.throws(() => webidl.convertOptions('create', options, browser), (e) => e === mine);
+  assert.equal(after, false);
+});
+
+test('inherited, non-enumerable and accessor members are read; a Proxy\'s traps run as in the browser', () => {
+  class Rp { get name() { return 'From a class'; } }
+  const publicKey = Object.create({ challenge: bytes(5) });
+  Object.defineProperty(publicKey, 'timeout', { value: 7, enumerable: false });
+  const out = createJSON({ rp: new Rp() });
+  assert.equal(out.rp.name, 'From a class');
+  const get = webidl.convertOptions('get', { publicKey }, 'chromium');
+  assert.deepEqual(json(get.publicKey), { challenge: { __binary__: 'BQ' }, timeout: 7 });
+});
+
+test('enumerations: an unknown mediation or uiMode is the browser\'s TypeError; WebAuthn\'s DOMStrings take any value', () => {
+  assert.throws(() => webidl.convertOptions('get', { mediation: 'immediate' }, 'chromium'), {
+    message: "Failed to execute 'get' on 'CredentialsContainer': Failed to read the 'mediation' property from 'CredentialRequestOptions': The provided value 'immediate' is not a valid enum value of type CredentialMediationRequirement.",
+  });
+  assert.throws(() => webidl.convertOptions('create', { mediation: 'bogus' }, 'firefox'), {
+    message: "CredentialsContainer.create: 'bogus' (value of 'mediation' member of CredentialCreationOptions) is not a valid value for enumeration CredentialMediationRequirement.",
+  });
+  assert.throws(() => webidl.convertOptions('get', { uiMode: 'x' }, 'chromium'), TypeError);
+  assert.equal(webidl.convertOptions('get', { uiMode: 'x' }, 'firefox').uiMode, undefined, 'Firefox does not read uiMode');
+  assert.equal(createJSON({ attestation: 'bogus' }).attestation, 'bogus', 'the host ignores unknown values');
+});
+
+test('signal: an AbortSignal or the browser\'s TypeError', () => {
+  const signal = new AbortController().signal;
+  assert.equal(webidl.convertOptions('get', { signal }, 'chromium').signal, signal);
+  assert.throws(() => webidl.convertOptions('get', { signal: {} }, 'chromium'), { message: /Failed to read the 'signal' property from 'CredentialRequestOptions': Failed to convert value to 'AbortSignal'\.$/ });
+  assert.throws(() => webidl.convertOptions('get', { signal: 1 }, 'firefox'), { message: "CredentialsContainer.get: 'signal' member of CredentialRequestOptions is not an object." });
+  assert.throws(() => webidl.convertOptions('get', { signal: null }, 'firefox'), TypeError);
+});
+
+test('extensions: the members each browser knows, converted; prf.evalByCredential as a record', () => {
+  const extensions = {
+    appid: 5, credProps: 1, hmacGetSecret: { salt1: bytes(1) }, largeBlob: { support: 'required', read: 0 },
+    prf: { eval: { first: bytes(1) }, evalByCredential: { AQ: { first: bytes(2), second: bytes(3) }, [Symbol('s')]: 1 } },
+    credBlob: bytes(9), uvm: 'yes', unknown: 1,
+  };
+  assert.deepEqual(createJSON({ extensions }).extensions, {
+    appid: '5', credBlob: { __binary__: 'CQ' }, credProps: true, largeBlob: { read: false, support: 'required' },
+    prf: { eval: { first: { __binary__: 'AQ' } }, evalByCredential: { AQ: { first: { __binary__: 'Ag' }, second: { __binary__: 'Aw' } } } },
+    uvm: true,
+  });
+  assert.deepEqual(createJSON({ extensions }, 'firefox').extensions, {
+    appid: '5', credProps: true, largeBlob: { read: false, support: 'required' },
+    prf: { eval: { first: { __binary__: 'AQ' } }, evalByCredential: { AQ: { first: { __binary__: 'Ag' }, second: { __binary__: 'Aw' } } } },
+  });
+  assert.throws(() => createJSON({ extensions: { prf: { eval: {} } } }), { message: /Failed to read the 'first' property from 'AuthenticationExtensionsPRFValues': Required member is undefined\.$/ });
+});
+
+test('bridgeServes: modal publicKey requests only', () => {
+  const serves = (op, options, browser = 'chromium') => webidl.bridgeServes(op, webidl.convertOptions(op, options, browser));
+  const publicKey = { challenge: bytes(1) };
+  assert.equal(serves('get', { publicKey }), true);
+  assert.equal(serves('get', { publicKey, mediation: 'required' }), true);
+  assert.equal(serves('get', { publicKey, password: false }), true);
+  assert.equal(serves('get', { publicKey, uiMode: 'modal' }), true);
+  assert.equal(serves('get', {}), false);
+  for (const mediation of ['conditional', 'silent']) assert.equal(serves('get', { publicKey, mediation }), false, mediation);
+  assert.equal(serves('create', { ...creation(), mediation: 'silent' }), true, 'Chromium serves a silent create as modal');
+  assert.equal(serves('create', { ...creation(), mediation: 'conditional' }), false);
+  assert.equal(serves('get', { publicKey, uiMode: 'immediate' }), false);
+  for (const kind of ['digital', 'federated', 'identity', 'otp']) assert.equal(serves('get', { publicKey, [kind]: {} }), false, kind);
+  assert.equal(serves('get', { publicKey, password: true }), false);
+  assert.equal(serves('get', { publicKey, password: true }, 'firefox'), true, 'Firefox does not read password');
+});
+
+test('the IDL value replays to the browser without running a page getter again', () => {
+  let reads = 0;
+  const options = { get publicKey() { reads++; return { challenge: bytes(1) }; }, mediation: 'conditional' };
+  const converted = webidl.convertOptions('get', options, 'chromium');
+  assert.equal(reads, 1);
+  assert.equal(Object.getPrototypeOf(converted), null, 'no Object.prototype getter is reached through it');
+  assert.equal(converted.publicKey.challenge instanceof Uint8Array, true);
+  assert.equal(converted.mediation, 'conditional');
+});
+
+test('the page world tells the browsers apart by their engine', () => {
+  assert.equal(webidl.browserOf(globalThis), 'chromium');
+  class SpiderMonkeyError extends Error { constructor() { super(); this.columnNumber = 1; } }
+  assert.equal(webidl.browserOf({ Error: SpiderMonkeyError }), 'firefox');
+});
