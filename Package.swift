@@ -1,12 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Module graph (arrows point one way only):
-//   webauthn-bridge → BridgeHost → {NativeMessaging, WebAuthn, FIDO, Prompts, Threading}
+// Module graph (arrows point one way only; nothing on the request path depends on a tool):
+//   webauthn-bridge → BridgeHost (the request path) → {NativeMessaging, WebAuthn, FIDO, Prompts, Processes, Threading}
 //   webauthn-bridge → SoftToken  (SoftTokenDeviceProvider: BridgeHost reaches keys only through FIDO's DeviceProvider)
-//   webauthn-bridge → Benchmark → {BridgeHost, SoftToken}  (the bench command)
-//   webauthn-bridge → Demo → {WebAuthn, Cryptography, SoftToken, Prompts}  (the demo command)
-//   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading};  SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
+//   webauthn-bridge → tools, each over the host's modules and never depended on by them:
+//     Diagnostics → {BridgeHost, FIDO, Prompts, Processes}   (doctor, devices, log)
+//     Benchmark → {BridgeHost, SoftToken, Processes}         (bench)
+//     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo; the token command is the executable's, over SoftToken)
+//   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
+//   SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 // Release links on Linux use lld (it ships with the Swift toolchain; the default gold cannot) to pack relative
 // relocations (DT_RELR, glibc ≥ 2.36): start-up reads ~8 KB of them instead of ~1 MB, ~0.9 MB less resident
 // memory per host. A hand-made function order saved another ~1.8 MB and went stale with every change, so it is
@@ -45,28 +48,37 @@ let package = Package(
         .target(name: "Cryptography", dependencies: ["COpenSSL"]),
         .target(name: "NativeMessaging"),
         .target(name: "Threading"),
+        // Starting, waiting for and stopping child processes: the one posix_spawn (pinentry, the probed host, the
+        // demo's browser).
+        .target(name: "Processes", dependencies: ["Threading"]),
         .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
         .target(name: "Secrets"),
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading", "Secrets"]),
-        .target(name: "Prompts", dependencies: ["Secrets", "Threading"]),
+        .target(name: "Prompts", dependencies: ["Secrets", "Threading", "Processes"]),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
         .target(
             name: "BridgeHost",
             dependencies: [
-                "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "CBOR", "Cryptography", "Threading",
+                "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Processes", "Secrets", "CBOR", "Cryptography",
+                "Threading",
             ]),
+        // `webauthn-bridge doctor`, `devices` and `log`: checks of an installation, the keys' report, the log reader.
+        .target(
+            name: "Diagnostics",
+            dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Processes"]),
         // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
         .target(
             name: "Benchmark",
             dependencies: [
-                "BridgeHost", "SoftToken", "NativeMessaging", "Prompts", "WebAuthn", "Cryptography", "Threading",
+                "BridgeHost", "SoftToken", "NativeMessaging", "Processes", "WebAuthn", "Cryptography", "Threading",
             ]),
         // `webauthn-bridge demo`: a SoftToken, a small relying party on loopback and a throwaway browser profile.
-        .target(name: "Demo", dependencies: ["WebAuthn", "Cryptography", "CBOR", "SoftToken", "Prompts", "Threading"]),
+        .target(
+            name: "Demo", dependencies: ["WebAuthn", "Cryptography", "CBOR", "SoftToken", "Processes", "Threading"]),
         .executableTarget(
             name: "webauthn-bridge",
             dependencies: [
-                "BridgeHost", "Benchmark", "Demo", "SoftToken", "FIDO", "WebAuthn",
+                "BridgeHost", "Diagnostics", "Benchmark", "Demo", "SoftToken", "FIDO", "WebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], linkerSettings: releaseLinkLayout),
 
@@ -77,13 +89,15 @@ let package = Package(
         .testTarget(name: "NativeMessagingTests", dependencies: ["NativeMessaging", "TestSupport"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CBOR", "Cryptography"]),
         .testTarget(name: "FIDOTests", dependencies: ["FIDO", "SoftToken", "CFIDO2", "CBOR"]),
-        .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Secrets", "TestSupport"]),
+        .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Processes", "Secrets", "TestSupport"]),
+        .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(
             name: "SoftTokenTests", dependencies: ["SoftToken", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(
             name: "BridgeHostTests",
             dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn", "SoftToken", "Prompts", "Secrets", "Threading"]),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "BridgeHost"]),
         .testTarget(name: "DemoTests", dependencies: ["Demo", "WebAuthn", "Cryptography", "CBOR"]),
     ]
 )

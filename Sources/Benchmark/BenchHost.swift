@@ -1,6 +1,6 @@
 import BridgeHost
 import NativeMessaging
-import Prompts
+import Processes
 import WebAuthn
 
 #if canImport(FoundationEssentials)
@@ -20,10 +20,8 @@ final class BenchHost {
             process = try ChildProcess(
                 executable: hostPath, arguments: ["chrome-extension://\(ExtensionAllowList.chromiumID)/"],
                 environment: environment)
-        } catch .unavailable(let why), .failed(let why) {
-            throw BenchError(why)  // PromptError's own wording speaks of a PIN prompt
         } catch {
-            throw BenchError("cannot start \(hostPath): \(error)")
+            throw BenchError("\(error)")
         }
         writer = FrameWriter(fileDescriptor: process.input, maxFrameSize: 8 << 20)
         reader = FrameReader(fileDescriptor: process.output, maxFrameSize: 8 << 20)

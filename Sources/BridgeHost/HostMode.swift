@@ -55,7 +55,7 @@ public enum HostMode {
     }
 
     /// USB keys, or the configured SoftTokens — never both, so a test can never reach a real key.
-    static func deviceProvider(
+    public static func deviceProvider(
         _ configuration: HostConfiguration, log: HostLog,
         softTokens: SoftTokenProviding
     ) -> any DeviceProvider {

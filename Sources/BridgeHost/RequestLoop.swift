@@ -2,6 +2,7 @@ import Dispatch
 import FIDO
 import Glibc
 import NativeMessaging
+import Processes
 import Prompts
 import Synchronization
 import WebAuthn

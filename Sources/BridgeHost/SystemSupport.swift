@@ -10,13 +10,13 @@ import Foundation
 // the host links only FoundationEssentials, which keeps ICU and its start-up cost out of every launch.
 
 /// The user's home: $HOME, else the password database's entry.
-func homeDirectory(_ environment: [String: String]) -> String {
+public func homeDirectory(_ environment: [String: String]) -> String {
     environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
 }
 
 /// What NSString.deletingLastPathComponent gives for the paths used here: "/a/b" for "/a/b/c", "/" for "/c",
 /// "" for "c".
-func parentDirectory(of path: String) -> String {
+public func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "" }
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }

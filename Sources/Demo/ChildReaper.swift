@@ -1,5 +1,5 @@
 import Glibc
-import Threading
+import Processes
 
 /// The demo as the reaper of everything it started, directly or not. As a child subreaper it inherits the
 /// processes its browser leaves behind (a native-messaging host — this binary — whose browser died, a helper
@@ -45,19 +45,8 @@ enum ChildReaper {
     static func stopAll(grace: Double = 5) {
         guard !reapExited() else { return }
         for pid in children() { kill(pid, SIGTERM) }
-        if waitFor(seconds: grace, until: reapExited) { return }
+        if poll(seconds: grace, every: 20, until: reapExited) { return }
         for pid in children() { kill(pid, SIGKILL) }
-        _ = waitFor(seconds: 5, until: reapExited)
-    }
-
-    /// Checks `done` every 20 ms until it is true or `seconds` have passed. The demo waits for processes to
-    /// end; Linux offers no wait with a timeout for a process that is not a direct child.
-    static func waitFor(seconds: Double, until done: () -> Bool) -> Bool {
-        let deadline = Deadline.after(.milliseconds(Int(seconds * 1000)))
-        while !done() {
-            if deadline.isPast { return false }
-            usleep(20_000)
-        }
-        return true
+        _ = poll(seconds: 5, every: 20, until: reapExited)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import Processes
 
 /// With --headless the browser also listens for remote control on loopback (Chromium: DevTools protocol,
 /// Firefox: WebDriver BiDi), so that a test can drive the demo page; this finds the address it chose.
@@ -9,7 +10,7 @@ enum RemoteEndpoint {
         -> String?
     {
         var found: String?
-        let announced = ChildReaper.waitFor(seconds: 60) {
+        let announced = poll(seconds: 60, every: 20) {
             // A Ctrl-C meanwhile ends the wait: the caller's signal loop then finds it pending.
             if browser.reap() != nil || DemoSession.terminationPending() { return true }
             found = kind == .chromium ? chromium(userDataDir: profile.directory) : firefox(log: browser.logPath)

@@ -1,4 +1,5 @@
 import Glibc
+import Processes
 import Synchronization
 
 /// Wakes a thread blocked in `poll` from another thread (`PINPrompt.cancel()`), through a self-pipe.

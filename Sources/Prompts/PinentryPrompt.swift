@@ -1,4 +1,5 @@
 import Glibc
+import Processes
 import Secrets
 import Synchronization
 
@@ -99,11 +100,15 @@ public final class PinentryPrompt: PINPrompt {
     ) throws(PromptError) -> R {
         let terminalName = ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName()
         let terminal = terminalName.flatMap(TerminalSnapshot.init(path:))
-        let child =
-            launcher.isEmpty
-            ? try ChildProcess(executable: executable, environment: environment)
-            : try ChildProcess(
-                executable: launcher[0], arguments: launcher.dropFirst() + [executable], environment: environment)
+        let child: ChildProcess
+        do {
+            let command = launcher + [executable]
+            child = try ChildProcess(
+                executable: command[0], arguments: Array(command.dropFirst()), environment: environment)
+        } catch {
+            if case .noPipe = error { throw .failed("\(error)") }
+            throw .unavailable("\(error)")
+        }
         childPID.store(child.pid, ordering: .releasing)
         let connection = AssuanConnection(input: child.input, output: child.output, cancelSignal: cancelSignal)
         do {

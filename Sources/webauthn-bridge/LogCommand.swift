@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeHost
+import Diagnostics
 import Glibc
 
 #if canImport(FoundationEssentials)

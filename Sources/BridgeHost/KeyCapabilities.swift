@@ -3,13 +3,15 @@ import WebAuthn
 
 /// What a key can do, and what the bridge does with it because of that, in the user's words: the part of
 /// `webauthn-bridge devices` that answers "why does this site not work with my key?" (docs/keys.md).
-struct KeyCapabilities {
-    let info: AuthenticatorInfo
+public struct KeyCapabilities {
+    public let info: AuthenticatorInfo
+
+    public init(info: AuthenticatorInfo) { self.info = info }
 
     private var speaksU2F: Bool { info.versions.contains("U2F_V2") }
 
     /// One line: the protocol and each capability a site may ask for.
-    var summary: String {
+    public var summary: String {
         guard info.isFIDO2 else { return "U2F only: no passkeys, no PIN, no user verification; ES256" }
         var parts = [info.versions.contains("FIDO_2_1") ? "CTAP 2.1" : "CTAP 2.0"]
         if speaksU2F { parts[0] += " and U2F" }
@@ -28,7 +30,7 @@ struct KeyCapabilities {
     }
 
     /// What the bridge will do with this key, one sentence each.
-    var bridgeBehaviour: [String] {
+    public var bridgeBehaviour: [String] {
         guard info.isFIDO2 else {
             return [
                 "registers non-discoverable ES256 credentials over U2F (fido-u2f attestation) and signs in with an allow list, also under a site's old U2F AppID",

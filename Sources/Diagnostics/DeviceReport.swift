@@ -1,3 +1,4 @@
+import BridgeHost
 import FIDO
 import WebAuthn
 

@@ -1,3 +1,4 @@
+import BridgeHost
 import Glibc
 
 #if canImport(FoundationEssentials)

@@ -1,7 +1,8 @@
+import BridgeHost
 import Foundation
 import Testing
 
-@testable import BridgeHost
+@testable import Diagnostics
 
 struct DoctorManifestTests {
     /// A scratch home where Firefox has been used, and a scratch system root.

@@ -1,3 +1,5 @@
+import BridgeHost
+
 /// The browsers install.sh registers with, and where each one looks for host manifests (keep in step with
 /// install.sh's `browser_info`).
 public struct BrowserProfile: Sendable {

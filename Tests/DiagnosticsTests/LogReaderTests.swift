@@ -1,7 +1,8 @@
+import BridgeHost
 import Foundation
 import Testing
 
-@testable import BridgeHost
+@testable import Diagnostics
 
 struct LogReaderTests {
     static func scratchLog() throws -> String {

@@ -1,6 +1,7 @@
+import BridgeHost
 import Glibc
 import NativeMessaging
-import Prompts
+import Processes
 import WebAuthn
 
 #if canImport(FoundationEssentials)
