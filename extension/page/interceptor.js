@@ -80,9 +80,11 @@
       } catch (error) {
         return PromiseCtor.reject(error);
       }
-      if (!webidl.bridgeServes(type, converted)) return apply(original, creds, [converted]);
+      if (!webidl.bridgeServes(type, converted, browser)) return apply(original, creds, [converted]);
       const signal = converted.signal;
       if (signal && signal.aborted) return PromiseCtor.reject(abortReason(signal));
+      const refusal = webidl.browserRefusal(type, converted, browser);
+      if (refusal) return PromiseCtor.reject(new env.DOMException(refusal[1], refusal[0]));
       if (pending) return PromiseCtor.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
       const request = codec.buildRequest(type, converted.publicKey, webidl);
       const rid = codec.newRequestId(cryptoObj);

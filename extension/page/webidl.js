@@ -65,6 +65,16 @@
   const typedSet = uncurry(TypedArrayPrototype.set);
   const abortSignalAborted = typeof AbortSignal === 'function' ? getter(AbortSignal.prototype, 'aborted') : null;
   const wellFormed = typeof String.prototype.toWellFormed === 'function' ? uncurry(String.prototype.toWellFormed) : null;
+  const URLCtor = root.URL;
+
+  function canParseURL(text) {
+    try {
+      new URLCtor(text); // eslint-disable-line no-new
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
 
   function holds(check, value) {
     if (!check) return false;
@@ -120,7 +130,8 @@
       },
       required: () => 'Required member is undefined.',
       dictionary: (at, type) => `The provided value is not of type '${type}'.`,
-      sequence: () => 'The provided value cannot be converted to a sequence.',
+      sequence: (at, value) => (isObject(value) ? 'The object must have a callable @@iterator property.'
+        : 'The provided value cannot be converted to a sequence.'),
       record: (at, type) => `The provided value is not of type '${type}'.`,
       buffer: () => "The provided value is not of type '(ArrayBuffer or ArrayBufferView)'.",
       resizable: (at, view) => `The provided ${view ? 'ArrayBufferView' : 'ArrayBuffer'} value must not be resizable.`,
@@ -128,6 +139,7 @@
         : "Failed to convert value to 'ArrayBuffer'."),
       enumeration: (at, value, type) => `The provided value '${value}' is not a valid enum value of type ${type}.`,
       signal: () => "Failed to convert value to 'AbortSignal'.",
+      engine: (at, message) => message,
     },
     firefox: {
       prefix: (op) => `CredentialsContainer.${op}: `,
@@ -145,6 +157,7 @@
       signal: (at, value) => (value === null || (typeof value !== 'object' && typeof value !== 'function')
         ? `'${at.member}' member of ${at.dict} is not an object.`
         : `'${at.member}' member of ${at.dict} does not implement interface AbortSignal.`),
+      engine: null, // SpiderMonkey's own text, as it is
     },
   };
 
@@ -153,24 +166,38 @@
     throw new TypeErrorCtor(texts.prefix(ctx.op) + texts.path(at) + texts[kind](at, a, b));
   }
 
+  /** ToString/ToNumber of a Symbol or BigInt: the engine's TypeError, which Chromium puts behind its path. */
+  function engineConversion(convert, value, at, ctx) {
+    if (typeof value !== 'symbol' && typeof value !== 'bigint') return convert(value);
+    try {
+      return convert(value);
+    } catch (error) {
+      if (!TEXTS[ctx.browser].engine) throw error;
+      return fail(ctx, at, 'engine', error.message);
+    }
+  }
+
   const isObject = (value) => value !== null && (typeof value === 'object' || typeof value === 'function');
 
   // ---- Types ------------------------------------------------------------------------------------------------------
 
+  const toText = (value) => `${value}`;
+  const toNumber = (value) => +value;
+
   /** DOMString: ToString (numbers, booleans, arrays, objects with toString/valueOf; a Symbol throws). */
-  const domString = (value) => `${value}`;
+  const domString = (value, at, ctx) => engineConversion(toText, value, at, ctx);
 
   /** unsigned long: ToNumber (a BigInt or Symbol throws), NaN and ±Infinity → 0, truncated, modulo 2^32. */
-  function unsignedLong(value) {
-    const number = +value;
+  function unsignedLong(value, at, ctx) {
+    const number = engineConversion(toNumber, value, at, ctx);
     if (!isFiniteNumber(number)) return 0;
     const wrapped = trunc(number) % 4294967296;
     return wrapped < 0 ? wrapped + 4294967296 : wrapped + 0; // + 0 turns -0 into 0
   }
 
   /** long: as unsigned long, then 2^31 and above wrap to negative. */
-  function long(value) {
-    const wrapped = unsignedLong(value);
+  function long(value, at, ctx) {
+    const wrapped = unsignedLong(value, at, ctx);
     return wrapped >= 2147483648 ? wrapped - 4294967296 : wrapped;
   }
 
@@ -199,9 +226,9 @@
    *  iterable": no iterator close on a failure). */
   function sequence(item) {
     return (value, at, ctx) => {
-      if (!isObject(value)) fail(ctx, at, 'sequence');
+      if (!isObject(value)) fail(ctx, at, 'sequence', value);
       const method = value[iteratorKey];
-      if (typeof method !== 'function') fail(ctx, at, 'sequence');
+      if (typeof method !== 'function') fail(ctx, at, 'sequence', value);
       const iterator = apply(method, value, []);
       if (!isObject(iterator)) throw new TypeErrorCtor('Result of the Symbol.iterator method is not an object');
       const next = iterator.next;
@@ -210,7 +237,7 @@
         const step = apply(next, iterator, []);
         if (!isObject(step)) throw new TypeErrorCtor(`Iterator result ${typeof step === 'symbol' ? 'Symbol()' : `${step}`} is not an object`);
         if (step.done) return out;
-        append(out, item(step.value, at, ctx));
+        append(out, item(step.value, { member: at.member, dict: at.dict, parent: at.parent, element: true }, ctx));
       }
     };
   }
@@ -234,7 +261,7 @@
   /** A WebIDL enumeration (not the DOMStrings WebAuthn uses for its enumerations, which take any value). */
   function enumeration(type, values) {
     return (value, at, ctx) => {
-      const text = domString(value);
+      const text = domString(value, at, ctx);
       for (let i = 0; i < values.length; i++) if (values[i] === text) return text;
       return fail(ctx, at, 'enumeration', text, type);
     };
@@ -256,7 +283,9 @@
    */
   function dictionary(name, members) {
     const convert = (value, at, ctx) => {
-      if (value === null && at && ctx.browser === 'chromium') fail(ctx, at, 'dictionary', name);
+      if (value === null && at && ctx.browser === 'chromium' && (at.required || at.element || at.member === 'publicKey')) {
+        fail(ctx, at, 'dictionary', name);
+      }
       if (value !== undefined && value !== null && !isObject(value)) fail(ctx, at, 'dictionary', name);
       const out = create(null);
       for (let i = 0; i < members.length; i++) {
@@ -264,7 +293,7 @@
         const key = entry[0];
         const flags = entry[2];
         if (flags.only && flags.only !== ctx.browser) continue;
-        const frame = { member: key, dict: flags.from || name, parent: at };
+        const frame = { member: key, dict: flags.from || name, parent: at, required: flags.required === true };
         const raw = value === undefined || value === null ? undefined : value[key];
         if (raw === undefined) {
           if (flags.required) fail(ctx, frame, 'required');
@@ -292,7 +321,9 @@
     member('appidExclude', domString, chromium),
     member('credBlob', bufferSource, chromium),
     member('credProps', boolean),
-    member('credentialProtectionPolicy', domString),
+    member('credentialProtectionPolicy', domString, chromium),
+    member('credentialProtectionPolicy', enumeration('CredentialProtectionPolicy', ['userVerificationOptional',
+      'userVerificationOptionalWithCredentialIDList', 'userVerificationRequired']), { only: 'firefox' }),
     member('enforceCredentialProtectionPolicy', boolean),
     member('getCredBlob', boolean, chromium),
     member('hmacCreateSecret', boolean),
@@ -369,7 +400,7 @@
       member('password', boolean, chromium),
       member('publicKey', requestOptions),
       member('signal', abortSignal),
-      member('uiMode', enumeration('CredentialUiModeRequirement', ['modal', 'immediate']), chromium),
+      member('uiMode', enumeration('CredentialUiModeRequirement', ['immediate']), chromium),
     ]),
   };
   const DICTIONARY_NAMES = { create: 'CredentialCreationOptions', get: 'CredentialRequestOptions' };
@@ -388,18 +419,30 @@
   const OTHER_KINDS = ['digital', 'federated', 'identity', 'otp'];
 
   /**
-   * Whether the bridge serves a converted request with the browser's meaning: a publicKey request, modal
-   * (mediation "optional" or "required", and for create "silent", which Chromium serves as a modal request), for
-   * no other kind of credential. Everything else — conditional UI, immediate UI, silent sign-in, passwords,
-   * federated and other credentials, no publicKey — stays the browser's to answer.
+   * Whether the bridge serves a converted request with the browser's meaning: a modal publicKey request
+   * (mediation "optional" or "required"; Chromium serves "silent" as modal too, and a get() asking for a password
+   * as well as a public key credential with the public key), for no other kind of credential. Everything else —
+   * conditional UI, immediate UI, Firefox's refusal of "silent", passwords at create, federated and other
+   * credentials, no publicKey — stays the browser's to answer.
    */
-  function bridgeServes(op, converted) {
-    if (converted.publicKey === undefined) return false;
+  function bridgeServes(op, converted, browser) {
+    if (converted.publicKey === undefined || converted.uiMode !== undefined) return false;
     for (let i = 0; i < OTHER_KINDS.length; i++) if (converted[OTHER_KINDS[i]] !== undefined) return false;
-    if (converted.password !== undefined && converted.password !== false) return false;
-    if (converted.uiMode !== undefined && converted.uiMode !== 'modal') return false;
+    if (op === 'create' && converted.password !== undefined) return false;
     const mode = converted.mediation;
-    return mode === undefined || mode === 'optional' || mode === 'required' || (op === 'create' && mode === 'silent');
+    return mode === undefined || mode === 'optional' || mode === 'required' || (mode === 'silent' && browser === 'chromium');
+  }
+
+  /**
+   * The refusal the browser's own get() makes of a converted request before any authenticator, where the host,
+   * which does not know the browser, would answer otherwise: Chromium's SyntaxError for an `appid` that is no
+   * URL (Firefox's SecurityError is the host's). Answers [name, message] or null.
+   */
+  function browserRefusal(op, converted, browser) {
+    const extensions = converted.publicKey && converted.publicKey.extensions;
+    if (browser !== 'chromium' || op !== 'get' || !extensions || extensions.appid === undefined) return null;
+    if (extensions.appid === '' || canParseURL(extensions.appid)) return null;
+    return ['SyntaxError', 'The `appid` extension value is neither empty/null nor a valid URL'];
   }
 
   // ---- To the host: the protocol's JSON ----------------------------------------------------------------------------
@@ -465,7 +508,7 @@
     return getOwnPropertyDescriptor(new win.Error(), 'columnNumber') ? 'firefox' : 'chromium';
   }
 
-  const webidl = Object.freeze({ convertOptions, bridgeServes, encode, bytesOf, browserOf });
+  const webidl = Object.freeze({ convertOptions, bridgeServes, browserRefusal, encode, bytesOf, browserOf });
 
   if (typeof module === 'object' && module && module.exports) {
     module.exports = webidl;

@@ -185,16 +185,32 @@ test('sequences from any iterable, converted element by element; a non-iterable 
   }
 });
 
-test('dictionaries: undefined is empty, a primitive a TypeError; null is empty in Firefox and refused by Chromium', () => {
+test('dictionaries: undefined is empty, a primitive a TypeError; null is empty, but Chromium refuses it where required, as a sequence element and as publicKey', () => {
   assert.deepEqual(Object.keys(createJSON({ authenticatorSelection: undefined })).includes('authenticatorSelection'), false);
-  assert.deepEqual(createJSON({ authenticatorSelection: null }, 'firefox').authenticatorSelection, {});
-  assert.throws(() => createJSON({ authenticatorSelection: null }, 'chromium'), { message: /The provided value is not of type 'AuthenticatorSelectionCriteria'\.$/ });
+  for (const browser of BROWSERS) {
+    assert.deepEqual(createJSON({ authenticatorSelection: null }, browser).authenticatorSelection, {}, browser);
+    assert.deepEqual(createJSON({ extensions: null }, browser).extensions, {}, browser);
+  }
+  const chromiumNull = [
+    [{ rp: null }, "Failed to read the 'rp' property from 'PublicKeyCredentialCreationOptions': The provided value is not of type 'PublicKeyCredentialRpEntity'."],
+    [{ pubKeyCredParams: [null] }, "Failed to read the 'pubKeyCredParams' property from 'PublicKeyCredentialCreationOptions': The provided value is not of type 'PublicKeyCredentialParameters'."],
+  ];
+  for (const [publicKey, text] of chromiumNull) {
+    assert.throws(() => createJSON(publicKey), { message: "Failed to execute 'create' on 'CredentialsContainer': Failed to read the 'publicKey' property from 'CredentialCreationOptions': " + text });
+  }
+  assert.throws(() => createJSON({ rp: null }, 'firefox'), { message: "CredentialsContainer.create: Missing required 'name' member of PublicKeyCredentialEntity." });
+  assert.throws(() => webidl.convertOptions('get', { publicKey: null }, 'chromium'), { message: /The provided value is not of type 'PublicKeyCredentialRequestOptions'\.$/ });
   assert.throws(() => createJSON({ extensions: 5 }, 'firefox'), { message: "CredentialsContainer.create: Value can't be converted to a dictionary." });
   assert.deepEqual(createJSON({ extensions: () => 1 }).extensions, {}, 'a function is an object');
   for (const browser of BROWSERS) {
     assert.throws(() => webidl.convertOptions('get', 5, browser), TypeError);
     assert.equal(webidl.convertOptions('get', undefined, browser).publicKey, undefined);
   }
+});
+
+test('a Symbol or BigInt gets the engine\'s TypeError, behind Chromium\'s path', () => {
+  assert.throws(() => createJSON({ timeout: 1n }), { name: 'TypeError', message: /Failed to read the 'timeout' property from 'PublicKeyCredentialCreationOptions': Cannot convert a BigInt value to a number$/ });
+  assert.throws(() => createJSON({ rp: { name: Symbol('s') } }, 'firefox'), { name: 'TypeError', message: 'Cannot convert a Symbol value to a string' });
 });
 
 test('required members missing: the browsers\' texts, first missing member in conversion order', () => {
@@ -237,7 +253,7 @@ test('enumerations: an unknown mediation or uiMode is the browser\'s TypeError; 
   assert.throws(() => webidl.convertOptions('create', { mediation: 'bogus' }, 'firefox'), {
     message: "CredentialsContainer.create: 'bogus' (value of 'mediation' member of CredentialCreationOptions) is not a valid value for enumeration CredentialMediationRequirement.",
   });
-  assert.throws(() => webidl.convertOptions('get', { uiMode: 'x' }, 'chromium'), TypeError);
+  assert.throws(() => webidl.convertOptions('get', { uiMode: 'modal' }, 'chromium'), TypeError);
   assert.equal(webidl.convertOptions('get', { uiMode: 'x' }, 'firefox').uiMode, undefined, 'Firefox does not read uiMode');
   assert.equal(createJSON({ attestation: 'bogus' }).attestation, 'bogus', 'the host ignores unknown values');
 });
@@ -268,21 +284,39 @@ test('extensions: the members each browser knows, converted; prf.evalByCredentia
   assert.throws(() => createJSON({ extensions: { prf: { eval: {} } } }), { message: /Failed to read the 'first' property from 'AuthenticationExtensionsPRFValues': Required member is undefined\.$/ });
 });
 
-test('bridgeServes: modal publicKey requests only', () => {
-  const serves = (op, options, browser = 'chromium') => webidl.bridgeServes(op, webidl.convertOptions(op, options, browser));
+test('bridgeServes: modal publicKey requests, as each browser serves them', () => {
+  const serves = (op, options, browser = 'chromium') => webidl.bridgeServes(op, webidl.convertOptions(op, options, browser), browser);
   const publicKey = { challenge: bytes(1) };
   assert.equal(serves('get', { publicKey }), true);
   assert.equal(serves('get', { publicKey, mediation: 'required' }), true);
-  assert.equal(serves('get', { publicKey, password: false }), true);
-  assert.equal(serves('get', { publicKey, uiMode: 'modal' }), true);
+  assert.equal(serves('get', { publicKey, password: true }), true, 'Chromium answers a get() for both with the public key credential');
   assert.equal(serves('get', {}), false);
-  for (const mediation of ['conditional', 'silent']) assert.equal(serves('get', { publicKey, mediation }), false, mediation);
-  assert.equal(serves('create', { ...creation(), mediation: 'silent' }), true, 'Chromium serves a silent create as modal');
+  assert.equal(serves('get', { publicKey, mediation: 'conditional' }), false);
   assert.equal(serves('create', { ...creation(), mediation: 'conditional' }), false);
+  for (const op of ['get', 'create']) {
+    const options = op === 'get' ? { publicKey } : creation();
+    assert.equal(serves(op, { ...options, mediation: 'silent' }), true, `Chromium serves a silent ${op} as modal`);
+    assert.equal(serves(op, { ...options, mediation: 'silent' }, 'firefox'), false, `Firefox refuses a silent ${op}`);
+  }
   assert.equal(serves('get', { publicKey, uiMode: 'immediate' }), false);
+  assert.throws(() => serves('get', { publicKey, uiMode: 'modal' }), { message: /The provided value 'modal' is not a valid enum value of type CredentialUiModeRequirement\.$/ });
   for (const kind of ['digital', 'federated', 'identity', 'otp']) assert.equal(serves('get', { publicKey, [kind]: {} }), false, kind);
-  assert.equal(serves('get', { publicKey, password: true }), false);
-  assert.equal(serves('get', { publicKey, password: true }, 'firefox'), true, 'Firefox does not read password');
+  assert.equal(serves('create', { ...creation(), password: { id: 'a', password: 'b' } }), false);
+});
+
+test('browserRefusal: Chromium\'s SyntaxError for an appid that is no URL', () => {
+  const refusal = (appid, browser = 'chromium') => webidl.browserRefusal('get', webidl.convertOptions('get', { publicKey: { challenge: bytes(1), extensions: { appid } } }, browser), browser);
+  assert.deepEqual(refusal('not a URL'), ['SyntaxError', 'The `appid` extension value is neither empty/null nor a valid URL']);
+  assert.equal(refusal('https://example.com'), null);
+  assert.equal(refusal(''), null);
+  assert.equal(refusal('not a URL', 'firefox'), null, 'Firefox\'s SecurityError is the host\'s');
+});
+
+test('Firefox\'s credentialProtectionPolicy is an enumeration; Chromium\'s any string', () => {
+  assert.equal(createJSON({ extensions: { credentialProtectionPolicy: 'bogus' } }).extensions.credentialProtectionPolicy, 'bogus');
+  assert.throws(() => createJSON({ extensions: { credentialProtectionPolicy: 'bogus' } }, 'firefox'), {
+    message: "CredentialsContainer.create: 'bogus' (value of 'credentialProtectionPolicy' member of AuthenticationExtensionsClientInputs) is not a valid value for enumeration CredentialProtectionPolicy.",
+  });
 });
 
 test('the IDL value replays to the browser without running a page getter again', () => {
