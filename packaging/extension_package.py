@@ -56,7 +56,7 @@ def store_manifest(manifest, store):
     m.pop("key", None)
     background = m.get("background", {})
     if store == "firefox":
-        # Firefox runs background.scripts (an event page); it has no extension service workers.
+        # Firefox runs background.scripts (an event page, a module as "type" says); it has no extension service workers.
         background.pop("service_worker", None)
         m["permissions"] = [p for p in m.get("permissions", []) if p not in CHROMIUM_ONLY_PERMISSIONS]
         # AMO refuses new add-ons without a data-collection declaration (since 2025-11-03). The extension sends

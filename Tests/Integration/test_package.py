@@ -101,8 +101,8 @@ def test_xpi_holds_exactly_the_extension_with_the_firefox_manifest(built):
     assert not [n for n in names if "test" in n.lower()]
     m = archive_manifest(xpi)
     assert "key" not in m                                       # Firefox ignores it; AMO's linter warns
-    assert "service_worker" not in m["background"]              # Firefox runs background.scripts
-    assert m["background"]["scripts"] == SOURCE_MANIFEST["background"]["scripts"]
+    # Firefox runs background.scripts, as a module (no extension service workers)
+    assert m["background"] == {"scripts": SOURCE_MANIFEST["background"]["scripts"], "type": "module"}
     assert "webAuthenticationProxy" not in m["permissions"]     # a Chromium-only API
     assert m["browser_specific_settings"]["gecko"]["id"] == "webauthn-bridge@webauthn-bridge"
     source_gecko = SOURCE_MANIFEST["browser_specific_settings"]["gecko"]
@@ -126,7 +126,7 @@ def test_chromium_zip_holds_exactly_the_extension_with_the_web_store_manifest(bu
     assert set(names) == extension_files()
     m = archive_manifest(archive)
     assert "key" not in m                                       # the Web Store refuses an upload with one
-    assert m["background"] == {"service_worker": SOURCE_MANIFEST["background"]["service_worker"]}
+    assert m["background"] == {"service_worker": SOURCE_MANIFEST["background"]["service_worker"], "type": "module"}
     assert m["background"]["service_worker"] in names
     assert "browser_specific_settings" not in m
     assert m["permissions"] == SOURCE_MANIFEST["permissions"]   # webAuthenticationProxy kept

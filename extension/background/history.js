@@ -7,68 +7,61 @@
  * served) — no options, no credential, no message text. Kept in memory, mirrored by background/main.js into
  * storage.session so a restarted service worker still has it; nothing reaches disk.
  *
- * Pure (node tests it). Exposes `WebAuthnBridgeHistory` on the background's global, or module.exports under node.
+ * Pure (node tests it).
  */
-(function (root) {
-  'use strict';
 
-  const HISTORY_LIMIT = 20;
-  const OUTCOMES = new Set(['ok', 'error', 'aborted', 'browser']);
-  const TYPES = new Set(['create', 'get']);
-  const MAX_FIELD = 256;
+export const HISTORY_LIMIT = 20;
+const OUTCOMES = new Set(['ok', 'error', 'aborted', 'browser']);
+const TYPES = new Set(['create', 'get']);
+const MAX_FIELD = 256;
 
-  function text(value) {
-    return typeof value === 'string' ? value.slice(0, MAX_FIELD) : '';
+function text(value) {
+  return typeof value === 'string' ? value.slice(0, MAX_FIELD) : '';
+}
+
+/**
+ * One entry from a final answer of the bridge (requesters.js): {kind: 'result'|'error'|'fallback'|'aborted'}.
+ * Returns null for what is not a request's end: the announcement that hands a request to Chromium's proxy
+ * path (that request comes back and is listed when it ends).
+ */
+export function entryFor({ time, type, origin, topOrigin, message }) {
+  const kind = message && message.kind;
+  let outcome;
+  let detail = '';
+  if (kind === 'result') outcome = 'ok';
+  else if (kind === 'error') { outcome = 'error'; detail = text(message.error && message.error.name) || 'NotAllowedError'; }
+  else if (kind === 'aborted') outcome = 'aborted';
+  else if (kind === 'fallback' && message.reason !== 'proxy') { outcome = 'browser'; detail = text(message.reason); }
+  else return null;
+  return { time, type, origin: text(origin), topOrigin: text(topOrigin), outcome, detail };
+}
+
+/** An entry as stored, or null when it is not one (storage.session is ours, but a stored shape may be old). */
+export function validEntry(e) {
+  if (e === null || typeof e !== 'object' || !Number.isFinite(e.time) || !TYPES.has(e.type) || !OUTCOMES.has(e.outcome)) return null;
+  return { time: e.time, type: e.type, origin: text(e.origin), topOrigin: text(e.topOrigin), outcome: e.outcome, detail: text(e.detail) };
+}
+
+/** save(entries): where the list is mirrored (storage.session); called after every change. */
+export function createHistory({ limit = HISTORY_LIMIT, save = () => {} } = {}) {
+  let entries = [];
+
+  function record(entry) {
+    if (!entry) return;
+    entries = [entry, ...entries].slice(0, limit);
+    save(list());
   }
 
-  /**
-   * One entry from a final answer of the bridge (requesters.js): {kind: 'result'|'error'|'fallback'|'aborted'}.
-   * Returns null for what is not a request's end: the announcement that hands a request to Chromium's proxy
-   * path (that request comes back and is listed when it ends).
-   */
-  function entryFor({ time, type, origin, topOrigin, message }) {
-    const kind = message && message.kind;
-    let outcome;
-    let detail = '';
-    if (kind === 'result') outcome = 'ok';
-    else if (kind === 'error') { outcome = 'error'; detail = text(message.error && message.error.name) || 'NotAllowedError'; }
-    else if (kind === 'aborted') outcome = 'aborted';
-    else if (kind === 'fallback' && message.reason !== 'proxy') { outcome = 'browser'; detail = text(message.reason); }
-    else return null;
-    return { time, type, origin: text(origin), topOrigin: text(topOrigin), outcome, detail };
+  /** Entries a previous run of the background saved, behind any recorded since it started. */
+  function restore(saved) {
+    if (!Array.isArray(saved)) return;
+    const older = saved.map(validEntry).filter(Boolean);
+    entries = [...entries, ...older].sort((a, b) => b.time - a.time).slice(0, limit);
   }
 
-  /** An entry as stored, or null when it is not one (storage.session is ours, but a stored shape may be old). */
-  function validEntry(e) {
-    if (e === null || typeof e !== 'object' || !Number.isFinite(e.time) || !TYPES.has(e.type) || !OUTCOMES.has(e.outcome)) return null;
-    return { time: e.time, type: e.type, origin: text(e.origin), topOrigin: text(e.topOrigin), outcome: e.outcome, detail: text(e.detail) };
+  function list() {
+    return entries.map((e) => ({ ...e }));
   }
 
-  /** save(entries): where the list is mirrored (storage.session); called after every change. */
-  function createHistory({ limit = HISTORY_LIMIT, save = () => {} } = {}) {
-    let entries = [];
-
-    function record(entry) {
-      if (!entry) return;
-      entries = [entry, ...entries].slice(0, limit);
-      save(list());
-    }
-
-    /** Entries a previous run of the background saved, behind any recorded since it started. */
-    function restore(saved) {
-      if (!Array.isArray(saved)) return;
-      const older = saved.map(validEntry).filter(Boolean);
-      entries = [...entries, ...older].sort((a, b) => b.time - a.time).slice(0, limit);
-    }
-
-    function list() {
-      return entries.map((e) => ({ ...e }));
-    }
-
-    return { record, restore, list };
-  }
-
-  const api = Object.freeze({ HISTORY_LIMIT, entryFor, validEntry, createHistory });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeHistory = api;
-})(globalThis);
+  return { record, restore, list };
+}

@@ -4,167 +4,156 @@
  * (prompt-window.js), the one result or error to its requester. Owns the native port (host-port.js): a lost
  * host fails what it had, or sends it to the browser's own WebAuthn if it never answered.
  *
- * Pure of browser globals (node tests it through router.js). Exposes `WebAuthnBridgeInFlight` on the
- * background's global, or module.exports under node.
+ * Pure of browser globals (node tests it through router.js).
  */
-(function (root) {
-  'use strict';
+import { REQUEST, REPLY, isPlainObject } from '../common/protocol.js';
+import { createHostPort } from './host-port.js';
+import { holdLimit } from './host-queue.js';
 
-  // The host owns the real timeout (publicKey.timeout clamped by the shared policy, host-queue.js's holdLimit); the
-  // watchdog only makes sure a page promise settles if the host never answers.
-  const WATCHDOG_GRACE_MS = 30000;
-  const TIMED_OUT = 'The operation either timed out or was not allowed.';
-  const HOST_STOPPED = 'The webauthn-bridge host stopped unexpectedly.';
+// The host owns the real timeout (publicKey.timeout clamped by the shared policy, host-queue.js's holdLimit); the
+// watchdog only makes sure a page promise settles if the host never answers.
+const WATCHDOG_GRACE_MS = 30000;
+export const TIMED_OUT = 'The operation either timed out or was not allowed.';
+const HOST_STOPPED = 'The webauthn-bridge host stopped unexpectedly.';
 
-  const { loaded } = typeof module === 'object' && module && module.exports
-    ? require('./modules.js') : root.WebAuthnBridgeModules;
+/** How long the background waits for the host before it gives up on a request. */
+export function watchdogDelay(options) {
+  return holdLimit(options) + WATCHDOG_GRACE_MS;
+}
 
-  const { REQUEST, REPLY, isPlainObject } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
+/** Host request ids: unique per (tab, frame, page) and over the background's lifetime. */
+export function makeHostId(tabId, frameId, pageId, seq) {
+  return `r${seq}-t${tabId}-f${frameId}-p${pageId}`;
+}
 
+/** The rp.id a request names (create: options.rp.id, get: options.rpId), for the security-key window only:
+ *  the host checks it against the trusted origin before it sends any status, so once shown it is trusted. */
+export function requestedRpId(type, options) {
+  if (!isPlainObject(options)) return '';
+  const value = type === 'create' ? (isPlainObject(options.rp) ? options.rp.id : undefined) : options.rpId;
+  return typeof value === 'string' ? value : '';
+}
 
-  /** How long the background waits for the host before it gives up on a request. */
-  function watchdogDelay(options) {
-    return loaded('./host-queue.js', 'WebAuthnBridgeHostQueue').holdLimit(options) + WATCHDOG_GRACE_MS;
-  }
+/**
+ * deps: connectNative, disconnectError, setIndicator (host-port.js), setTimeout/clearTimeout, now, log,
+ * prompt (router.js's createBridge has them), and queue() → the focus queue (host-queue.js), told when the
+ * host is free again.
+ */
+export function createInFlight(deps) {
+  const log = deps.log;
+  const prompt = deps.prompt;
+  const requests = new Map();  // host id → {ctx, rid, tabId, frameId, since, rpId, watchdog}
+  let seq = 0;
+  // The native port's own deps (connectNative, disconnectError, setIndicator, timers, clock, log) are ours.
+  const host = createHostPort({ ...deps, onFrame: hostFrame, onLost: hostLost });
+  const queue = { free: (id) => deps.queue().free(id), cancelling: (id) => deps.queue().cancelling(id), drop: (match) => deps.queue().drop(match) };
 
-  /** Host request ids: unique per (tab, frame, page) and over the background's lifetime. */
-  function makeHostId(tabId, frameId, pageId, seq) {
-    return `r${seq}-t${tabId}-f${frameId}-p${pageId}`;
-  }
-
-  /** The rp.id a request names (create: options.rp.id, get: options.rpId), for the security-key window only:
-   *  the host checks it against the trusted origin before it sends any status, so once shown it is trusted. */
-  function requestedRpId(type, options) {
-    if (!isPlainObject(options)) return '';
-    const value = type === 'create' ? (isPlainObject(options.rp) ? options.rp.id : undefined) : options.rpId;
-    return typeof value === 'string' ? value : '';
-  }
-
-  /**
-   * deps: connectNative, disconnectError, setIndicator (host-port.js), setTimeout/clearTimeout, now, log,
-   * prompt (router.js's createBridge has them), and queue() → the focus queue (host-queue.js), told when the
-   * host is free again.
-   */
-  function createInFlight(deps) {
-    const log = deps.log;
-    const prompt = deps.prompt;
-    const requests = new Map();  // host id → {ctx, rid, tabId, frameId, since, rpId, watchdog}
-    let seq = 0;
-    // The native port's own deps (connectNative, disconnectError, setIndicator, timers, clock, log) are ours.
-    const host = loaded('./host-port.js', 'WebAuthnBridgeHostPort').createHostPort({ ...deps, onFrame: hostFrame, onLost: hostLost });
-    const queue = { free: (id) => deps.queue().free(id), cancelling: (id) => deps.queue().cancelling(id), drop: (match) => deps.queue().drop(match) };
-
-    /** The host went away: requests it had fail, or go to the browser's own WebAuthn if it never answered. */
-    function hostLost(verdict) {
-      const answer = (ctx, rid) => {
-        if (verdict.fallback) ctx.send({ kind: 'fallback', rid, reason: verdict.reason });
-        else ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: HOST_STOPPED } });
-      };
-      for (const [id, req] of requests) {
-        forget(id);
-        answer(req.ctx, req.rid);
-      }
-      // Requests still waiting for their tab never reached the host, but they would reach this same host.
-      for (const entry of queue.drop(() => true)) answer(entry.ctx, entry.rid);
-      queue.free(null);
-    }
-
-    /** A host frame about a request (host-port.js keeps the answers to its own `info`). */
-    function hostFrame(frame) {
-      if (frame.id === null || frame.id === undefined) {
-        log('warn', `host error without id: ${frame.error && frame.error.name}`);
-        return;
-      }
-      const final = frame.type === REPLY.result || frame.type === REPLY.error;
-      const req = requests.get(frame.id);
-      if (!req) {
-        // Cancelled or unknown: its late frames are dropped, but its last one says the host is free again.
-        if (final) queue.free(frame.id);
-        return;
-      }
-      if (frame.type === REPLY.status) {
-        // The user's business, not the page's: shown in the security-key window only.
-        prompt.status(frame.id, promptRequest(req), {
-          status: String(frame.status || ''),
-          detail: typeof frame.detail === 'string' ? frame.detail : '',
-          accounts: Array.isArray(frame.accounts) ? frame.accounts : null,
-          attemptsLeft: Number.isInteger(frame.attemptsLeft) && frame.attemptsLeft >= 0 ? frame.attemptsLeft : null,
-        });
-      } else if (frame.type === REPLY.result) {
-        forget(frame.id);
-        req.ctx.send({ kind: 'result', rid: req.rid, credential: frame.credential });
-      } else if (frame.type === REPLY.error) {
-        const error = isPlainObject(frame.error) ? frame.error : {};
-        const name = String(error.name || 'NotAllowedError');
-        // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window, never the page.
-        forget(frame.id, { name, detail: typeof frame.detail === 'string' ? frame.detail : '' });
-        req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } });
-      }
-      if (final) queue.free(frame.id);
-    }
-
-    /** What the security-key window may show about a request: all from the bridge's records. */
-    function promptRequest(req) {
-      return { tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '', rpId: req.rpId };
-    }
-
-    /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */
-    function forget(id, error = null) {
-      const req = requests.get(id);
-      if (!req) return;
-      if (req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
-      requests.delete(id);
-      prompt.ended(id, promptRequest(req), error);
-    }
-
-    function cancel(id, req) {
+  /** The host went away: requests it had fail, or go to the browser's own WebAuthn if it never answered. */
+  function hostLost(verdict) {
+    const answer = (ctx, rid) => {
+      if (verdict.fallback) ctx.send({ kind: 'fallback', rid, reason: verdict.reason });
+      else ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: HOST_STOPPED } });
+    };
+    for (const [id, req] of requests) {
       forget(id);
-      host.send({ id, type: REQUEST.cancel });
-      queue.cancelling(id);
-      log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
+      answer(req.ctx, req.rid);
     }
-
-    /** host-queue.js's turn for `entry`: the host frame goes out; returns its id, or null if it could not. */
-    function dispatch(entry) {
-      const { ctx, rid, type, caller } = entry;
-      if (!ctx.alive) return null;
-      if (!host.connect()) {
-        ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
-        return null;
-      }
-      // The path that served shows in the host log: proxied requests' ids end in "-proxy".
-      const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq) + (ctx.proxied ? '-proxy' : '');
-      const frame = { id, type, origin: caller.origin };
-      if (caller.crossOrigin) {
-        frame.topOrigin = caller.topOrigin;
-        frame.crossOrigin = true;
-      }
-      frame.options = entry.options;
-      const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options) };
-      requests.set(id, req);
-      req.watchdog = deps.setTimeout(() => {
-        if (requests.get(id) !== req) return;
-        cancel(id, req);
-        ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
-      }, watchdogDelay(entry.options));
-      if (!host.send(frame)) {
-        forget(id);
-        ctx.send({ kind: 'fallback', rid, reason: 'host-failed' });
-        return null;
-      }
-      return id;
-    }
-
-    /** The request of `ctx` with page id `rid`, as [host id, request], or [null, null]. */
-    function find(ctx, rid) {
-      for (const [id, req] of requests) if (req.ctx === ctx && req.rid === rid) return [id, req];
-      return [null, null];
-    }
-
-    return { host, requests, dispatch, cancel, find };
+    // Requests still waiting for their tab never reached the host, but they would reach this same host.
+    for (const entry of queue.drop(() => true)) answer(entry.ctx, entry.rid);
+    queue.free(null);
   }
 
-  const api = Object.freeze({ TIMED_OUT, watchdogDelay, makeHostId, requestedRpId, createInFlight });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeInFlight = api;
-})(globalThis);
+  /** A host frame about a request (host-port.js keeps the answers to its own `info`). */
+  function hostFrame(frame) {
+    if (frame.id === null || frame.id === undefined) {
+      log('warn', `host error without id: ${frame.error && frame.error.name}`);
+      return;
+    }
+    const final = frame.type === REPLY.result || frame.type === REPLY.error;
+    const req = requests.get(frame.id);
+    if (!req) {
+      // Cancelled or unknown: its late frames are dropped, but its last one says the host is free again.
+      if (final) queue.free(frame.id);
+      return;
+    }
+    if (frame.type === REPLY.status) {
+      // The user's business, not the page's: shown in the security-key window only.
+      prompt.status(frame.id, promptRequest(req), {
+        status: String(frame.status || ''),
+        detail: typeof frame.detail === 'string' ? frame.detail : '',
+        accounts: Array.isArray(frame.accounts) ? frame.accounts : null,
+        attemptsLeft: Number.isInteger(frame.attemptsLeft) && frame.attemptsLeft >= 0 ? frame.attemptsLeft : null,
+      });
+    } else if (frame.type === REPLY.result) {
+      forget(frame.id);
+      req.ctx.send({ kind: 'result', rid: req.rid, credential: frame.credential });
+    } else if (frame.type === REPLY.error) {
+      const error = isPlainObject(frame.error) ? frame.error : {};
+      const name = String(error.name || 'NotAllowedError');
+      // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window, never the page.
+      forget(frame.id, { name, detail: typeof frame.detail === 'string' ? frame.detail : '' });
+      req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } });
+    }
+    if (final) queue.free(frame.id);
+  }
+
+  /** What the security-key window may show about a request: all from the bridge's records. */
+  function promptRequest(req) {
+    return { tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '', rpId: req.rpId };
+  }
+
+  /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */
+  function forget(id, error = null) {
+    const req = requests.get(id);
+    if (!req) return;
+    if (req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
+    requests.delete(id);
+    prompt.ended(id, promptRequest(req), error);
+  }
+
+  function cancel(id, req) {
+    forget(id);
+    host.send({ id, type: REQUEST.cancel });
+    queue.cancelling(id);
+    log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
+  }
+
+  /** host-queue.js's turn for `entry`: the host frame goes out; returns its id, or null if it could not. */
+  function dispatch(entry) {
+    const { ctx, rid, type, caller } = entry;
+    if (!ctx.alive) return null;
+    if (!host.connect()) {
+      ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
+      return null;
+    }
+    // The path that served shows in the host log: proxied requests' ids end in "-proxy".
+    const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq) + (ctx.proxied ? '-proxy' : '');
+    const frame = { id, type, origin: caller.origin };
+    if (caller.crossOrigin) {
+      frame.topOrigin = caller.topOrigin;
+      frame.crossOrigin = true;
+    }
+    frame.options = entry.options;
+    const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options) };
+    requests.set(id, req);
+    req.watchdog = deps.setTimeout(() => {
+      if (requests.get(id) !== req) return;
+      cancel(id, req);
+      ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
+    }, watchdogDelay(entry.options));
+    if (!host.send(frame)) {
+      forget(id);
+      ctx.send({ kind: 'fallback', rid, reason: 'host-failed' });
+      return null;
+    }
+    return id;
+  }
+
+  /** The request of `ctx` with page id `rid`, as [host id, request], or [null, null]. */
+  function find(ctx, rid) {
+    for (const [id, req] of requests) if (req.ctx === ctx && req.rid === rid) return [id, req];
+    return [null, null];
+  }
+
+  return { host, requests, dispatch, cancel, find };
+}

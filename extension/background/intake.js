@@ -4,82 +4,71 @@
  * WebAuthn (the per-site switch, site-list.js), handed to Chromium's proxy path (proxy.js), or queued
  * (router.js's enqueue).
  *
- * Pure of browser globals (node tests it through router.js). Exposes `WebAuthnBridgeIntake` on the background's
- * global, or module.exports under node.
+ * Pure of browser globals (node tests it through router.js).
  */
-(function (root) {
-  'use strict';
+import * as rules from '../common/relay-shared.js';
+import * as admission from './admission.js';
+import { siteMatches } from './site-list.js';
 
-  const { loaded } = typeof module === 'object' && module && module.exports
-    ? require('./modules.js') : root.WebAuthnBridgeModules;
 
-  const rules = loaded('../common/frame-rules.js', 'WebAuthnBridgeFrameRules');
-  const admission = loaded('./admission.js', 'WebAuthnBridgeAdmission');
-  const { siteMatches } = loaded('./site-list.js', 'WebAuthnBridgeSiteList');
+/**
+ * deps: frameTree(tabId), isTabFocused(tabId), loadSiteList(), proxy (optional), log(level, text) — as for
+ * router.js's createBridge — and enqueue(entry), which takes an admitted request into the queue.
+ */
+export function createIntake(deps) {
+  const log = deps.log || (() => {});
+  let siteList = null;         // cached; refreshed by sitesChanged()
 
-  /**
-   * deps: frameTree(tabId), isTabFocused(tabId), loadSiteList(), proxy (optional), log(level, text) — as for
-   * router.js's createBridge — and enqueue(entry), which takes an admitted request into the queue.
-   */
-  function createIntake(deps) {
-    const log = deps.log || (() => {});
-    let siteList = null;         // cached; refreshed by sitesChanged()
-
-    async function sitesFor(origin) {
-      if (siteList === null) {
-        try {
-          siteList = await deps.loadSiteList();
-        } catch (_) {
-          siteList = [];
-        }
+  async function sitesFor(origin) {
+    if (siteList === null) {
+      try {
+        siteList = await deps.loadSiteList();
+      } catch (_) {
+        siteList = [];
       }
-      return siteMatches(siteList, origin);
     }
-
-    /**
-     * A page's request (requesters.js): admitted and, for create, focused (Chromium refuses create from a page
-     * without focus), then queued: it reaches the host when the host is free and its tab is focused.
-     */
-    async function request(ctx, message) {
-      const { rid, type } = message;
-      const frames = ctx.frameId === 0 ? null : await Promise.resolve(deps.frameTree(ctx.tabId)).catch(() => null);
-      const caller = admission.admit(type, ctx.sender, message.frame, frames, rules);
-      if (caller.refuse || caller.fallback) {
-        log('warn', `refused ${type} from tab ${ctx.tabId} frame ${ctx.frameId}: ${caller.fallback || caller.refuse.message}`);
-        if (caller.refuse) ctx.send({ kind: 'error', rid, error: caller.refuse });
-        else ctx.send({ kind: 'fallback', rid, reason: caller.fallback });
-        return;
-      }
-      if (type === 'create' && !(await Promise.resolve(deps.isTabFocused(ctx.tabId)).catch(() => false))) {
-        log('warn', `refused create from tab ${ctx.tabId}: the tab does not have focus`);
-        ctx.send({ kind: 'error', rid, error: rules.REFUSALS.focus });
-        return;
-      }
-      if (await sitesFor(caller.origin)) {
-        ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
-        return;
-      }
-      if (deps.proxy && deps.proxy.isAttached()) {
-        // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the
-        // announcement tells which tab and frame it comes from (the proxy event does not say).
-        deps.proxy.announce({ type, origin: caller.origin, options: message.options, tabId: ctx.tabId, frameId: ctx.frameId,
-          crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '' });
-        ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
-        return;
-      }
-      // The page may have aborted while the browser answered.
-      if (!ctx.alive || ctx.cancelled.delete(rid)) return;
-      deps.enqueue({ ctx, rid, type, tabId: ctx.tabId, frameId: ctx.frameId, options: message.options, caller });
-    }
-
-    function sitesChanged(lines) {
-      siteList = Array.isArray(lines) ? lines : [];
-    }
-
-    return { request, sitesChanged };
+    return siteMatches(siteList, origin);
   }
 
-  const api = Object.freeze({ createIntake });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeIntake = api;
-})(globalThis);
+  /**
+   * A page's request (requesters.js): admitted and, for create, focused (Chromium refuses create from a page
+   * without focus), then queued: it reaches the host when the host is free and its tab is focused.
+   */
+  async function request(ctx, message) {
+    const { rid, type } = message;
+    const frames = ctx.frameId === 0 ? null : await Promise.resolve(deps.frameTree(ctx.tabId)).catch(() => null);
+    const caller = admission.admit(type, ctx.sender, message.frame, frames, rules);
+    if (caller.refuse || caller.fallback) {
+      log('warn', `refused ${type} from tab ${ctx.tabId} frame ${ctx.frameId}: ${caller.fallback || caller.refuse.message}`);
+      if (caller.refuse) ctx.send({ kind: 'error', rid, error: caller.refuse });
+      else ctx.send({ kind: 'fallback', rid, reason: caller.fallback });
+      return;
+    }
+    if (type === 'create' && !(await Promise.resolve(deps.isTabFocused(ctx.tabId)).catch(() => false))) {
+      log('warn', `refused create from tab ${ctx.tabId}: the tab does not have focus`);
+      ctx.send({ kind: 'error', rid, error: rules.REFUSALS.focus });
+      return;
+    }
+    if (await sitesFor(caller.origin)) {
+      ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
+      return;
+    }
+    if (deps.proxy && deps.proxy.isAttached()) {
+      // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the
+      // announcement tells which tab and frame it comes from (the proxy event does not say).
+      deps.proxy.announce({ type, origin: caller.origin, options: message.options, tabId: ctx.tabId, frameId: ctx.frameId,
+        crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '' });
+      ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
+      return;
+    }
+    // The page may have aborted while the browser answered.
+    if (!ctx.alive || ctx.cancelled.delete(rid)) return;
+    deps.enqueue({ ctx, rid, type, tabId: ctx.tabId, frameId: ctx.frameId, options: message.options, caller });
+  }
+
+  function sitesChanged(lines) {
+    siteList = Array.isArray(lines) ? lines : [];
+  }
+
+  return { request, sitesChanged };
+}

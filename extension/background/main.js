@@ -1,27 +1,23 @@
 /*
- * background/main.js — Chromium service worker (classic) and Firefox background page (event page).
+ * background/main.js — Chromium service worker and Firefox background page (event page), both a module: the
+ * manifest names this file alone, and its imports are the load order.
  *
  * Thin browser glue around router.js: every listener is registered synchronously at top level, so a service
- * worker woken by an event finds its handler. The one native port is opened right away and kept open; while it
+ * worker woken by an event finds its handler (no top-level await anywhere in this module graph, and no import():
+ * Chromium refuses both in a service worker). The one native port is opened right away and kept open; while it
  * is open Chromium keeps the worker alive. The toolbar button (icon, badge, title) says whether the host serves,
  * and its popup (popup/popup.html) asks here for the host state and the last requests.
  */
-'use strict';
-
-// Chromium runs this file alone as a service worker (importScripts resolves against this file's folder);
-// Firefox lists the same files before it in background.scripts.
-if (typeof importScripts === 'function' && typeof WebAuthnBridgeRouter === 'undefined') {
-  importScripts('../common/protocol.js', '../common/frame-rules.js', '../common/host-states.js', 'modules.js',
-    'admission.js', 'site-list.js', 'host-queue.js', 'host-port.js', 'history.js', 'requesters.js', 'in-flight.js',
-    'intake.js', 'router.js', 'prompt-window.js', 'proxy-codec.js', 'proxy.js');
-}
+import { PROMPT_PAGE_PATH, PROMPT_PORT_NAME, PROXY_DEFAULT, PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
+import { reasonText } from '../common/host-states.js';
+import { createHistory } from './history.js';
+import { createPrompts } from './prompt-window.js';
+import { createProxy } from './proxy.js';
+import { PORT_NAME, createBridge } from './router.js';
+import { parseSitePattern } from './site-list.js';
 
 const api = globalThis.browser ?? globalThis.chrome;
 const HOST_NAME = 'webauthn_bridge';
-const SITES_KEY = 'browserSites';
-// Chromium's proxy path (background/proxy.js): storage.local "proxyPath", true/false; unset → PROXY_DEFAULT.
-const PROXY_KEY = 'proxyPath';
-const PROXY_DEFAULT = false;
 
 // storage.session key of the popup's last requests (background/history.js): kept across a worker restart.
 const HISTORY_KEY = 'requestHistory';
@@ -41,7 +37,7 @@ function setIndicator({ state, reason, detail }) {
   const look = INDICATOR[state] || INDICATOR.connecting;
   let title = look.title;
   if (state === 'unavailable') {
-    title = `webauthn-bridge is OFF: ${WebAuthnBridgeHostStates.reasonText(reason, detail)}. Sites use the browser's own WebAuthn.`;
+    title = `webauthn-bridge is OFF: ${reasonText(reason, detail)}. Sites use the browser's own WebAuthn.`;
   }
   // The action API may be missing (e.g. an old Firefox without "action"); the badge is only a hint.
   try {
@@ -62,7 +58,7 @@ function proxySettings(stored) {
   const sites = stored[SITES_KEY];
   return {
     enabled: typeof stored[PROXY_KEY] === 'boolean' ? stored[PROXY_KEY] : PROXY_DEFAULT,
-    sitesEmpty: !(Array.isArray(sites) && sites.some((line) => WebAuthnBridgeSiteList.parseSitePattern(line))),
+    sitesEmpty: !(Array.isArray(sites) && sites.some((line) => parseSitePattern(line))),
   };
 }
 
@@ -115,7 +111,7 @@ function randomToken() {
 }
 
 // The security-key window (prompt/prompt.html); `bridge` is defined below and only called back later.
-const prompts = WebAuthnBridgePrompt.createPrompts({
+const prompts = createPrompts({
   createWindow: (options) => api.windows.create(options),
   removeWindow: (windowId) => api.windows.remove(windowId),
   focusWindow: (windowId) => api.windows.update(windowId, { focused: true }),
@@ -128,7 +124,7 @@ const prompts = WebAuthnBridgePrompt.createPrompts({
 });
 
 // Chromium's webAuthenticationProxy, where the browser has it; `bridge` is only called back later.
-const proxy = WebAuthnBridgeProxy.createProxy({
+const proxy = createProxy({
   wap: api.webAuthenticationProxy || null,
   bridge: { serveProxied: (fields) => bridge.serveProxied(fields), proxiedGone: (handle) => bridge.proxiedGone(handle) },
   focusedTab,
@@ -139,12 +135,12 @@ proxy.listen();
 
 // The popup's last requests; storage.session outlives a service worker restart, not the browser.
 const session = api.storage.session || null;
-const history = WebAuthnBridgeHistory.createHistory({
+const history = createHistory({
   save: (entries) => { if (session) session.set({ [HISTORY_KEY]: entries }).catch(() => {}); },
 });
 if (session) session.get(HISTORY_KEY).then((stored) => history.restore(stored[HISTORY_KEY]), () => {});
 
-const bridge = WebAuthnBridgeRouter.createBridge({
+const bridge = createBridge({
   connectNative: () => api.runtime.connectNative(HOST_NAME),
   // Firefox puts the reason on port.error; Chromium on runtime.lastError (reading it also keeps Chromium
   // from logging "Unchecked runtime.lastError").
@@ -164,9 +160,9 @@ const bridge = WebAuthnBridgeRouter.createBridge({
 
 api.runtime.onConnect.addListener((port) => {
   if (!port.sender || port.sender.id !== api.runtime.id) return;
-  if (port.name === WebAuthnBridgeRouter.PORT_NAME) bridge.attachFrame(port);
+  if (port.name === PORT_NAME) bridge.attachFrame(port);
   // Only our own prompt page, at its own URL (prompts.attach checks the window's token too).
-  else if (port.name === WebAuthnBridgePrompt.PORT_NAME) prompts.attach(port, api.runtime.getURL(WebAuthnBridgePrompt.PAGE_PATH));
+  else if (port.name === PROMPT_PORT_NAME) prompts.attach(port, api.runtime.getURL(PROMPT_PAGE_PATH));
 });
 
 // The user closing the security-key window is Cancel.
@@ -200,7 +196,7 @@ api.storage.local.get([SITES_KEY, PROXY_KEY]).then((stored) => proxy.update(prox
 // `refresh`, the host is asked for its `info` again first (keys plugged in since start-up show).
 api.runtime.onMessage.addListener((message, sender, sendResponse) => {
   const fromExtensionPage = typeof sender.url === 'string' && sender.url.startsWith(api.runtime.getURL(''));
-  if (sender.id !== api.runtime.id || !fromExtensionPage || !message || message.kind !== 'bridge-status') return false;
+  if (sender.id !== api.runtime.id || !fromExtensionPage || !message || message.kind !== STATUS_MESSAGE) return false;
   if (message.refresh !== true) {
     sendResponse(bridge.status());
     return false;

@@ -15,222 +15,212 @@
  *
  * Pure of browser globals (node tests it); the browser calls are in `deps`, given by main.js.
  */
-(function (root) {
-  'use strict';
+import { PROMPT_PAGE_PATH } from '../common/extension-names.js';
+import { isPlainObject } from '../common/protocol.js';
 
-  const PORT_NAME = 'webauthn-bridge-prompt';
-  const PAGE_PATH = 'prompt/prompt.html';
-  const WIDTH = 420;
-  const HEIGHT = 340;
-  // Only updates a window already open (the host sends it right before its answer); never opens one.
-  const UPDATE_ONLY = new Set(['processing']);
-  const TITLE_MAX = 80;
-  // Failures of the key or of the user's part, which the user must be told. The others (TypeError,
-  // SecurityError, NotSupportedError …) are about the page's own request: the page is told, and a window
-  // would let any page pop one up at will. With a window already open, any reason is shown.
-  const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
-  // What the user must act on in the window itself: it comes to the front again if it went behind the tab.
-  const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
+export const WIDTH = 420;
+export const HEIGHT = 340;
+// Only updates a window already open (the host sends it right before its answer); never opens one.
+const UPDATE_ONLY = new Set(['processing']);
+const TITLE_MAX = 80;
+// Failures of the key or of the user's part, which the user must be told. The others (TypeError,
+// SecurityError, NotSupportedError …) are about the page's own request: the page is told, and a window
+// would let any page pop one up at will. With a window already open, any reason is shown.
+const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
+// What the user must act on in the window itself: it comes to the front again if it went behind the tab.
+const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
 
-  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
-    : root.WebAuthnBridgeProtocol;
+/** Where to put the window: centred over the requesting tab's window, near its top; null lets the browser
+ *  choose (the tab's window unknown). */
+export function placement(parent) {
+  if (!parent || ![parent.left, parent.top, parent.width].every(Number.isFinite)) return null;
+  return { left: Math.max(0, Math.round(parent.left + (parent.width - WIDTH) / 2)), top: Math.max(0, parent.top + 80) };
+}
 
-  /** Where to put the window: centred over the requesting tab's window, near its top; null lets the browser
-   *  choose (the tab's window unknown). */
-  function placement(parent) {
-    if (!parent || ![parent.left, parent.top, parent.width].every(Number.isFinite)) return null;
-    return { left: Math.max(0, Math.round(parent.left + (parent.width - WIDTH) / 2)), top: Math.max(0, parent.top + 80) };
+/** Account entries as the window may show them: name and display name only (never the id or handle). */
+export function accountsForView(accounts) {
+  if (!Array.isArray(accounts)) return null;
+  return accounts.map((a) => ({
+    name: isPlainObject(a) && typeof a.name === 'string' ? a.name : '',
+    displayName: isPlainObject(a) && typeof a.displayName === 'string' ? a.displayName : '',
+  }));
+}
+
+/**
+ * deps:
+ *   createWindow(options)      → Promise<{id}>   (windows.create)
+ *   removeWindow(windowId)     → Promise          (windows.remove)
+ *   focusWindow(windowId)      → Promise          (windows.update(id, {focused: true}))
+ *   windowOf(tabId)            → Promise<{tabTitle, window: {left, top, width} | null}>
+ *   pageUrl(path)              → the extension URL of `path` (runtime.getURL)
+ *   randomToken()              → an unguessable string naming one window
+ *   select(hostId, index)      → the bridge sends the user's choice to the host
+ *   userCancelled(hostId)      → the bridge cancels the request and answers NotAllowedError
+ *   log(level, text)
+ */
+export function createPrompts(deps) {
+  const log = deps.log || (() => {});
+  const byHostId = new Map();   // host id → prompt, while its request runs
+  const byToken = new Map();    // token (in the window's URL) → prompt, while its window is open
+  const byWindow = new Map();   // window id → prompt
+
+  function view(prompt) {
+    return {
+      kind: 'view',
+      site: prompt.site,
+      status: prompt.status,
+      detail: prompt.detail,
+      attemptsLeft: prompt.attemptsLeft,
+      accounts: prompt.status === 'select-account' ? prompt.accounts : null,
+      final: prompt.final,
+    };
   }
 
-  /** Account entries as the window may show them: name and display name only (never the id or handle). */
-  function accountsForView(accounts) {
-    if (!Array.isArray(accounts)) return null;
-    return accounts.map((a) => ({
-      name: isPlainObject(a) && typeof a.name === 'string' ? a.name : '',
-      displayName: isPlainObject(a) && typeof a.displayName === 'string' ? a.displayName : '',
-    }));
+  function push(prompt) {
+    if (!prompt.port) return;
+    try {
+      prompt.port.postMessage(view(prompt));
+    } catch (_) {
+      prompt.port = null;
+    }
+  }
+
+  async function open(prompt) {
+    const url = `${deps.pageUrl(PROMPT_PAGE_PATH)}?w=${encodeURIComponent(prompt.token)}`;
+    let where = null;
+    try {
+      const tab = await deps.windowOf(prompt.tabId);
+      prompt.site.tabTitle = String(tab.tabTitle || '').slice(0, TITLE_MAX);
+      where = placement(tab.window);
+    } catch (_) { /* the tab is gone or unreadable: the window still opens, without a tab title */ }
+    if (prompt.closed) return;
+    let created;
+    try {
+      created = await deps.createWindow({ url, type: 'popup', focused: true, width: WIDTH, height: HEIGHT, ...(where || {}) });
+    } catch (error) {
+      // Without the window the user can neither see what to do nor choose: the request ends, as a cancel.
+      log('error', `cannot open the security-key window: ${error && error.message}`);
+      userClosed(prompt);
+      return;
+    }
+    prompt.windowId = created.id;
+    byWindow.set(created.id, prompt);
+    if (prompt.closed) close(prompt);
+  }
+
+  function close(prompt) {
+    prompt.closed = true;
+    byToken.delete(prompt.token);
+    if (byHostId.get(prompt.hostId) === prompt) byHostId.delete(prompt.hostId);
+    if (prompt.windowId === null) return; // still opening: open() closes it once it exists
+    byWindow.delete(prompt.windowId);
+    deps.removeWindow(prompt.windowId).catch(() => { /* closed by the user already */ });
+  }
+
+  /** A window left open to show an error is replaced when the same tab needs a new one. */
+  function closeFinalWindowsOf(tabId) {
+    for (const prompt of byToken.values()) if (prompt.final && prompt.tabId === tabId) close(prompt);
   }
 
   /**
-   * deps:
-   *   createWindow(options)      → Promise<{id}>   (windows.create)
-   *   removeWindow(windowId)     → Promise          (windows.remove)
-   *   focusWindow(windowId)      → Promise          (windows.update(id, {focused: true}))
-   *   windowOf(tabId)            → Promise<{tabTitle, window: {left, top, width} | null}>
-   *   pageUrl(path)              → the extension URL of `path` (runtime.getURL)
-   *   randomToken()              → an unguessable string naming one window
-   *   select(hostId, index)      → the bridge sends the user's choice to the host
-   *   userCancelled(hostId)      → the bridge cancels the request and answers NotAllowedError
-   *   log(level, text)
+   * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId} from the bridge's
+   * own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the host.
    */
-  function createPrompts(deps) {
-    const log = deps.log || (() => {});
-    const byHostId = new Map();   // host id → prompt, while its request runs
-    const byToken = new Map();    // token (in the window's URL) → prompt, while its window is open
-    const byWindow = new Map();   // window id → prompt
-
-    function view(prompt) {
-      return {
-        kind: 'view',
-        site: prompt.site,
-        status: prompt.status,
-        detail: prompt.detail,
-        attemptsLeft: prompt.attemptsLeft,
-        accounts: prompt.status === 'select-account' ? prompt.accounts : null,
-        final: prompt.final,
+  function status(hostId, request, frame) {
+    let prompt = byHostId.get(hostId);
+    if (!prompt) {
+      if (UPDATE_ONLY.has(frame.status)) return;
+      closeFinalWindowsOf(request.tabId);
+      prompt = {
+        hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
+        site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '', tabTitle: '' },
+        status: '', detail: '', accounts: null, attemptsLeft: null,
       };
+      byHostId.set(hostId, prompt);
+      byToken.set(prompt.token, prompt);
+      open(prompt);
+    } else if (prompt.windowId !== null && NEEDS_THE_WINDOW.has(frame.status) && prompt.status !== frame.status) {
+      deps.focusWindow(prompt.windowId).catch(() => { /* closed meanwhile: windowRemoved handles it */ });
     }
-
-    function push(prompt) {
-      if (!prompt.port) return;
-      try {
-        prompt.port.postMessage(view(prompt));
-      } catch (_) {
-        prompt.port = null;
-      }
-    }
-
-    async function open(prompt) {
-      const url = `${deps.pageUrl(PAGE_PATH)}?w=${encodeURIComponent(prompt.token)}`;
-      let where = null;
-      try {
-        const tab = await deps.windowOf(prompt.tabId);
-        prompt.site.tabTitle = String(tab.tabTitle || '').slice(0, TITLE_MAX);
-        where = placement(tab.window);
-      } catch (_) { /* the tab is gone or unreadable: the window still opens, without a tab title */ }
-      if (prompt.closed) return;
-      let created;
-      try {
-        created = await deps.createWindow({ url, type: 'popup', focused: true, width: WIDTH, height: HEIGHT, ...(where || {}) });
-      } catch (error) {
-        // Without the window the user can neither see what to do nor choose: the request ends, as a cancel.
-        log('error', `cannot open the security-key window: ${error && error.message}`);
-        userClosed(prompt);
-        return;
-      }
-      prompt.windowId = created.id;
-      byWindow.set(created.id, prompt);
-      if (prompt.closed) close(prompt);
-    }
-
-    function close(prompt) {
-      prompt.closed = true;
-      byToken.delete(prompt.token);
-      if (byHostId.get(prompt.hostId) === prompt) byHostId.delete(prompt.hostId);
-      if (prompt.windowId === null) return; // still opening: open() closes it once it exists
-      byWindow.delete(prompt.windowId);
-      deps.removeWindow(prompt.windowId).catch(() => { /* closed by the user already */ });
-    }
-
-    /** A window left open to show an error is replaced when the same tab needs a new one. */
-    function closeFinalWindowsOf(tabId) {
-      for (const prompt of byToken.values()) if (prompt.final && prompt.tabId === tabId) close(prompt);
-    }
-
-    /**
-     * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId} from the bridge's
-     * own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the host.
-     */
-    function status(hostId, request, frame) {
-      let prompt = byHostId.get(hostId);
-      if (!prompt) {
-        if (UPDATE_ONLY.has(frame.status)) return;
-        closeFinalWindowsOf(request.tabId);
-        prompt = {
-          hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
-          site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '', tabTitle: '' },
-          status: '', detail: '', accounts: null, attemptsLeft: null,
-        };
-        byHostId.set(hostId, prompt);
-        byToken.set(prompt.token, prompt);
-        open(prompt);
-      } else if (prompt.windowId !== null && NEEDS_THE_WINDOW.has(frame.status) && prompt.status !== frame.status) {
-        deps.focusWindow(prompt.windowId).catch(() => { /* closed meanwhile: windowRemoved handles it */ });
-      }
-      prompt.status = String(frame.status || '');
-      prompt.detail = typeof frame.detail === 'string' ? frame.detail : '';
-      prompt.attemptsLeft = Number.isInteger(frame.attemptsLeft) ? frame.attemptsLeft : null;
-      prompt.accounts = accountsForView(frame.accounts);
-      push(prompt);
-    }
-
-    /**
-     * The request is over. `error` is null for a result or a cancel, or {name, detail} for an error: with a
-     * detail for the user the window stays (opened if need be, for USER_FAILURES) to say why, until the user
-     * closes it. The page has its answer already; the detail never goes to it.
-     */
-    function ended(hostId, request, error) {
-      const shown = byHostId.get(hostId);
-      const detail = error && error.name !== 'AbortError' && typeof error.detail === 'string' ? error.detail : '';
-      if (!detail || (!shown && !USER_FAILURES.has(error.name))) {
-        if (shown) close(shown);
-        return;
-      }
-      status(hostId, request, { status: 'error', detail });
-      const prompt = byHostId.get(hostId);
-      byHostId.delete(hostId);
-      prompt.final = true;
-      push(prompt);
-    }
-
-    /** The prompt page connected: it must be ours, at our URL, with a token of an open window. */
-    function attach(port, ownUrlPrefix) {
-      const url = port.sender && typeof port.sender.url === 'string' ? port.sender.url : '';
-      let token = null;
-      if (url.startsWith(ownUrlPrefix)) {
-        try { token = new URL(url).searchParams.get('w'); } catch (_) { token = null; }
-      }
-      const prompt = token ? byToken.get(token) : undefined;
-      if (!prompt) {
-        port.disconnect();
-        return;
-      }
-      prompt.port = port;
-      port.onMessage.addListener((message) => fromWindow(prompt, message));
-      port.onDisconnect.addListener(() => { if (prompt.port === port) prompt.port = null; });
-      push(prompt);
-    }
-
-    function fromWindow(prompt, message) {
-      if (!isPlainObject(message) || prompt.closed) return;
-      if (message.kind === 'select' && !prompt.final && prompt.status === 'select-account') {
-        const index = message.index;
-        const count = prompt.accounts ? prompt.accounts.length : 0;
-        if (!(Number.isInteger(index) && index >= 0 && index < count)) return;
-        // One answer per chooser: until the host sends a new status, the window shows "processing".
-        prompt.status = 'processing';
-        prompt.accounts = null;
-        push(prompt);
-        deps.select(prompt.hostId, index);
-      } else if (message.kind === 'close') {
-        userClosed(prompt);
-      }
-    }
-
-    function userClosed(prompt) {
-      const running = !prompt.final && byHostId.get(prompt.hostId) === prompt;
-      close(prompt);
-      if (running) deps.userCancelled(prompt.hostId);
-    }
-
-    /** windows.onRemoved: the user closed the window (ours closing comes here too, already forgotten). */
-    function windowRemoved(windowId) {
-      const prompt = byWindow.get(windowId);
-      if (!prompt) return;
-      prompt.windowId = null;
-      byWindow.delete(windowId);
-      userClosed(prompt);
-    }
-
-    /** For the focus rule: a prompt window taking focus does not take it from the page that asked. */
-    function isPromptWindow(windowId) {
-      return byWindow.has(windowId);
-    }
-
-    return { status, ended, attach, windowRemoved, isPromptWindow, openCount: () => byToken.size };
+    prompt.status = String(frame.status || '');
+    prompt.detail = typeof frame.detail === 'string' ? frame.detail : '';
+    prompt.attemptsLeft = Number.isInteger(frame.attemptsLeft) ? frame.attemptsLeft : null;
+    prompt.accounts = accountsForView(frame.accounts);
+    push(prompt);
   }
 
-  const api = Object.freeze({ PORT_NAME, PAGE_PATH, WIDTH, HEIGHT, placement, accountsForView, createPrompts });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgePrompt = api;
-})(globalThis);
+  /**
+   * The request is over. `error` is null for a result or a cancel, or {name, detail} for an error: with a
+   * detail for the user the window stays (opened if need be, for USER_FAILURES) to say why, until the user
+   * closes it. The page has its answer already; the detail never goes to it.
+   */
+  function ended(hostId, request, error) {
+    const shown = byHostId.get(hostId);
+    const detail = error && error.name !== 'AbortError' && typeof error.detail === 'string' ? error.detail : '';
+    if (!detail || (!shown && !USER_FAILURES.has(error.name))) {
+      if (shown) close(shown);
+      return;
+    }
+    status(hostId, request, { status: 'error', detail });
+    const prompt = byHostId.get(hostId);
+    byHostId.delete(hostId);
+    prompt.final = true;
+    push(prompt);
+  }
+
+  /** The prompt page connected: it must be ours, at our URL, with a token of an open window. */
+  function attach(port, ownUrlPrefix) {
+    const url = port.sender && typeof port.sender.url === 'string' ? port.sender.url : '';
+    let token = null;
+    if (url.startsWith(ownUrlPrefix)) {
+      try { token = new URL(url).searchParams.get('w'); } catch (_) { token = null; }
+    }
+    const prompt = token ? byToken.get(token) : undefined;
+    if (!prompt) {
+      port.disconnect();
+      return;
+    }
+    prompt.port = port;
+    port.onMessage.addListener((message) => fromWindow(prompt, message));
+    port.onDisconnect.addListener(() => { if (prompt.port === port) prompt.port = null; });
+    push(prompt);
+  }
+
+  function fromWindow(prompt, message) {
+    if (!isPlainObject(message) || prompt.closed) return;
+    if (message.kind === 'select' && !prompt.final && prompt.status === 'select-account') {
+      const index = message.index;
+      const count = prompt.accounts ? prompt.accounts.length : 0;
+      if (!(Number.isInteger(index) && index >= 0 && index < count)) return;
+      // One answer per chooser: until the host sends a new status, the window shows "processing".
+      prompt.status = 'processing';
+      prompt.accounts = null;
+      push(prompt);
+      deps.select(prompt.hostId, index);
+    } else if (message.kind === 'close') {
+      userClosed(prompt);
+    }
+  }
+
+  function userClosed(prompt) {
+    const running = !prompt.final && byHostId.get(prompt.hostId) === prompt;
+    close(prompt);
+    if (running) deps.userCancelled(prompt.hostId);
+  }
+
+  /** windows.onRemoved: the user closed the window (ours closing comes here too, already forgotten). */
+  function windowRemoved(windowId) {
+    const prompt = byWindow.get(windowId);
+    if (!prompt) return;
+    prompt.windowId = null;
+    byWindow.delete(windowId);
+    userClosed(prompt);
+  }
+
+  /** For the focus rule: a prompt window taking focus does not take it from the page that asked. */
+  function isPromptWindow(windowId) {
+    return byWindow.has(windowId);
+  }
+
+  return { status, ended, attach, windowRemoved, isPromptWindow, openCount: () => byToken.size };
+}

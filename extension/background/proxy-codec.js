@@ -9,114 +9,105 @@
  * Back, the host's credential (binary members as markers) becomes `responseJson`, the
  * PublicKeyCredential.toJSON() form Chromium parses (RegistrationResponseJSON / AuthenticationResponseJSON).
  */
-(function (root) {
-  'use strict';
+import { isPlainObject } from '../common/protocol.js';
 
-  const OVERRIDE = 'remoteDesktopClientOverride';
-  // Where the parse*FromJSON forms carry bytes ("*" is every element of an array or every member of a map).
-  const BINARY_PATHS = {
-    create: [['challenge'], ['user', 'id'], ['excludeCredentials', '*', 'id'], ['extensions', 'credBlob'],
-      ['extensions', 'largeBlob', 'write'], ['extensions', 'prf', 'eval', 'first'], ['extensions', 'prf', 'eval', 'second']],
-    get: [['challenge'], ['allowCredentials', '*', 'id'], ['extensions', 'largeBlob', 'write'],
-      ['extensions', 'prf', 'eval', 'first'], ['extensions', 'prf', 'eval', 'second'],
-      ['extensions', 'prf', 'evalByCredential', '*', 'first'], ['extensions', 'prf', 'evalByCredential', '*', 'second']],
-  };
-  const BASE64URL = /^[A-Za-z0-9_-]*$/;
+export const OVERRIDE = 'remoteDesktopClientOverride';
+// Where the parse*FromJSON forms carry bytes ("*" is every element of an array or every member of a map).
+const BINARY_PATHS = {
+  create: [['challenge'], ['user', 'id'], ['excludeCredentials', '*', 'id'], ['extensions', 'credBlob'],
+    ['extensions', 'largeBlob', 'write'], ['extensions', 'prf', 'eval', 'first'], ['extensions', 'prf', 'eval', 'second']],
+  get: [['challenge'], ['allowCredentials', '*', 'id'], ['extensions', 'largeBlob', 'write'],
+    ['extensions', 'prf', 'eval', 'first'], ['extensions', 'prf', 'eval', 'second'],
+    ['extensions', 'prf', 'evalByCredential', '*', 'first'], ['extensions', 'prf', 'evalByCredential', '*', 'second']],
+};
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-  const { isPlainObject } = typeof module === 'object' && module && module.exports ? require('../common/protocol.js')
-    : root.WebAuthnBridgeProtocol;
-
-  /** Replaces the base64url string at `path` (and under every "*") with a binary marker, in place. */
-  function markBinary(node, path) {
-    if (node === null || typeof node !== 'object') return;
-    const [head, ...rest] = path;
-    const keys = head === '*' ? Object.keys(node) : [head];
-    for (const key of keys) {
-      if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
-      if (rest.length > 0) {
-        markBinary(node[key], rest);
-      } else if (typeof node[key] === 'string') {
-        if (!BASE64URL.test(node[key])) throw new TypeError(`${path.join('.')} is not base64url`);
-        node[key] = { __binary__: node[key] };
-      }
+/** Replaces the base64url string at `path` (and under every "*") with a binary marker, in place. */
+function markBinary(node, path) {
+  if (node === null || typeof node !== 'object') return;
+  const [head, ...rest] = path;
+  const keys = head === '*' ? Object.keys(node) : [head];
+  for (const key of keys) {
+    if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
+    if (rest.length > 0) {
+      markBinary(node[key], rest);
+    } else if (typeof node[key] === 'string') {
+      if (!BASE64URL.test(node[key])) throw new TypeError(`${path.join('.')} is not base64url`);
+      node[key] = { __binary__: node[key] };
     }
   }
+}
 
-  /**
-   * A proxied request → {origin, sameOriginWithAncestors, options} for the host, or a TypeError. The caller's
-   * origin comes from remoteDesktopClientOverride, and only from there: Chromium wrote it.
-   */
-  function parseRequestDetails(type, requestDetailsJson) {
-    if (type !== 'create' && type !== 'get') throw new TypeError('unknown request type');
-    const options = JSON.parse(requestDetailsJson);
-    if (!isPlainObject(options) || !isPlainObject(options.extensions) || !isPlainObject(options.extensions[OVERRIDE])) {
-      throw new TypeError('the proxied request carries no remoteDesktopClientOverride');
-    }
-    const { origin, sameOriginWithAncestors } = options.extensions[OVERRIDE];
-    if (typeof origin !== 'string' || typeof sameOriginWithAncestors !== 'boolean') {
-      throw new TypeError('the proxied request has a malformed remoteDesktopClientOverride');
-    }
-    delete options.extensions[OVERRIDE];
-    if (Object.keys(options.extensions).length === 0) delete options.extensions;
-    for (const path of BINARY_PATHS[type]) markBinary(options, path);
-    if (typeof options.challenge !== 'object') throw new TypeError('the proxied request has no challenge');
-    return { origin, sameOriginWithAncestors, options };
+/**
+ * A proxied request → {origin, sameOriginWithAncestors, options} for the host, or a TypeError. The caller's
+ * origin comes from remoteDesktopClientOverride, and only from there: Chromium wrote it.
+ */
+export function parseRequestDetails(type, requestDetailsJson) {
+  if (type !== 'create' && type !== 'get') throw new TypeError('unknown request type');
+  const options = JSON.parse(requestDetailsJson);
+  if (!isPlainObject(options) || !isPlainObject(options.extensions) || !isPlainObject(options.extensions[OVERRIDE])) {
+    throw new TypeError('the proxied request carries no remoteDesktopClientOverride');
   }
+  const { origin, sameOriginWithAncestors } = options.extensions[OVERRIDE];
+  if (typeof origin !== 'string' || typeof sameOriginWithAncestors !== 'boolean') {
+    throw new TypeError('the proxied request has a malformed remoteDesktopClientOverride');
+  }
+  delete options.extensions[OVERRIDE];
+  if (Object.keys(options.extensions).length === 0) delete options.extensions;
+  for (const path of BINARY_PATHS[type]) markBinary(options, path);
+  if (typeof options.challenge !== 'object') throw new TypeError('the proxied request has no challenge');
+  return { origin, sameOriginWithAncestors, options };
+}
 
-  /** A host value with {"__binary__"} markers → the same with base64url strings (the L3 JSON form). */
-  function unmark(value, depth = 0) {
-    if (depth > 32) throw new TypeError('credential nested too deeply');
-    if (isPlainObject(value) && typeof value.__binary__ === 'string' && Object.keys(value).length === 1) {
-      if (!BASE64URL.test(value.__binary__)) throw new TypeError('binary member is not base64url');
-      return value.__binary__;
+/** A host value with {"__binary__"} markers → the same with base64url strings (the L3 JSON form). */
+function unmark(value, depth = 0) {
+  if (depth > 32) throw new TypeError('credential nested too deeply');
+  if (isPlainObject(value) && typeof value.__binary__ === 'string' && Object.keys(value).length === 1) {
+    if (!BASE64URL.test(value.__binary__)) throw new TypeError('binary member is not base64url');
+    return value.__binary__;
+  }
+  if (Array.isArray(value)) return value.map((v) => unmark(v, depth + 1));
+  if (isPlainObject(value)) {
+    const out = {};
+    for (const key of Object.keys(value)) {
+      // L3 toJSON(): userHandle and publicKey are left out, not null, when there are none.
+      if (value[key] !== null && value[key] !== undefined) out[key] = unmark(value[key], depth + 1);
     }
-    if (Array.isArray(value)) return value.map((v) => unmark(v, depth + 1));
-    if (isPlainObject(value)) {
-      const out = {};
-      for (const key of Object.keys(value)) {
-        // L3 toJSON(): userHandle and publicKey are left out, not null, when there are none.
-        if (value[key] !== null && value[key] !== undefined) out[key] = unmark(value[key], depth + 1);
-      }
-      return out;
-    }
-    return value;
+    return out;
   }
+  return value;
+}
 
-  /**
-   * The host's `credential` → the responseJson string of completeCreateRequest/completeGetRequest. Chromium
-   * checks it against the attestation object (algorithm, authenticatorData, publicKey) and builds the page's
-   * PublicKeyCredential from it itself.
-   */
-  function responseJson(type, credential) {
-    if (!isPlainObject(credential) || credential.type !== 'public-key' || typeof credential.id !== 'string' ||
-        !isPlainObject(credential.response)) {
-      throw new TypeError('host reply is not a public-key credential');
-    }
-    const json = unmark(credential);
-    const response = json.response;
-    const needed = type === 'create' ? ['clientDataJSON', 'attestationObject', 'authenticatorData'] : ['clientDataJSON', 'authenticatorData', 'signature'];
-    for (const key of needed) if (typeof response[key] !== 'string') throw new TypeError(`host reply lacks ${key}`);
-    if (type === 'create' && !Array.isArray(response.transports)) response.transports = [];
-    if (!isPlainObject(json.clientExtensionResults)) json.clientExtensionResults = {};
-    if (typeof json.rawId !== 'string') throw new TypeError('host reply lacks rawId');
-    return JSON.stringify(json);
+/**
+ * The host's `credential` → the responseJson string of completeCreateRequest/completeGetRequest. Chromium
+ * checks it against the attestation object (algorithm, authenticatorData, publicKey) and builds the page's
+ * PublicKeyCredential from it itself.
+ */
+export function responseJson(type, credential) {
+  if (!isPlainObject(credential) || credential.type !== 'public-key' || typeof credential.id !== 'string' ||
+      !isPlainObject(credential.response)) {
+    throw new TypeError('host reply is not a public-key credential');
   }
+  const json = unmark(credential);
+  const response = json.response;
+  const needed = type === 'create' ? ['clientDataJSON', 'attestationObject', 'authenticatorData'] : ['clientDataJSON', 'authenticatorData', 'signature'];
+  for (const key of needed) if (typeof response[key] !== 'string') throw new TypeError(`host reply lacks ${key}`);
+  if (type === 'create' && !Array.isArray(response.transports)) response.transports = [];
+  if (!isPlainObject(json.clientExtensionResults)) json.clientExtensionResults = {};
+  if (typeof json.rawId !== 'string') throw new TypeError('host reply lacks rawId');
+  return JSON.stringify(json);
+}
 
-  /** A host/bridge error → the {name, message} a proxied request is completed with. */
-  function errorDetails(error) {
-    const name = isPlainObject(error) && typeof error.name === 'string' && error.name ? error.name : 'NotAllowedError';
-    const message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
-    return { name, message };
-  }
+/** A host/bridge error → the {name, message} a proxied request is completed with. */
+export function errorDetails(error) {
+  const name = isPlainObject(error) && typeof error.name === 'string' && error.name ? error.name : 'NotAllowedError';
+  const message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
+  return { name, message };
+}
 
-  /** The challenge as the page path's request carries it ({"__binary__"}) or the proxy's (a string). */
-  function challengeOf(options) {
-    const c = isPlainObject(options) ? options.challenge : null;
-    if (typeof c === 'string') return c;
-    return isPlainObject(c) && typeof c.__binary__ === 'string' ? c.__binary__ : null;
-  }
-
-  const api = Object.freeze({ OVERRIDE, parseRequestDetails, responseJson, errorDetails, challengeOf });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeProxyCodec = api;
-})(globalThis);
+/** The challenge as the page path's request carries it ({"__binary__"}) or the proxy's (a string). */
+export function challengeOf(options) {
+  const c = isPlainObject(options) ? options.challenge : null;
+  if (typeof c === 'string') return c;
+  return isPlainObject(c) && typeof c.__binary__ === 'string' ? c.__binary__ : null;
+}

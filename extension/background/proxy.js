@@ -20,194 +20,187 @@
  *
  * Pure of browser globals (node tests it); the browser is in `deps`.
  */
-(function (root) {
-  'use strict';
+import { urlOrigin } from './admission.js';
+import * as codec from './proxy-codec.js';
 
-  const ANNOUNCED_TTL_MS = 10000;
-  const ANNOUNCED_MAX = 32;
-  const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
-  const NOT_ALLOWED = { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' };
-  const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host is not available.' };
+export const ANNOUNCED_TTL_MS = 10000;
+const ANNOUNCED_MAX = 32;
+const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
+const NOT_ALLOWED = { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' };
+const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host is not available.' };
 
-  const codec = typeof module === 'object' && module && module.exports ? require('./proxy-codec.js') : root.WebAuthnBridgeProxyCodec;
-  const { urlOrigin } = typeof module === 'object' && module && module.exports ? require('./admission.js') : root.WebAuthnBridgeAdmission;
 
-  /**
-   * deps:
-   *   wap              chrome.webAuthenticationProxy (null where the browser has none: Firefox)
-   *   bridge           router.js's bridge: serveProxied(fields) → handle, proxiedGone(handle)
-   *   focusedTab()     → Promise<{tabId, url} | null>: the active tab of the focused browser window
-   *   now(), log(level, text)
-   */
-  function createProxy(deps) {
-    const log = deps.log || (() => {});
-    const wap = deps.wap || null;
-    let attached = false;
-    // Chromium keeps the proxy attached to the extension, not to this worker: a worker started anew may find it
-    // attached from before, so the first "not wanted" detaches whatever it finds.
-    let maybeAttached = Boolean(wap);
-    let state = wap ? 'off' : 'unsupported';   // off | attached | detached | taken | unsupported
-    let detail = '';
-    let wanted = { enabled: false, hostConnected: false, sitesEmpty: true };
-    let transition = Promise.resolve();
-    const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, at}
-    const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled}
-    let served = 0;
+/**
+ * deps:
+ *   wap              chrome.webAuthenticationProxy (null where the browser has none: Firefox)
+ *   bridge           router.js's bridge: serveProxied(fields) → handle, proxiedGone(handle)
+ *   focusedTab()     → Promise<{tabId, url} | null>: the active tab of the focused browser window
+ *   now(), log(level, text)
+ */
+export function createProxy(deps) {
+  const log = deps.log || (() => {});
+  const wap = deps.wap || null;
+  let attached = false;
+  // Chromium keeps the proxy attached to the extension, not to this worker: a worker started anew may find it
+  // attached from before, so the first "not wanted" detaches whatever it finds.
+  let maybeAttached = Boolean(wap);
+  let state = wap ? 'off' : 'unsupported';   // off | attached | detached | taken | unsupported
+  let detail = '';
+  let wanted = { enabled: false, hostConnected: false, sitesEmpty: true };
+  let transition = Promise.resolve();
+  const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, at}
+  const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled}
+  let served = 0;
 
-    function shouldAttach() {
-      return Boolean(wap) && wanted.enabled && wanted.hostConnected && wanted.sitesEmpty;
-    }
+  function shouldAttach() {
+    return Boolean(wap) && wanted.enabled && wanted.hostConnected && wanted.sitesEmpty;
+  }
 
-    /** New facts ({enabled, hostConnected, sitesEmpty}, any subset): attaches or detaches to match. */
-    function update(facts) {
-      wanted = { ...wanted, ...facts };
-      transition = transition.then(apply, apply);
-      return transition;
-    }
+  /** New facts ({enabled, hostConnected, sitesEmpty}, any subset): attaches or detaches to match. */
+  function update(facts) {
+    wanted = { ...wanted, ...facts };
+    transition = transition.then(apply, apply);
+    return transition;
+  }
 
-    async function apply() {
-      if (!wap) return;
-      const want = shouldAttach();
-      if (want && !attached) {
-        const error = await wap.attach().catch((e) => String(e && e.message || e));
-        if (error) {
-          // Another extension (e.g. a remote-desktop one) holds the proxy: the page path serves.
-          state = 'taken';
-          detail = String(error);
-          log('warn', `webAuthenticationProxy.attach failed: ${detail}; the page path serves`);
-          return;
-        }
-        attached = true;
-        maybeAttached = false;
-        state = 'attached';
-        detail = '';
-      } else if (!want && (attached || maybeAttached)) {
-        const known = attached;
-        attached = false;
-        maybeAttached = false;
-        await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
-        state = wanted.enabled ? 'detached' : 'off';
-        detail = !wanted.hostConnected ? 'the host is not connected' : !wanted.sitesEmpty ? 'sites are set to use the browser\'s own WebAuthn' : '';
-      } else if (!want) {
-        state = wanted.enabled ? (state === 'taken' ? 'taken' : 'detached') : 'off';
+  async function apply() {
+    if (!wap) return;
+    const want = shouldAttach();
+    if (want && !attached) {
+      const error = await wap.attach().catch((e) => String(e && e.message || e));
+      if (error) {
+        // Another extension (e.g. a remote-desktop one) holds the proxy: the page path serves.
+        state = 'taken';
+        detail = String(error);
+        log('warn', `webAuthenticationProxy.attach failed: ${detail}; the page path serves`);
+        return;
       }
+      attached = true;
+      maybeAttached = false;
+      state = 'attached';
+      detail = '';
+    } else if (!want && (attached || maybeAttached)) {
+      const known = attached;
+      attached = false;
+      maybeAttached = false;
+      await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
+      state = wanted.enabled ? 'detached' : 'off';
+      detail = !wanted.hostConnected ? 'the host is not connected' : !wanted.sitesEmpty ? 'sites are set to use the browser\'s own WebAuthn' : '';
+    } else if (!want) {
+      state = wanted.enabled ? (state === 'taken' ? 'taken' : 'detached') : 'off';
     }
+  }
 
-    function keyOf(type, origin, challenge) {
-      return `${type} ${origin} ${challenge}`;
+  function keyOf(type, origin, challenge) {
+    return `${type} ${origin} ${challenge}`;
+  }
+
+  /** router.js admitted a page's request and answers it `fallback`: Chromium will proxy it back shortly. */
+  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin }) {
+    const challenge = codec.challengeOf(options);
+    if (!challenge) return;
+    const now = deps.now();
+    for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
+    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, at: now });
+  }
+
+  /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
+  async function attribute(type, parsed) {
+    const key = keyOf(type, parsed.origin, codec.challengeOf(parsed.options));
+    const a = announced.get(key);
+    announced.delete(key);
+    if (a && deps.now() - a.at <= ANNOUNCED_TTL_MS && a.crossOrigin === !parsed.sameOriginWithAncestors) {
+      return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, announced: true };
     }
+    if (!parsed.sameOriginWithAncestors) return { refuse: NOT_ALLOWED, why: 'an unannounced cross-origin frame' };
+    const tab = await Promise.resolve(deps.focusedTab()).catch(() => null);
+    if (!tab || urlOrigin(tab.url) !== parsed.origin) return { refuse: FOCUS, why: 'unannounced, and not the focused tab' };
+    return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', announced: false };
+  }
 
-    /** router.js admitted a page's request and answers it `fallback`: Chromium will proxy it back shortly. */
-    function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin }) {
-      const challenge = codec.challengeOf(options);
-      if (!challenge) return;
-      const now = deps.now();
-      for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
-      announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, at: now });
-    }
+  function complete(type, requestId, body) {
+    const fn = type === 'create' ? wap.completeCreateRequest : wap.completeGetRequest;
+    Promise.resolve(fn.call(wap, { requestId, ...body })).catch((e) => log('warn', `complete ${type} ${requestId}: ${e && e.message}`));
+  }
 
-    /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
-    async function attribute(type, parsed) {
-      const key = keyOf(type, parsed.origin, codec.challengeOf(parsed.options));
-      const a = announced.get(key);
-      announced.delete(key);
-      if (a && deps.now() - a.at <= ANNOUNCED_TTL_MS && a.crossOrigin === !parsed.sameOriginWithAncestors) {
-        return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, announced: true };
-      }
-      if (!parsed.sameOriginWithAncestors) return { refuse: NOT_ALLOWED, why: 'an unannounced cross-origin frame' };
-      const tab = await Promise.resolve(deps.focusedTab()).catch(() => null);
-      if (!tab || urlOrigin(tab.url) !== parsed.origin) return { refuse: FOCUS, why: 'unannounced, and not the focused tab' };
-      return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', announced: false };
-    }
-
-    function complete(type, requestId, body) {
-      const fn = type === 'create' ? wap.completeCreateRequest : wap.completeGetRequest;
-      Promise.resolve(fn.call(wap, { requestId, ...body })).catch((e) => log('warn', `complete ${type} ${requestId}: ${e && e.message}`));
-    }
-
-    /** The router's final answer for a proxied request → completeCreateRequest / completeGetRequest. */
-    function answer(type, requestId, message) {
-      pending.delete(requestId);
-      if (message.kind === 'result') {
-        let responseJson;
-        try {
-          responseJson = codec.responseJson(type, message.credential);
-        } catch (error) {
-          log('error', `proxied ${type}: malformed host credential (${error.message})`);
-          complete(type, requestId, { error: NOT_ALLOWED });
-          return;
-        }
-        served++;
-        complete(type, requestId, { responseJson });
-      } else if (message.kind === 'error') {
-        complete(type, requestId, { error: codec.errorDetails(message.error) });
-      } else {
-        complete(type, requestId, { error: HOST_GONE });
-      }
-    }
-
-    async function onRequest(type, request) {
-      const requestId = request && request.requestId;
-      if (!Number.isInteger(requestId)) return;
-      const entry = { type, handle: null, cancelled: false };
-      pending.set(requestId, entry);
-      let parsed;
+  /** The router's final answer for a proxied request → completeCreateRequest / completeGetRequest. */
+  function answer(type, requestId, message) {
+    pending.delete(requestId);
+    if (message.kind === 'result') {
+      let responseJson;
       try {
-        parsed = codec.parseRequestDetails(type, request.requestDetailsJson);
+        responseJson = codec.responseJson(type, message.credential);
       } catch (error) {
-        log('error', `proxied ${type} ${requestId}: ${error.message}`);
-        pending.delete(requestId);
+        log('error', `proxied ${type}: malformed host credential (${error.message})`);
         complete(type, requestId, { error: NOT_ALLOWED });
         return;
       }
-      const who = await attribute(type, parsed);
-      if (entry.cancelled) return;
-      if (who.refuse) {
-        log('warn', `refused proxied ${type} from ${parsed.origin}: ${who.why}`);
-        pending.delete(requestId);
-        complete(type, requestId, { error: who.refuse });
-        return;
-      }
-      entry.handle = deps.bridge.serveProxied({
-        type, options: parsed.options, origin: parsed.origin, crossOrigin: who.crossOrigin, topOrigin: who.topOrigin,
-        tabId: who.tabId, frameId: who.frameId, send: (message) => answer(type, requestId, message),
-      });
+      served++;
+      complete(type, requestId, { responseJson });
+    } else if (message.kind === 'error') {
+      complete(type, requestId, { error: codec.errorDetails(message.error) });
+    } else {
+      complete(type, requestId, { error: HOST_GONE });
     }
-
-    /** Chromium cancelled a proxied request (the page aborted, or Chromium's own timeout). */
-    function onCanceled(requestId) {
-      const entry = pending.get(requestId);
-      if (!entry) return;
-      pending.delete(requestId);
-      entry.cancelled = true;
-      if (entry.handle) deps.bridge.proxiedGone(entry.handle);
-    }
-
-    /** isUserVerifyingPlatformAuthenticatorAvailable(): the bridge serves security keys, never a platform one. */
-    function onIsUvpaa(request) {
-      if (request && Number.isInteger(request.requestId)) {
-        Promise.resolve(wap.completeIsUvpaaRequest({ requestId: request.requestId, isUvpaa: false })).catch(() => {});
-      }
-    }
-
-    /** Registers the listeners (at the service worker's top level: an event may be what wakes it). */
-    function listen() {
-      if (!wap) return;
-      wap.onCreateRequest.addListener((r) => { onRequest('create', r).catch((e) => log('error', `proxied create: ${e && e.message}`)); });
-      wap.onGetRequest.addListener((r) => { onRequest('get', r).catch((e) => log('error', `proxied get: ${e && e.message}`)); });
-      wap.onIsUvpaaRequest.addListener(onIsUvpaa);
-      wap.onRequestCanceled.addListener(onCanceled);
-    }
-
-    return {
-      listen, update, announce, onRequest, onCanceled, onIsUvpaa,
-      isAttached: () => attached,
-      settled: () => transition,
-      status: () => ({ state, detail, served, pending: pending.size }),
-    };
   }
 
-  const api = Object.freeze({ createProxy, ANNOUNCED_TTL_MS });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeProxy = api;
-})(globalThis);
+  async function onRequest(type, request) {
+    const requestId = request && request.requestId;
+    if (!Number.isInteger(requestId)) return;
+    const entry = { type, handle: null, cancelled: false };
+    pending.set(requestId, entry);
+    let parsed;
+    try {
+      parsed = codec.parseRequestDetails(type, request.requestDetailsJson);
+    } catch (error) {
+      log('error', `proxied ${type} ${requestId}: ${error.message}`);
+      pending.delete(requestId);
+      complete(type, requestId, { error: NOT_ALLOWED });
+      return;
+    }
+    const who = await attribute(type, parsed);
+    if (entry.cancelled) return;
+    if (who.refuse) {
+      log('warn', `refused proxied ${type} from ${parsed.origin}: ${who.why}`);
+      pending.delete(requestId);
+      complete(type, requestId, { error: who.refuse });
+      return;
+    }
+    entry.handle = deps.bridge.serveProxied({
+      type, options: parsed.options, origin: parsed.origin, crossOrigin: who.crossOrigin, topOrigin: who.topOrigin,
+      tabId: who.tabId, frameId: who.frameId, send: (message) => answer(type, requestId, message),
+    });
+  }
+
+  /** Chromium cancelled a proxied request (the page aborted, or Chromium's own timeout). */
+  function onCanceled(requestId) {
+    const entry = pending.get(requestId);
+    if (!entry) return;
+    pending.delete(requestId);
+    entry.cancelled = true;
+    if (entry.handle) deps.bridge.proxiedGone(entry.handle);
+  }
+
+  /** isUserVerifyingPlatformAuthenticatorAvailable(): the bridge serves security keys, never a platform one. */
+  function onIsUvpaa(request) {
+    if (request && Number.isInteger(request.requestId)) {
+      Promise.resolve(wap.completeIsUvpaaRequest({ requestId: request.requestId, isUvpaa: false })).catch(() => {});
+    }
+  }
+
+  /** Registers the listeners (at the service worker's top level: an event may be what wakes it). */
+  function listen() {
+    if (!wap) return;
+    wap.onCreateRequest.addListener((r) => { onRequest('create', r).catch((e) => log('error', `proxied create: ${e && e.message}`)); });
+    wap.onGetRequest.addListener((r) => { onRequest('get', r).catch((e) => log('error', `proxied get: ${e && e.message}`)); });
+    wap.onIsUvpaaRequest.addListener(onIsUvpaa);
+    wap.onRequestCanceled.addListener(onCanceled);
+  }
+
+  return {
+    listen, update, announce, onRequest, onCanceled, onIsUvpaa,
+    isAttached: () => attached,
+    settled: () => transition,
+    status: () => ({ state, detail, served, pending: pending.size }),
+  };
+}

@@ -5,111 +5,100 @@
  *
  * A final answer sent through a ctx (result, error, fallback) is reported to deps.answered, which keeps the
  * popup's list of last requests; a page's own abort too. Pure of browser globals (node tests it through
- * router.js). Exposes `WebAuthnBridgeRequesters` on the background's global, or module.exports under node.
+ * router.js).
  */
-(function (root) {
-  'use strict';
+import { isPlainObject, isRequestId } from '../common/protocol.js';
+import { originFromSender } from './admission.js';
 
-  // Requests of one document the bridge remembers the type of, until answered (for the popup's list only).
-  const MAX_OPEN_PER_DOCUMENT = 16;
-  const FINAL_KINDS = new Set(['result', 'error', 'fallback']);
-  const PROXIED_RID = 'proxy';
+// Requests of one document the bridge remembers the type of, until answered (for the popup's list only).
+const MAX_OPEN_PER_DOCUMENT = 16;
+const FINAL_KINDS = new Set(['result', 'error', 'fallback']);
+export const PROXIED_RID = 'proxy';
 
-  const { originFromSender } = typeof module === 'object' && module && module.exports
-    ? require('./admission.js') : root.WebAuthnBridgeAdmission;
-
-  const { isPlainObject, isRequestId } = typeof module === 'object' && module && module.exports
-    ? require('../common/protocol.js') : root.WebAuthnBridgeProtocol;
-
-  /**
-   * deps:
-   *   now()                       → ms
-   *   nextPageId()                → a number unique over the background's lifetime
-   *   request(ctx, message)       → a page's create/get, well-formed
-   *   cancel(ctx, rid)            → the page aborted `rid`
-   *   capabilities()              → the host's capabilities, or null when it is not connected
-   *   gone(ctx)                   → the requester went away: nothing more to answer
-   *   answered(ctx, type, message) → a final answer went out (or the page aborted: {kind: 'aborted'})
-   */
-  function createRequesters(deps) {
-    function context(fields, deliver) {
-      const ctx = {
-        pageId: deps.nextPageId(),
-        connectedAt: deps.now(),
-        alive: true,
-        cancelled: new Set(),    // rids cancelled before their request reached the host
-        open: new Map(),         // rid → type, until answered
-        ...fields,
-        send(message) {
-          if (!ctx.alive) return;
-          if (isPlainObject(message) && FINAL_KINDS.has(message.kind) && ctx.open.has(message.rid)) {
-            const type = ctx.open.get(message.rid);
-            ctx.open.delete(message.rid);
-            deps.answered(ctx, type, message);
-          }
-          deliver(message);
-        },
-      };
-      return ctx;
-    }
-
-    /** A content-script port: its messages become requests, cancels and capability questions. */
-    function attachFrame(port) {
-      const sender = port.sender || {};
-      const ctx = context({
-        tabId: sender.tab && Number.isInteger(sender.tab.id) ? sender.tab.id : -1,
-        frameId: Number.isInteger(sender.frameId) ? sender.frameId : 0,
-        sender,
-        trusted: originFromSender(sender),
-      }, (message) => {
-        try { port.postMessage(message); } catch (_) { ctx.alive = false; }
-      });
-      port.onMessage.addListener((message) => pageMessage(ctx, message));
-      port.onDisconnect.addListener(() => deps.gone(ctx));
-      return ctx;
-    }
-
-    function pageMessage(ctx, message) {
-      if (!isPlainObject(message) || !isRequestId(message.rid)) return;
-      switch (message.kind) {
-        case 'request':
-          if ((message.type === 'create' || message.type === 'get') && isPlainObject(message.options)) {
-            if (ctx.open.size < MAX_OPEN_PER_DOCUMENT) ctx.open.set(message.rid, message.type);
-            deps.request(ctx, message);
-          }
-          break;
-        case 'cancel':
-          if (ctx.open.has(message.rid)) {
-            deps.answered(ctx, ctx.open.get(message.rid), { kind: 'aborted', rid: message.rid });
-            ctx.open.delete(message.rid);
-          }
-          deps.cancel(ctx, message.rid);
-          break;
-        case 'capabilities':
-          ctx.send({ kind: 'capabilities', rid: message.rid, capabilities: deps.capabilities() });
-          break;
-        default:
-          break;
-      }
-    }
-
-    /** A request Chromium proxied, attributed to its tab and frame; `send` gets its one final answer. */
-    function proxied({ type, origin, crossOrigin, topOrigin, tabId, frameId, send }) {
-      const ctx = context({
-        tabId, frameId, sender: null, proxied: true,
-        trusted: crossOrigin ? { origin, topOrigin } : { origin },
-      }, (message) => {
-        ctx.alive = false;
-        send(message);
-      });
-      ctx.open.set(PROXIED_RID, type);
-      return ctx;
-    }
-
-    return { attachFrame, proxied };
+/**
+ * deps:
+ *   now()                       → ms
+ *   nextPageId()                → a number unique over the background's lifetime
+ *   request(ctx, message)       → a page's create/get, well-formed
+ *   cancel(ctx, rid)            → the page aborted `rid`
+ *   capabilities()              → the host's capabilities, or null when it is not connected
+ *   gone(ctx)                   → the requester went away: nothing more to answer
+ *   answered(ctx, type, message) → a final answer went out (or the page aborted: {kind: 'aborted'})
+ */
+export function createRequesters(deps) {
+  function context(fields, deliver) {
+    const ctx = {
+      pageId: deps.nextPageId(),
+      connectedAt: deps.now(),
+      alive: true,
+      cancelled: new Set(),    // rids cancelled before their request reached the host
+      open: new Map(),         // rid → type, until answered
+      ...fields,
+      send(message) {
+        if (!ctx.alive) return;
+        if (isPlainObject(message) && FINAL_KINDS.has(message.kind) && ctx.open.has(message.rid)) {
+          const type = ctx.open.get(message.rid);
+          ctx.open.delete(message.rid);
+          deps.answered(ctx, type, message);
+        }
+        deliver(message);
+      },
+    };
+    return ctx;
   }
 
-  const api = Object.freeze({ PROXIED_RID, createRequesters });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeRequesters = api;
-})(globalThis);
+  /** A content-script port: its messages become requests, cancels and capability questions. */
+  function attachFrame(port) {
+    const sender = port.sender || {};
+    const ctx = context({
+      tabId: sender.tab && Number.isInteger(sender.tab.id) ? sender.tab.id : -1,
+      frameId: Number.isInteger(sender.frameId) ? sender.frameId : 0,
+      sender,
+      trusted: originFromSender(sender),
+    }, (message) => {
+      try { port.postMessage(message); } catch (_) { ctx.alive = false; }
+    });
+    port.onMessage.addListener((message) => pageMessage(ctx, message));
+    port.onDisconnect.addListener(() => deps.gone(ctx));
+    return ctx;
+  }
+
+  function pageMessage(ctx, message) {
+    if (!isPlainObject(message) || !isRequestId(message.rid)) return;
+    switch (message.kind) {
+      case 'request':
+        if ((message.type === 'create' || message.type === 'get') && isPlainObject(message.options)) {
+          if (ctx.open.size < MAX_OPEN_PER_DOCUMENT) ctx.open.set(message.rid, message.type);
+          deps.request(ctx, message);
+        }
+        break;
+      case 'cancel':
+        if (ctx.open.has(message.rid)) {
+          deps.answered(ctx, ctx.open.get(message.rid), { kind: 'aborted', rid: message.rid });
+          ctx.open.delete(message.rid);
+        }
+        deps.cancel(ctx, message.rid);
+        break;
+      case 'capabilities':
+        ctx.send({ kind: 'capabilities', rid: message.rid, capabilities: deps.capabilities() });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A request Chromium proxied, attributed to its tab and frame; `send` gets its one final answer. */
+  function proxied({ type, origin, crossOrigin, topOrigin, tabId, frameId, send }) {
+    const ctx = context({
+      tabId, frameId, sender: null, proxied: true,
+      trusted: crossOrigin ? { origin, topOrigin } : { origin },
+    }, (message) => {
+      ctx.alive = false;
+      send(message);
+    });
+    ctx.open.set(PROXIED_RID, type);
+    return ctx;
+  }
+
+  return { attachFrame, proxied };
+}

@@ -2,190 +2,179 @@
  * router.js — the request path: from a requester (requesters.js) through admission, the per-site switch and the
  * focus queue (host-queue.js) to the host (host-port.js), and the host's answers back to the right tab+frame.
  *
- * Loaded by background/main.js: through importScripts() in Chromium's (classic) service worker, and in the
- * order of `background.scripts` in Firefox's background page. Exposes `WebAuthnBridgeRouter` on the
- * background's global (never visible to pages), or module.exports under node.
- *
  * It owns: host request ids and their routing back, cancel on abort/close/navigation/port loss, and the
  * fallback decision when the host is unreachable; intake.js decides what reaches the queue. Requests Chromium
  * proxied (proxy.js) enter through serveProxied() and share the queue, the focus rule and the security-key
  * window with the page's. It does not know about pages, DOM or badges: those are callbacks in `deps`.
  */
-(function (root) {
-  'use strict';
+import { isPlainObject } from '../common/protocol.js';
+import { entryFor } from './history.js';
+import { createHostQueue } from './host-queue.js';
+import { TIMED_OUT, createInFlight } from './in-flight.js';
+import { createIntake } from './intake.js';
+import { createRequesters } from './requesters.js';
 
-  const PORT_NAME = 'webauthn-bridge';
-  // What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
-  const USER_CANCELLED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
-  const PENDING = 'A request is already pending.';
+export const PORT_NAME = 'webauthn-bridge';
+// What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
+const USER_CANCELLED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
+const PENDING = 'A request is already pending.';
 
-  const { loaded } = typeof module === 'object' && module && module.exports
-    ? require('./modules.js') : root.WebAuthnBridgeModules;
 
-  const { TIMED_OUT } = loaded('./in-flight.js', 'WebAuthnBridgeInFlight');
-  const { isPlainObject } = loaded('../common/protocol.js', 'WebAuthnBridgeProtocol');
-
-  /**
-   * The stateful part. deps:
-   *   connectNative(), disconnectError(port), setIndicator(state)  → the native port (host-port.js)
-   *   loadSiteList()           → Promise<string[]> of per-site switch lines
-   *   setTimeout/clearTimeout, now()
-   *   log(level, text)         → never passed secrets
-   *   prompt                   → the security-key window (background/prompt-window.js): status(id, request,
-   *                              frame) and ended(id, request, error); status frames go there, never to a page
-   *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
-   *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
-   *   proxy                    → optional, Chromium's webAuthenticationProxy path (background/proxy.js):
-   *                              isAttached() and announce(record); when attached, an admitted page request is
-   *                              announced and answered `fallback`, so the page calls the browser's own
-   *                              create/get, which Chromium proxies back here (serveProxied)
-   *   history                  → optional, the popup's last requests (background/history.js): record(entry)
-   */
-  function createBridge(deps) {
-    const log = deps.log || (() => {});
-    const prompt = deps.prompt || { status() {}, ended() {} };
-    const historyModule = loaded('./history.js', 'WebAuthnBridgeHistory');
-    const flight = loaded('./in-flight.js', 'WebAuthnBridgeInFlight').createInFlight({ ...deps, log, prompt, queue: () => queue });
-    const { host, requests, cancel } = flight;
-    const queue = loaded('./host-queue.js', 'WebAuthnBridgeHostQueue').createHostQueue({
-      isTabFocused: (tabId) => deps.isTabFocused(tabId),
-      send: (entry) => flight.dispatch(entry),
-      preempt: (id, entry) => {
-        const req = requests.get(id);
-        if (req) cancel(id, req);
-        log('debug', `${id} (tab ${entry.tabId}) waits again: a focused tab asked`);
-      },
-      expired: (entry) => entry.ctx.send({ kind: 'error', rid: entry.rid, error: { name: 'NotAllowedError', message: TIMED_OUT } }),
-      setTimeout: deps.setTimeout,
-      clearTimeout: deps.clearTimeout,
-    });
-    const requesters = loaded('./requesters.js', 'WebAuthnBridgeRequesters').createRequesters({
-      now: deps.now,
-      nextPageId: () => ++pageSeq,
-      request: (ctx, message) => intake.request(ctx, message).catch((error) => log('error', `request failed: ${error && error.message}`)),
-      cancel: pageCancelled,
-      capabilities,
-      gone: requesterGone,
-      answered,
-    });
-    const intake = loaded('./intake.js', 'WebAuthnBridgeIntake').createIntake({ ...deps, log, enqueue });
-    let pageSeq = 0;
-
-    /** A final answer went out to a requester: the popup lists it (trusted origin, type, outcome only). */
-    function answered(ctx, type, message) {
-      if (!deps.history) return;
-      const trusted = ctx.trusted || {};
-      deps.history.record(historyModule.entryFor({ time: deps.now(), type, origin: trusted.origin, topOrigin: trusted.topOrigin, message }));
-    }
-
-    /** One request per tab; it waits in host-queue.js for the host and its tab's focus. */
-    function enqueue(entry) {
-      const { ctx, rid, tabId } = entry;
-      if (queue.hasTab(tabId) || [...requests.values()].some((req) => req.tabId === tabId)) {
-        ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: PENDING } });
-      } else if (!host.connect()) {
-        ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
-      } else {
-        queue.add(entry);
-      }
-    }
-
-    /** The page aborted `rid`: at the host, in the queue, or before it got that far. */
-    function pageCancelled(ctx, rid) {
-      const [id, req] = flight.find(ctx, rid);
-      if (id) return cancel(id, req);
-      if (queue.drop((e) => e.ctx === ctx && e.rid === rid).length === 0 && ctx.cancelled.size < 16) ctx.cancelled.add(rid);
-    }
-
-    /** getClientCapabilities(): the host's, while it is connected; null sends the page to the browser's own. */
-    function capabilities() {
-      const connected = host.state().state === 'connected';
-      const info = host.info();
-      const caps = connected && info && isPlainObject(info.capabilities) ? info.capabilities : null;
-      return connected ? (caps || {}) : null;
-    }
-
-    /** The requester went away (frame closed, or Chromium cancelled a proxied request): nothing to answer. */
-    function requesterGone(ctx) {
-      ctx.alive = false;
-      queue.drop((e) => e.ctx === ctx);
-      for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
-    }
-
-    /**
-     * A request Chromium proxied (background/proxy.js), attributed to its tab and frame. `send` gets the one
-     * final answer (result, error, or fallback when the host is gone). Returns the handle for proxiedGone().
-     */
-    function serveProxied(fields) {
-      const { type, options, origin, crossOrigin, topOrigin, tabId, frameId } = fields;
-      const ctx = requesters.proxied(fields);
-      const caller = crossOrigin ? { origin, topOrigin, crossOrigin: true } : { origin, crossOrigin: false };
-      enqueue({ ctx, rid: 'proxy', type, tabId, frameId, options, caller });
-      return ctx;
-    }
-
-    /** Proxied requests whose page is gone (tab closed, navigated): Chromium is told, as its own would abort. */
-    function abandoned(ctxs) {
-      for (const ctx of ctxs) {
-        if (ctx.proxied) ctx.send({ kind: 'error', rid: 'proxy', error: { name: 'AbortError', message: 'The operation was aborted.' } });
-      }
-    }
-
-    /** The user chose an account in the security-key window (never a frame: frames cannot choose). */
-    function select(id, index) {
-      if (requests.has(id) && Number.isInteger(index) && index >= 0) host.send({ id, type: 'select', index });
-    }
-
-    /** The user closed the security-key window: cancel, and tell the page what Chromium says when its dialog is
-     *  cancelled. */
-    function userCancelled(id) {
+/**
+ * The stateful part. deps:
+ *   connectNative(), disconnectError(port), setIndicator(state)  → the native port (host-port.js)
+ *   loadSiteList()           → Promise<string[]> of per-site switch lines
+ *   setTimeout/clearTimeout, now()
+ *   log(level, text)         → never passed secrets
+ *   prompt                   → the security-key window (background/prompt-window.js): status(id, request,
+ *                              frame) and ended(id, request, error); status frames go there, never to a page
+ *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
+ *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
+ *   proxy                    → optional, Chromium's webAuthenticationProxy path (background/proxy.js):
+ *                              isAttached() and announce(record); when attached, an admitted page request is
+ *                              announced and answered `fallback`, so the page calls the browser's own
+ *                              create/get, which Chromium proxies back here (serveProxied)
+ *   history                  → optional, the popup's last requests (background/history.js): record(entry)
+ */
+export function createBridge(deps) {
+  const log = deps.log || (() => {});
+  const prompt = deps.prompt || { status() {}, ended() {} };
+  const flight = createInFlight({ ...deps, log, prompt, queue: () => queue });
+  const { host, requests, cancel } = flight;
+  const queue = createHostQueue({
+    isTabFocused: (tabId) => deps.isTabFocused(tabId),
+    send: (entry) => flight.dispatch(entry),
+    preempt: (id, entry) => {
       const req = requests.get(id);
-      if (!req) return;
-      cancel(id, req);
-      req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: USER_CANCELLED } });
-    }
+      if (req) cancel(id, req);
+      log('debug', `${id} (tab ${entry.tabId}) waits again: a focused tab asked`);
+    },
+    expired: (entry) => entry.ctx.send({ kind: 'error', rid: entry.rid, error: { name: 'NotAllowedError', message: TIMED_OUT } }),
+    setTimeout: deps.setTimeout,
+    clearTimeout: deps.clearTimeout,
+  });
+  const requesters = createRequesters({
+    now: deps.now,
+    nextPageId: () => ++pageSeq,
+    request: (ctx, message) => intake.request(ctx, message).catch((error) => log('error', `request failed: ${error && error.message}`)),
+    cancel: pageCancelled,
+    capabilities,
+    gone: requesterGone,
+    answered,
+  });
+  const intake = createIntake({ ...deps, log, enqueue });
+  let pageSeq = 0;
 
-    function tabClosed(tabId) {
-      const gone = queue.drop((e) => e.tabId === tabId).map((e) => e.ctx);
-      for (const [id, req] of requests) if (req.tabId === tabId) { cancel(id, req); gone.push(req.ctx); }
-      abandoned(gone);
-    }
-
-    /** A tab was activated or a window gained or lost focus: a held request may go now. */
-    function focusChanged() {
-      queue.pump();
-    }
-
-    /**
-     * A cross-document navigation committed in tab/frame at `timeStamp`. Requests from documents that
-     * connected before it are from the page being left; frame 0 takes all its subframes with it.
-     */
-    function frameNavigated(tabId, frameId, timeStamp) {
-      const gone = queue.drop((e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp).map((e) => e.ctx);
-      for (const [id, req] of requests) {
-        if (req.tabId !== tabId || (frameId !== 0 && req.frameId !== frameId)) continue;
-        if (req.ctx.connectedAt <= timeStamp) { cancel(id, req); gone.push(req.ctx); }
-      }
-      abandoned(gone);
-    }
-
-    /** What the options page and the popup show: connection state, the host's whole `info` answer (versions,
-     *  keys, log), the last requests. */
-    function status() {
-      const info = host.info();
-      return { ...host.state(), info: info ? { ...info } : null, pending: requests.size + queue.waitingCount(),
-        proxy: deps.proxy && deps.proxy.status ? deps.proxy.status() : null,
-        history: deps.history ? deps.history.list() : [] };
-    }
-
-    return {
-      start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled,
-      tabClosed, frameNavigated, focusChanged, sitesChanged: intake.sitesChanged, status, refreshInfo: host.refreshInfo,
-      pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),
-    };
+  /** A final answer went out to a requester: the popup lists it (trusted origin, type, outcome only). */
+  function answered(ctx, type, message) {
+    if (!deps.history) return;
+    const trusted = ctx.trusted || {};
+    deps.history.record(entryFor({ time: deps.now(), type, origin: trusted.origin, topOrigin: trusted.topOrigin, message }));
   }
 
-  const api = Object.freeze({ PORT_NAME, createBridge });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeRouter = api;
-})(globalThis);
+  /** One request per tab; it waits in host-queue.js for the host and its tab's focus. */
+  function enqueue(entry) {
+    const { ctx, rid, tabId } = entry;
+    if (queue.hasTab(tabId) || [...requests.values()].some((req) => req.tabId === tabId)) {
+      ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: PENDING } });
+    } else if (!host.connect()) {
+      ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
+    } else {
+      queue.add(entry);
+    }
+  }
+
+  /** The page aborted `rid`: at the host, in the queue, or before it got that far. */
+  function pageCancelled(ctx, rid) {
+    const [id, req] = flight.find(ctx, rid);
+    if (id) return cancel(id, req);
+    if (queue.drop((e) => e.ctx === ctx && e.rid === rid).length === 0 && ctx.cancelled.size < 16) ctx.cancelled.add(rid);
+  }
+
+  /** getClientCapabilities(): the host's, while it is connected; null sends the page to the browser's own. */
+  function capabilities() {
+    const connected = host.state().state === 'connected';
+    const info = host.info();
+    const caps = connected && info && isPlainObject(info.capabilities) ? info.capabilities : null;
+    return connected ? (caps || {}) : null;
+  }
+
+  /** The requester went away (frame closed, or Chromium cancelled a proxied request): nothing to answer. */
+  function requesterGone(ctx) {
+    ctx.alive = false;
+    queue.drop((e) => e.ctx === ctx);
+    for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
+  }
+
+  /**
+   * A request Chromium proxied (background/proxy.js), attributed to its tab and frame. `send` gets the one
+   * final answer (result, error, or fallback when the host is gone). Returns the handle for proxiedGone().
+   */
+  function serveProxied(fields) {
+    const { type, options, origin, crossOrigin, topOrigin, tabId, frameId } = fields;
+    const ctx = requesters.proxied(fields);
+    const caller = crossOrigin ? { origin, topOrigin, crossOrigin: true } : { origin, crossOrigin: false };
+    enqueue({ ctx, rid: 'proxy', type, tabId, frameId, options, caller });
+    return ctx;
+  }
+
+  /** Proxied requests whose page is gone (tab closed, navigated): Chromium is told, as its own would abort. */
+  function abandoned(ctxs) {
+    for (const ctx of ctxs) {
+      if (ctx.proxied) ctx.send({ kind: 'error', rid: 'proxy', error: { name: 'AbortError', message: 'The operation was aborted.' } });
+    }
+  }
+
+  /** The user chose an account in the security-key window (never a frame: frames cannot choose). */
+  function select(id, index) {
+    if (requests.has(id) && Number.isInteger(index) && index >= 0) host.send({ id, type: 'select', index });
+  }
+
+  /** The user closed the security-key window: cancel, and tell the page what Chromium says when its dialog is
+   *  cancelled. */
+  function userCancelled(id) {
+    const req = requests.get(id);
+    if (!req) return;
+    cancel(id, req);
+    req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: USER_CANCELLED } });
+  }
+
+  function tabClosed(tabId) {
+    const gone = queue.drop((e) => e.tabId === tabId).map((e) => e.ctx);
+    for (const [id, req] of requests) if (req.tabId === tabId) { cancel(id, req); gone.push(req.ctx); }
+    abandoned(gone);
+  }
+
+  /** A tab was activated or a window gained or lost focus: a held request may go now. */
+  function focusChanged() {
+    queue.pump();
+  }
+
+  /**
+   * A cross-document navigation committed in tab/frame at `timeStamp`. Requests from documents that
+   * connected before it are from the page being left; frame 0 takes all its subframes with it.
+   */
+  function frameNavigated(tabId, frameId, timeStamp) {
+    const gone = queue.drop((e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp).map((e) => e.ctx);
+    for (const [id, req] of requests) {
+      if (req.tabId !== tabId || (frameId !== 0 && req.frameId !== frameId)) continue;
+      if (req.ctx.connectedAt <= timeStamp) { cancel(id, req); gone.push(req.ctx); }
+    }
+    abandoned(gone);
+  }
+
+  /** What the options page and the popup show: connection state, the host's whole `info` answer (versions,
+   *  keys, log), the last requests. */
+  function status() {
+    const info = host.info();
+    return { ...host.state(), info: info ? { ...info } : null, pending: requests.size + queue.waitingCount(),
+      proxy: deps.proxy && deps.proxy.status ? deps.proxy.status() : null,
+      history: deps.history ? deps.history.list() : [] };
+  }
+
+  return {
+    start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled,
+    tabClosed, frameNavigated, focusChanged, sitesChanged: intake.sitesChanged, status, refreshInfo: host.refreshInfo,
+    pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),
+  };
+}

@@ -5,8 +5,10 @@
  *   - the isolated content script (content/relay.js), which gathers the facts of its document through its own
  *     wrappers (window.origin, document.featurePolicy, navigator.userActivation, the parent chain) and applies
  *     these rules before anything leaves the document;
- *   - the background (background/router.js), the last line: it applies them again to the relay's facts merged
- *     with its own (sender.origin, the webNavigation frame tree, the tab's focus).
+ *   - the background (background/intake.js, through common/relay-shared.js), the last line: it applies them
+ *     again to the relay's facts merged with its own (sender.origin, the webNavigation frame tree, the tab's focus).
+ * So it is a classic script, as common/message-checks.js is (loaded before it in both places), and puts one
+ * frozen object, `WebAuthnBridgeFrameRules`, on the global of the realm that runs it.
  * The refusals carry Chromium 156's own DOMException names and messages, in Chromium's order (permissions
  * policy, then user activation for a cross-origin create, then the opaque origin), as measured with its own
  * WebAuthn in the same scenarios (docs/extension.md, "Who may call").
@@ -16,9 +18,8 @@
 (function (root) {
   'use strict';
 
-  // common/protocol.js, loaded before this file in both places.
-  const { isPlainObject } = typeof module === 'object' && module && module.exports
-    ? require('./protocol.js') : root.WebAuthnBridgeProtocol;
+  // common/message-checks.js, loaded before this file in both places.
+  const { isPlainObject } = root.WebAuthnBridgeMessageChecks;
 
   function refusal(message) {
     return { name: 'NotAllowedError', message };
@@ -83,7 +84,5 @@
     return null;
   }
 
-  const api = Object.freeze({ REFUSALS, FALLBACK_CROSS_ORIGIN, parseFrameFacts, frameVerdict });
-  if (typeof module === 'object' && module && module.exports) module.exports = api;
-  else root.WebAuthnBridgeFrameRules = api;
+  root.WebAuthnBridgeFrameRules = Object.freeze({ REFUSALS, FALLBACK_CROSS_ORIGIN, parseFrameFacts, frameVerdict });
 })(globalThis);

@@ -18,9 +18,9 @@
   const CHANNEL = 'webauthn-bridge/v1';
   const PORT_NAME = 'webauthn-bridge';
 
-  // common/protocol.js, loaded before this file in this isolated world (the page's script cannot reach it).
-  const { isPlainObject, isRequestId } = typeof module === 'object' && module && module.exports
-    ? require('../common/protocol.js') : root.WebAuthnBridgeProtocol;
+  // common/message-checks.js and common/frame-rules.js, loaded before this file in this isolated world (the
+  // page's script cannot reach its global): classic scripts the background imports as well (common/relay-shared.js).
+  const { isPlainObject, isRequestId } = root.WebAuthnBridgeMessageChecks;
 
   /** Validates a page→relay message; returns it or null. Only these kinds: the account choice, for one,
    *  comes from the security-key window and never from the page. */
@@ -191,7 +191,7 @@
     return;
   }
   const ext = root.browser ?? root.chrome;
-  if (ext && ext.runtime && root.WebAuthnBridgeFrameRules && root.WebAuthnBridgeProtocol) {
+  if (ext && ext.runtime && root.WebAuthnBridgeFrameRules) {
     // `window`, not globalThis: in Firefox the content-script global is a sandbox, and event.source is the
     // (Xray-wrapped) window itself.
     createRelay({ win: window, runtime: ext.runtime, rules: root.WebAuthnBridgeFrameRules });

@@ -3,11 +3,9 @@
  * "proxyPath": boolean, background/proxy.js) and a view of the host state. background/main.js picks up changes
  * through storage.onChanged; nothing else is stored.
  */
-'use strict';
+import { PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
 
 const api = globalThis.browser ?? globalThis.chrome;
-const SITES_KEY = 'browserSites';
-const PROXY_KEY = 'proxyPath';
 // What background/proxy.js's states mean for the user.
 const PROXY_STATES = {
   attached: 'Requests are served through Chromium\'s WebAuthn proxy',
@@ -35,7 +33,7 @@ let lastStatus = null;
 async function showHost() {
   const el = document.getElementById('host');
   try {
-    const s = await api.runtime.sendMessage({ kind: 'bridge-status' });
+    const s = await api.runtime.sendMessage({ kind: STATUS_MESSAGE });
     lastStatus = s;
     const version = s.info && s.info.version ? ` (host ${s.info.version})` : '';
     const why = s.state === 'unavailable' ? ` — ${s.reason}${s.detail ? `: ${s.detail}` : ''}. Sites use the browser's own WebAuthn.` : '';

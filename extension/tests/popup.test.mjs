@@ -1,13 +1,10 @@
 // The toolbar popup's logic: the request history the background keeps (background/history.js, fed by the bridge
-// in router.js) and what popup/popup.js renders from a status answer, including hostile strings.
+// in router.js) and what popup/view.js renders from a status answer, including hostile strings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const history = require('../background/history.js');
-const popup = require('../popup/popup.js');
-const router = require('../background/router.js');
+import * as history from '../background/history.js';
+import * as router from '../background/router.js';
+import * as popup from '../popup/view.js';
 
 // ---- history.js ----
 
@@ -123,7 +120,7 @@ test('refresh: the bridge asks the host for info again and answers with it; a lo
   assert.deepEqual((await silent).devices, [{ product: 'Key' }]);
 });
 
-// ---- popup.js rendering, in a small stand-in DOM that has no HTML parser at all ----
+// ---- popup/view.js rendering, in a small stand-in DOM that has no HTML parser at all ----
 
 class Element {
   constructor(tag) { this.tagName = tag; this.children = []; this.dataset = {}; this.className = ''; this.ownText = ''; }

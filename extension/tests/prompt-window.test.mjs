@@ -3,15 +3,12 @@
 // never gets, and what closing it does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const router = require('../background/router.js');
-const promptWindow = require('../background/prompt-window.js');
-const promptPage = require('../prompt/prompt.js');
+import * as promptWindow from '../background/prompt-window.js';
+import * as router from '../background/router.js';
+import { PROMPT_PAGE_PATH } from '../common/extension-names.js';
 
 const EXTENSION = 'chrome-extension://ext/';
-const PAGE_URL = `${EXTENSION}${promptWindow.PAGE_PATH}`;
+const PAGE_URL = `${EXTENSION}${PROMPT_PAGE_PATH}`;
 
 function event() {
   const listeners = [];
@@ -309,8 +306,4 @@ test('a window that cannot be opened ends the request as a cancel: no chooser wa
   assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
   assert.equal(port.sent[0].error.name, 'NotAllowedError');
   assert.equal(t.prompts.openCount(), 0);
-});
-
-test('the prompt page and the background speak on the same port name', () => {
-  assert.equal(promptPage.PORT_NAME, promptWindow.PORT_NAME);
 });

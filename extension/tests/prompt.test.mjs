@@ -1,10 +1,7 @@
-// prompt/prompt.js's pure parts: the sentences the user reads, who asks, and which input counts.
+// prompt/view.js: the sentences the user reads, who asks, and which input counts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const prompt = require('../prompt/prompt.js');
+import * as prompt from '../prompt/view.js';
 
 test('a sentence for every status the host sends; unknown ones read as "working"', () => {
   assert.equal(prompt.statusText('touch'), 'Touch your security key.');

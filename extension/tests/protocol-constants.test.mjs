@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import * as protocol from '../common/protocol.js';
+import * as prompt from '../prompt/view.js';
 
-const require = createRequire(import.meta.url);
-const protocol = require('../common/protocol.js');
-const prompt = require('../prompt/prompt.js');
-const codec = require('../page/codec.js');
+// page/codec.js is a classic script (the page's world cannot load modules): CommonJS to node.
+const codec = createRequire(import.meta.url)('../page/codec.js');
 const shared = JSON.parse(readFileSync(new URL('../../docs/protocol-constants.json', import.meta.url), 'utf8'));
 
 const sorted = (values) => [...values].sort();

@@ -2,12 +2,9 @@
 // chrome.webAuthenticationProxy and the real router.js behind it (fake native port).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const codec = require('../background/proxy-codec.js');
-const { createProxy } = require('../background/proxy.js');
-const router = require('../background/router.js');
+import * as codec from '../background/proxy-codec.js';
+import { createProxy } from '../background/proxy.js';
+import * as router from '../background/router.js';
 
 const ORIGIN = 'https://example.com';
 // What Chromium 156 hands over for a page's create() (captured from a headless run, origin changed).

@@ -2,12 +2,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import * as rules from '../common/relay-shared.js';
+import { LIMITS } from '../common/protocol.js';
 
+// relay.js and page/codec.js are classic scripts (content scripts cannot be modules): CommonJS to node. relay.js
+// reads the frame rules and message checks from the global, where importing common/relay-shared.js put them.
 const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
 const relayModule = require('../content/relay.js');
 const { createRelay } = relayModule;
-const rules = require('../common/frame-rules.js');
 
 function event() {
   const listeners = [];
@@ -148,7 +151,7 @@ test('page messages are shape-checked; select is never accepted from the page', 
   assert.equal(parse({ channel: C, dir: 'to-page', kind: 'cancel', rid: 'a' }), null);
   assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: '' }), null);
   // The host's rule for an id (common/protocol.js isRequestId): at most LIMITS.requestIdBytes UTF-8 bytes.
-  const limit = require('../common/protocol.js').LIMITS.requestIdBytes;
+  const limit = LIMITS.requestIdBytes;
   assert.ok(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: 'x'.repeat(limit) }));
   assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: 'x'.repeat(limit + 1) }), null);
   assert.equal(parse({ channel: C, dir: 'to-relay', kind: 'cancel', rid: 'é'.repeat(limit / 2 + 1) }), null);

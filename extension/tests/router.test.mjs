@@ -1,15 +1,13 @@
 // background/router.js: trusted origins, fallback decisions, per-site switch, routing between frames and host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
+import * as admission from '../background/admission.js';
+import * as hostPort from '../background/host-port.js';
+import * as inFlight from '../background/in-flight.js';
+import * as router from '../background/router.js';
+import * as siteList from '../background/site-list.js';
+import { REFUSALS } from '../common/relay-shared.js';
 
-const require = createRequire(import.meta.url);
-const router = require('../background/router.js');
-const hostPort = require('../background/host-port.js');
-const admission = require('../background/admission.js');
-const inFlight = require('../background/in-flight.js');
-const siteList = require('../background/site-list.js');
-const { REFUSALS } = require('../common/frame-rules.js');
 const OPAQUE = { name: 'NotAllowedError', message: "The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects." };
 const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
 

@@ -1,15 +1,20 @@
-// Every script of the extension parses as the classic script a browser loads it as (node --test parses the .mjs
-// tests itself) and keeps the few rules a browser would not report; every script the manifest, the background's
-// importScripts and the extension pages name exists — a broken name there leaves a browser without the bridge,
-// and no test of the logic would notice.
+// How the browsers load the extension's scripts, checked without a browser: the background and the extension's
+// pages are ES modules (the manifest names background/main.js alone, each page one <script type="module">, and
+// the imports are the load order); the content scripts are classic scripts (page/, content/, and the two common/
+// files the relay shares with the background, which parse both ways). Every file the manifest, a page or an
+// import names exists, and every script is reached — a broken name leaves a browser without the bridge, and no
+// test of the logic would notice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
+const rel = (path) => relative(root, path);
 
 function filesUnder(dir, endings) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -19,44 +24,91 @@ function filesUnder(dir, endings) {
   });
 }
 
-const scripts = filesUnder(root, ['.js', '.mjs']);
+const pages = filesUnder(root, ['.html']);
 
-test('every script parses as a classic script', () => {
-  for (const file of scripts.filter((path) => path.endsWith('.js'))) {
-    assert.doesNotThrow(() => new Script(readFileSync(file, 'utf8'), { filename: file }), relative(root, file));
+/** The <script> elements of an extension page: [{src (absolute), module}]. */
+function pageScripts(page) {
+  return [...readFileSync(page, 'utf8').matchAll(/<script([^>]*)>/g)].map(([, attributes]) => ({
+    src: resolve(dirname(page), (attributes.match(/\ssrc="([^"]+)"/) || [])[1] || ''),
+    module: /\stype="module"/.test(attributes),
+  }));
+}
+
+/** The specifiers a module imports or re-exports from. */
+function importsOf(source) {
+  const statements = /^(?:import\s+(?:[^;']*?\sfrom\s+)?|export\s+[^;']*?\sfrom\s+)'([^']+)'/gm;
+  return [...source.matchAll(statements)].map((m) => m[1]);
+}
+
+/** Every file reached from the module roots through static imports (JSON included). */
+function moduleGraph(roots) {
+  const seen = new Set();
+  const todo = [...roots];
+  while (todo.length) {
+    const file = todo.pop();
+    if (seen.has(file)) continue;
+    assert.ok(existsSync(file), `${rel(file)} is imported but does not exist`);
+    seen.add(file);
+    if (file.endsWith('.js')) todo.push(...importsOf(readFileSync(file, 'utf8')).map((spec) => resolve(dirname(file), spec)));
+  }
+  return seen;
+}
+
+const background = join(root, manifest.background.service_worker);
+const moduleRoots = [background, ...pages.flatMap(pageScripts).filter((s) => s.module).map((s) => s.src)];
+const modules = moduleGraph(moduleRoots);
+const backgroundModules = moduleGraph([background]);
+const classic = new Set(manifest.content_scripts.flatMap((entry) => entry.js).map((path) => join(root, path)));
+const scripts = filesUnder(root, ['.js']);
+
+test('both browsers get one module background: Chromium the service worker, Firefox the same file as its page', () => {
+  assert.equal(manifest.background.type, 'module');
+  assert.deepEqual(manifest.background.scripts, [manifest.background.service_worker]);
+});
+
+test('every extension page loads its scripts as modules, and each exists', () => {
+  for (const page of pages) {
+    for (const script of pageScripts(page)) {
+      assert.ok(script.module, `${rel(page)} loads ${rel(script.src)} as a classic script`);
+      assert.ok(existsSync(script.src), `${rel(page)} loads ${rel(script.src)}, which does not exist`);
+    }
+  }
+});
+
+test('every content script exists, and none is listed in two entries (Chromium would run it in the first only)', () => {
+  const listed = manifest.content_scripts.flatMap((entry) => entry.js);
+  for (const path of listed) assert.ok(existsSync(join(root, path)), `manifest.json names ${path}`);
+  assert.equal(new Set(listed).size, listed.length, `a file in two content-script entries: ${listed}`);
+});
+
+test('every script is loaded by something: the module graph or the content scripts', () => {
+  for (const file of scripts) assert.ok(modules.has(file) || classic.has(file), `${rel(file)} is loaded by nothing`);
+});
+
+test('modules parse as modules, content scripts as classic scripts (the shared common/ files both ways)', () => {
+  for (const file of scripts.filter((path) => modules.has(path))) {
+    const check = spawnSync(process.execPath, ['--check', '--input-type=module'], { input: readFileSync(file), encoding: 'utf8' });
+    assert.equal(check.status, 0, `${rel(file)} is not a valid module:\n${check.stderr}`);
+  }
+  for (const file of scripts.filter((path) => classic.has(path))) {
+    assert.doesNotThrow(() => new Script(readFileSync(file, 'utf8'), { filename: file }), rel(file));
+  }
+});
+
+test('the background neither awaits at its top level nor calls import(): Chromium refuses both in a service worker', () => {
+  for (const file of [...backgroundModules].filter((path) => path.endsWith('.js'))) {
+    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    assert.doesNotMatch(code, /\bimport\s*\(/, `${rel(file)}: import()`);
+    // This code's style indents every statement inside a function: an unindented await is a top-level one.
+    assert.doesNotMatch(code, /^\S.*\bawait\b/m, `${rel(file)}: a top-level await`);
   }
 });
 
 test('no tabs or trailing blanks; every classic script is strict', () => {
-  for (const file of scripts) {
+  for (const file of filesUnder(root, ['.js', '.mjs', '.json'])) {
     const text = readFileSync(file, 'utf8');
-    const name = relative(root, file);
-    assert.doesNotMatch(text, /\t/, `${name}: a tab`);
-    assert.doesNotMatch(text, / +$/m, `${name}: trailing blanks`);
-    if (file.endsWith('.js')) assert.match(text, /^\s*'use strict';$/m, `${name}: no 'use strict'`);
+    assert.doesNotMatch(text, /\t/, `${rel(file)}: a tab`);
+    assert.doesNotMatch(text, / +$/m, `${rel(file)}: trailing blanks`);
   }
-});
-
-test('every script the manifest names exists; the worker imports what Firefox lists, in the same order', () => {
-  const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
-  const named = [
-    ...manifest.background.scripts, manifest.background.service_worker,
-    ...manifest.content_scripts.flatMap((entry) => entry.js),
-  ];
-  for (const path of named) assert.ok(existsSync(join(root, path)), `manifest.json names ${path}`);
-
-  const worker = manifest.background.service_worker;
-  const source = readFileSync(join(root, worker), 'utf8');
-  const call = source.match(/importScripts\(([^)]*)\)/);
-  assert.ok(call, `${worker} calls importScripts`);
-  const imported = [...call[1].matchAll(/'([^']+)'/g)].map((m) => relative(root, resolve(root, dirname(worker), m[1])));
-  assert.deepEqual(imported, manifest.background.scripts.filter((path) => path !== worker));
-});
-
-test('every script an extension page loads exists', () => {
-  for (const page of filesUnder(root, ['.html'])) {
-    for (const [, src] of readFileSync(page, 'utf8').matchAll(/<script[^>]*\ssrc="([^"]+)"/g)) {
-      assert.ok(existsSync(resolve(dirname(page), src)), `${relative(root, page)} loads ${src}`);
-    }
-  }
+  for (const file of classic) assert.match(readFileSync(file, 'utf8'), /^\s*'use strict';$/m, `${rel(file)}: no 'use strict'`);
 });
