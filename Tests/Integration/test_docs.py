@@ -1,6 +1,8 @@
-"""The documentation's cross-references resolve: every relative link in README.md and docs/ names a file that exists
-(and, with #anchor, a heading of it), every `docs/NAME.md` named anywhere in the repository exists, and every
-`docs/NAME.md, "Heading"` a file cites names a heading that page has (a heading starting with that text)."""
+"""README.md and docs/ hold to the project's rules for documentation. Their cross-references resolve: every relative
+link names a file that exists (and, with #anchor, a heading of it), every `docs/NAME.md` named anywhere in the
+repository exists, and every `docs/NAME.md, "Heading"` a file cites names a heading that page has (a heading
+starting with that text). They describe the system as it is, so they cite no issue numbers (a reader cannot see
+the tracker), and their prose is wrapped at 120 columns (tables and code blocks aside)."""
 import re
 import subprocess
 from pathlib import Path
@@ -75,3 +77,26 @@ def test_every_cited_heading_exists():
             if page.exists() and not any(h.startswith(cited) for h in headings(page)):
                 missing.append(f'{name}: docs/{doc}, "{cited}"')
     assert missing == []
+
+
+def prose_lines(page: Path):
+    """(line number, line) outside code blocks and tables."""
+    fence = False
+    for number, line in enumerate(page.read_text().splitlines(), 1):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and not line.lstrip().startswith("|"):
+            yield number, line
+
+
+def test_no_page_cites_an_issue_number():
+    cited = [f"{page.relative_to(REPO)}:{number}" for page in PAGES for number, line in prose_lines(page)
+             if re.search(r"\b[Ii]ssues? #?[0-9]+", line)]
+    assert cited == []
+
+
+def test_prose_is_wrapped_at_120_columns():
+    # A line that is one word (a long link on its own) cannot be wrapped.
+    long = [f"{page.relative_to(REPO)}:{number} ({len(line)})" for page in PAGES
+            for number, line in prose_lines(page) if len(line) > 120 and " " in line.strip()]
+    assert long == []
