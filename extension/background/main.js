@@ -91,11 +91,10 @@ function frameTree(tabId) {
   return api.webNavigation.getAllFrames({ tabId });
 }
 
-/** The tab's title and its window's bounds, to name the tab in the security-key window and place it above. */
+/** The bounds of the tab's window, to place the security-key window above it. */
 async function windowOf(tabId) {
   const tab = await api.tabs.get(tabId);
-  const window = await api.windows.get(tab.windowId).catch(() => null);
-  return { tabTitle: tab.title || '', window };
+  return { window: await api.windows.get(tab.windowId).catch(() => null) };
 }
 
 /** The active tab of the browser window focused last, if it has the focus (a proxied request no page announced). */

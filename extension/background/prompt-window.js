@@ -8,8 +8,8 @@
  * frame never sees them, it only gets the final result or error.
  *
  * Lifecycle, per host request id:
- *   first status the user must see (any but "processing") → window opened, named for the trusted origin, rp.id
- *   and tab; later statuses update it; the request settling closes it, unless it failed with a `detail` for
+ *   first status the user must see (any but "processing") → window opened, named for the trusted origin and
+ *   rp.id; later statuses update it; the request settling closes it, unless it failed with a `detail` for
  *   the user, which stays shown until the user closes the window. The user closing the window while the
  *   request runs is Cancel (the bridge answers NotAllowedError, as Chromium does when its dialog is cancelled).
  *
@@ -22,7 +22,6 @@ export const WIDTH = 420;
 export const HEIGHT = 340;
 // Only updates a window already open (the host sends it right before its answer); never opens one.
 const UPDATE_ONLY = new Set(['processing']);
-const TITLE_MAX = 80;
 // Failures of the key or of the user's part, which the user must be told. The others (TypeError,
 // SecurityError, NotSupportedError …) are about the page's own request: the page is told, and a window
 // would let any page pop one up at will. With a window already open, any reason is shown.
@@ -51,7 +50,7 @@ export function accountsForView(accounts) {
  *   createWindow(options)      → Promise<{id}>   (windows.create)
  *   removeWindow(windowId)     → Promise          (windows.remove)
  *   focusWindow(windowId)      → Promise          (windows.update(id, {focused: true}))
- *   windowOf(tabId)            → Promise<{tabTitle, window: {left, top, width} | null}>
+ *   windowOf(tabId)            → Promise<{window: {left, top, width} | null}>
  *   pageUrl(path)              → the extension URL of `path` (runtime.getURL)
  *   randomToken()              → an unguessable string naming one window
  *   select(hostId, index)      → the bridge sends the user's choice to the host
@@ -89,10 +88,8 @@ export function createPrompts(deps) {
     const url = `${deps.pageUrl(PROMPT_PAGE_PATH)}?w=${encodeURIComponent(prompt.token)}`;
     let where = null;
     try {
-      const tab = await deps.windowOf(prompt.tabId);
-      prompt.site.tabTitle = String(tab.tabTitle || '').slice(0, TITLE_MAX);
-      where = placement(tab.window);
-    } catch (_) { /* the tab is gone or unreadable: the window still opens, without a tab title */ }
+      where = placement((await deps.windowOf(prompt.tabId)).window);
+    } catch (_) { /* the tab is gone or unreadable: the window still opens, where the browser puts it */ }
     if (prompt.closed) return;
     let created;
     try {
@@ -133,7 +130,7 @@ export function createPrompts(deps) {
       closeFinalWindowsOf(request.tabId);
       prompt = {
         hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
-        site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '', tabTitle: '' },
+        site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '' },
         status: '', detail: '', accounts: null, attemptsLeft: null,
       };
       byHostId.set(hostId, prompt);

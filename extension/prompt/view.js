@@ -1,13 +1,15 @@
 /*
  * view.js — what the security-key window (prompt.html, wired by prompt.js; opened by background/prompt-window.js,
- * one per request that needs the user) shows: which site asks and from which tab, what to do with the key
- * ("touch", "enter your PIN"), the account chooser, and why a request failed when the host says so.
+ * one per tab that needs the user) shows: which site asks (the rp.id and the origins the browser names — no text
+ * the page chose, such as its title), what to do with the key ("touch", "enter your PIN"), the account chooser,
+ * and why a request failed when the host says so.
  *
  * No page can reach this document: it is not web-accessible, so no page can frame it, and it is a window of
- * its own. Its buttons still take only trusted input (event.isTrusted), and none that comes within
- * ACTIVATION_DELAY_MS of the chooser appearing: a click or key press meant for the page, landing on a window
- * that just popped up, must not choose an account (Chromium's dialogs ignore input the same way). From the
- * keyboard: the first account has the focus, Up/Down or Tab move it, Enter picks, Escape is Cancel.
+ * its own. Its buttons still take only trusted input (event.isTrusted), and only a press that starts and ends
+ * at least ACTIVATION_DELAY_MS after the chooser appeared, never a key the keyboard repeats: a click or key
+ * meant for the page, or a key held down since before the window popped up, must not choose an account
+ * (Chromium's dialogs drop such input the same way). From the keyboard: the first account has the focus,
+ * Up/Down or Tab move it, Enter or Space picks (on release), Escape is Cancel.
  *
  * The extension owns every sentence the user reads; the host sends status codes, data (the PIN attempts left)
  * and, at times, a detail in its own words (why a key cannot be used, why a request failed).
@@ -47,15 +49,22 @@ export function detailText(status, detail, attemptsLeft = null) {
   return text && text !== statusText(status) ? text : '';
 }
 
+/** Text the relying party chose (an account's names), without control and format characters: no
+ *  right-to-left override or invisible character can make it read as something else. */
+export function plainText(text) {
+  return typeof text === 'string' ? text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '').trim() : '';
+}
+
 /** The chooser's two lines for one account: the display name, then the account name. */
 export function accountLabel(account) {
-  const name = account && typeof account.name === 'string' ? account.name : '';
-  const display = account && typeof account.displayName === 'string' ? account.displayName : '';
+  const name = plainText(account && account.name);
+  const display = plainText(account && account.displayName);
   if (display && name && display !== name) return { primary: display, secondary: name };
   return { primary: display || name || 'Unnamed account', secondary: '' };
 }
 
-/** Who asks: the rp.id (or the origin's host) as the headline, then the origin, the embedding site, the tab. */
+/** Who asks: the rp.id (or the origin's host) as the headline, then the origin and the embedding site, as the
+ *  browser names them. Chromium's dialog shows no more; the tab's title is the page's own words. */
 export function siteLines(site) {
   const s = site || {};
   let host = '';
@@ -63,14 +72,17 @@ export function siteLines(site) {
   const headline = s.rpId || host || 'Unknown site';
   let who = `Asked by ${s.origin || 'an unknown origin'}`;
   if (s.topOrigin) who += `, inside ${s.topOrigin}`;
-  if (s.tabTitle) who += ` — tab “${s.tabTitle}”`;
   return { headline, who };
 }
 
-/** Whether a click or key on a button counts: a real user's (trusted) and not too soon after it appeared. */
+/** Whether a press (pointer or key down) or its release counts: a real user's (trusted), not repeated by the
+ *  keyboard, and not too soon after the chooser appeared. */
 export function acceptsActivation(event, armedAt, now) {
-  return !!event && event.isTrusted === true && Number.isFinite(armedAt) && now >= armedAt;
+  return !!event && event.isTrusted === true && event.repeat !== true && Number.isFinite(armedAt) && now >= armedAt;
 }
+
+// Keys that activate a focused button.
+const ACTIVATING_KEYS = new Set(['Enter', ' ']);
 
 /** `grow(pixels)` makes the window that much taller (within the screen), for a list that does not fit. */
 export function createPromptView(doc, port, clock, grow) {
@@ -78,9 +90,12 @@ export function createPromptView(doc, port, clock, grow) {
   let accountsShown = null; // the account list the buttons were built for
   let armedAt = Infinity;
   let armTimer = null;
+  // The press that may choose when released: {index, by: 'pointer' | the key}, taken only after the guard.
+  let pressed = null;
 
   function arm() {
     armedAt = clock.now() + ACTIVATION_DELAY_MS;
+    pressed = null;
     doc.documentElement.dataset.chooser = 'waiting';
     if (armTimer !== null) clearTimeout(armTimer);
     // Only a marker for tests and styles; acceptsActivation() compares times itself.
@@ -108,8 +123,11 @@ export function createPromptView(doc, port, clock, grow) {
         small.textContent = label.secondary;
         button.appendChild(small);
       }
+      button.dataset.index = String(index);
+      button.addEventListener('pointerdown', (event) => press(event, index, 'pointer'));
       button.addEventListener('click', (event) => {
-        if (acceptsActivation(event, armedAt, clock.now())) port.postMessage({ kind: 'select', index });
+        // A click the keyboard made (detail 0) is handled by keyup below, where its press is known.
+        if (event.detail !== 0) release(event, index, 'pointer');
       });
       const item = doc.createElement('li');
       item.appendChild(button);
@@ -135,6 +153,24 @@ export function createPromptView(doc, port, clock, grow) {
     doc.title = `Security key — ${lines.headline}`;
   }
 
+  function press(event, index, by) {
+    if (event.repeat === true) return; // the keyboard repeating a key held down: neither a press nor a cancel
+    pressed = acceptsActivation(event, armedAt, clock.now()) ? { index, by } : null;
+  }
+
+  function release(event, index, by) {
+    const counts = pressed !== null && pressed.index === index && pressed.by === by && acceptsActivation(event, armedAt, clock.now());
+    pressed = null;
+    if (counts) port.postMessage({ kind: 'select', index });
+  }
+
+  /** The account button `event` is on, as its index in the list, or -1. */
+  function accountIndex(event) {
+    const target = event.target;
+    return target && target.dataset && target.parentNode && target.parentNode.parentNode === el('accounts')
+      ? Number(target.dataset.index) : -1;
+  }
+
   function close(event) {
     if (event.isTrusted) port.postMessage({ kind: 'close' });
   }
@@ -153,6 +189,16 @@ export function createPromptView(doc, port, clock, grow) {
     if (event.key === 'Escape') close(event);
     else if (event.key === 'ArrowDown') moveAmongAccounts(event, 1);
     else if (event.key === 'ArrowUp') moveAmongAccounts(event, -1);
+    else if (ACTIVATING_KEYS.has(event.key) && accountIndex(event) >= 0) {
+      event.preventDefault(); // no click on the key-down (Enter) or from it (Space): the release decides
+      press(event, accountIndex(event), event.key);
+    }
+  });
+  doc.addEventListener('keyup', (event) => {
+    if (ACTIVATING_KEYS.has(event.key) && accountIndex(event) >= 0) {
+      event.preventDefault();
+      release(event, accountIndex(event), event.key);
+    }
   });
   // Back on screen after being hidden: input is held off again, as when the chooser first appeared.
   doc.addEventListener('visibilitychange', () => { if (doc.visibilityState === 'visible' && accountsShown) arm(); });

@@ -40,7 +40,7 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     },
     removeWindow: (id) => { windows.removed.push(id); return Promise.resolve(); },
     focusWindow: (id) => { windows.focused.push(id); return Promise.resolve(); },
-    windowOf: async (tabId) => ({ tabTitle: `Tab ${tabId}`, window: { left: 0, top: 0, width: 1000, height: 800 } }),
+    windowOf: async (tabId) => ({ window: { left: 0, top: 0, width: 1000, height: 800 } }),
     pageUrl: (path) => EXTENSION + path,
     randomToken: () => `token${++tokens}`,
     select: (id, index) => bridge.select(id, index),
@@ -142,7 +142,7 @@ test('the window is told the site from the bridge\'s own records (sender origin,
   t.hostSays({ id, type: 'status', status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.' });
   await settle();
   const page = t.windowPage();
-  const site = { origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com', tabTitle: 'Tab 1' };
+  const site = { origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com' };
   assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, final: false }]);
   t.hostSays({ id, type: 'status', status: 'touch', detail: '' });
   assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', attemptsLeft: null, accounts: null, final: false });

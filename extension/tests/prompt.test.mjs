@@ -37,6 +37,14 @@ test('after a wrong PIN the window words the attempts left the host sends as a n
   assert.equal(prompt.detailText('touch', undefined, 3), '', 'only a pin status has attempts');
 });
 
+test('account names lose control and format characters (bidi overrides, zero-width, line separators)', () => {
+  assert.deepEqual(prompt.accountLabel({ name: 'al\u202eice\u2066@\u200bexample.com\u2028', displayName: '\u0007Alice\u200f' }),
+    { primary: 'Alice', secondary: 'alice@example.com' });
+  assert.equal(prompt.plainText('\u202e\u2069'), '');
+  assert.equal(prompt.plainText('Zoë 李'), 'Zoë 李');
+  assert.equal(prompt.plainText(7), '');
+});
+
 test('account labels: display name over account name; never empty', () => {
   assert.deepEqual(prompt.accountLabel({ name: 'alice@example.com', displayName: 'Alice' }), { primary: 'Alice', secondary: 'alice@example.com' });
   assert.deepEqual(prompt.accountLabel({ name: 'bob', displayName: '' }), { primary: 'bob', secondary: '' });
@@ -44,9 +52,11 @@ test('account labels: display name over account name; never empty', () => {
   assert.deepEqual(prompt.accountLabel({}), { primary: 'Unnamed account', secondary: '' });
 });
 
-test('who asks: rp.id as the headline, then the origin, the embedding site and the tab', () => {
-  assert.deepEqual(prompt.siteLines({ origin: 'https://login.example.com', rpId: 'example.com', tabTitle: 'Sign in' }),
-    { headline: 'example.com', who: 'Asked by https://login.example.com — tab “Sign in”' });
+test('who asks: rp.id as the headline, then the origin and the embedding site; no text the page chose', () => {
+  // A title with a right-to-left override reads "Asked by https://accounts.google.com": it is never shown.
+  const spoof = '\u202e' + [...'Asked by https://accounts.google.com'].reverse().join('');
+  assert.deepEqual(prompt.siteLines({ origin: 'https://login.example.com', rpId: 'example.com', tabTitle: spoof }),
+    { headline: 'example.com', who: 'Asked by https://login.example.com' });
   assert.deepEqual(prompt.siteLines({ origin: 'https://idp.example:8443', topOrigin: 'https://shop.example', rpId: '' }),
     { headline: 'idp.example:8443', who: 'Asked by https://idp.example:8443, inside https://shop.example' });
   assert.equal(prompt.siteLines(undefined).headline, 'Unknown site');
@@ -61,4 +71,6 @@ test('only trusted input, and none before the chooser has been on screen for the
   assert.equal(prompt.acceptsActivation({}, armedAt, armedAt + 5000), false);
   assert.equal(prompt.acceptsActivation({ isTrusted: true }, Infinity, 1e12), false, 'not armed at all');
   assert.equal(prompt.acceptsActivation(null, armedAt, armedAt), false);
+  assert.equal(prompt.acceptsActivation({ isTrusted: true, repeat: true }, armedAt, armedAt + 5000), false,
+    'the keyboard repeating a key held down since before the chooser');
 });

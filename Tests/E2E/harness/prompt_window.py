@@ -133,7 +133,21 @@ class ChromiumPromptWindow(PromptWindow):
 
     # key name → (code, Windows virtual key code, text it types)
     KEYS = {"Tab": ("Tab", 9, ""), "Enter": ("Enter", 13, "\r"), "Escape": ("Escape", 27, ""),
-            "ArrowUp": ("ArrowUp", 38, ""), "ArrowDown": ("ArrowDown", 40, "")}
+            "ArrowUp": ("ArrowUp", 38, ""), "ArrowDown": ("ArrowDown", 40, ""), " ": ("Space", 32, " ")}
+
+    def hold(self, key: str, seconds: float) -> None:
+        """Holds `key` down for `seconds`: one key-down, the keyboard's auto-repeated ones every 50 ms, one key-up."""
+        code, vk, text = self.KEYS[key]
+        event = {"key": key, "code": code, "windowsVirtualKeyCode": vk}
+        down = {**event, "type": "keyDown" if text else "rawKeyDown", **({"text": text} if text else {})}
+        try:
+            self.browser.conn.call("Input.dispatchKeyEvent", down, session=self.handle)
+            for _ in range(round(seconds / 0.05)):
+                time.sleep(0.05)
+                self.browser.conn.call("Input.dispatchKeyEvent", {**down, "autoRepeat": True}, session=self.handle)
+            self.browser.conn.call("Input.dispatchKeyEvent", {**event, "type": "keyUp"}, session=self.handle)
+        except TargetClosed:
+            raise AssertionError(f"the security-key window closed while {key!r} was held") from None
 
     def press(self, *keys: str) -> None:
         """Presses and releases each key in turn. The last one may close the window (Escape, or Enter choosing an
@@ -195,7 +209,16 @@ class FirefoxPromptWindow(PromptWindow):
                 {"type": "pointerMove", "x": round(x), "y": round(y), "origin": "viewport"},
                 {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
 
-    KEYS = {"Tab": "\ue004", "Enter": "\ue007", "Escape": "\ue00c", "ArrowUp": "\ue013", "ArrowDown": "\ue015"}   # WebDriver's
+    KEYS = {"Tab": "\ue004", "Enter": "\ue007", "Escape": "\ue00c", "ArrowUp": "\ue013", "ArrowDown": "\ue015",
+            " ": "\ue00d"}   # WebDriver's
+
+    def hold(self, key: str, seconds: float) -> None:
+        """Holds `key` down for `seconds`: WebDriver marks a key-down of a key already down as a repeat."""
+        value = self.KEYS[key]
+        repeats = [{"type": "pause", "duration": 50}, {"type": "keyDown", "value": value}] * round(seconds / 0.05)
+        self.browser.conn.call("input.performActions", {"context": self.handle, "actions": [
+            {"type": "key", "id": "keyboard", "actions": [{"type": "keyDown", "value": value}, *repeats,
+                                                           {"type": "keyUp", "value": value}]}]}, timeout=seconds + 30)
 
     def press(self, *keys: str) -> None:
         actions = []
