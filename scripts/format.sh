@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Swift formatting of the repository, by the toolchain's own `swift format` and the rules in .swift-format
-# (lines ≤ 120, ordered imports, one declaration per line, 4-space indentation).
+# (swift-nio's rules and a few stricter ones; its `_comment` key says which are off and why).
 #   scripts/format.sh          formats every Swift file in place
 #   scripts/format.sh --check  changes nothing; lists each difference and fails if there is one
 set -euo pipefail

@@ -16,15 +16,15 @@ public enum CoreDumps {
     }
 
     /// `prctl(PR_GET_DUMPABLE)`: whether this process may dump core (and be attached to).
-    public static var isDumpable: Bool { prctl(PR_GET_DUMPABLE, 0) == 1 }
+    public static var isDumpable: Bool { prctl(prGetDumpable, 0) == 1 }
 
     private static func setDumpable(_ dumpable: Bool) -> Bool {
-        prctl(PR_SET_DUMPABLE, dumpable ? 1 : 0) == 0
+        prctl(prSetDumpable, dumpable ? 1 : 0) == 0
     }
 
     // <linux/prctl.h>, which Swift's Glibc module does not include.
-    private static let PR_GET_DUMPABLE: Int32 = 3
-    private static let PR_SET_DUMPABLE: Int32 = 4
+    private static let prGetDumpable: Int32 = 3  // PR_GET_DUMPABLE
+    private static let prSetDumpable: Int32 = 4  // PR_SET_DUMPABLE
 
     /// prctl(2) is variadic in C, so Swift does not import it; it is looked up with the fixed argument list
     /// the kernel takes (the unused arguments must be 0).

@@ -62,7 +62,7 @@ public struct HostConfiguration: Sendable, Equatable {
             case ("logFile", .string(let v)): logFile = v
             case ("pinentry", .string(let v)): pinentryProgram = v
             case ("softToken", .string(let v)): softTokenPath = v
-            case ("maxInboundFrameBytes", _) where (value.intValue ?? 0) > 0: maxInboundFrameBytes = value.intValue!
+            case ("maxInboundFrameBytes", _) where (value.intValue ?? 0) > 0: maxInboundFrameBytes = value.intValue ?? 0
             case ("allowedExtensions", .array(let items)) where items.allSatisfy({ $0.stringValue != nil }):
                 extraAllowedExtensions = items.compactMap(\.stringValue)
             default: throw ConfigurationError("\(path): unknown or mistyped setting \"\(key)\"")

@@ -133,7 +133,9 @@ public enum InstalledExtensionIDs {
         var bytes = [UInt8](repeating: 0, count: maximumFileBytes + 1)
         var filled = 0
         while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.read(fd, $0.baseAddress?.advanced(by: filled), $0.count - filled)
+            }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { return .failed(errno) }
             if count == 0 { break }

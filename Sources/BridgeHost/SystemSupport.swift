@@ -42,7 +42,7 @@ public func writeToStandardError(_ text: String) {
 func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
     var offset = 0
     while offset < bytes.count {
-        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        let written = write(fd, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
         if written < 0, errno == EINTR { continue }
         guard written > 0 else { return false }
         offset += written

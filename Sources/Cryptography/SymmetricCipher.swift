@@ -18,7 +18,9 @@ public enum SymmetricCipher {
         guard EVP_CipherUpdate(ctx, &out, &written, data, Int32(data.count)) == 1 else {
             throw CryptoError("EVP_CipherUpdate")
         }
-        let ok = out.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(ctx, $0.baseAddress! + Int(written), &final) }
+        let ok = out.withUnsafeMutableBufferPointer {
+            EVP_CipherFinal_ex(ctx, $0.baseAddress?.advanced(by: Int(written)), &final)
+        }
         guard ok == 1 else { throw CryptoError("EVP_CipherFinal_ex") }
         return Array(out.prefix(Int(written + final)))
     }
@@ -63,7 +65,9 @@ public enum SymmetricCipher {
             }
         }
         var final: Int32 = 0
-        let ok = out.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(ctx, $0.baseAddress! + Int(written), &final) }
+        let ok = out.withUnsafeMutableBufferPointer {
+            EVP_CipherFinal_ex(ctx, $0.baseAddress?.advanced(by: Int(written)), &final)
+        }
         guard ok == 1 else { throw CryptoError(encrypt ? "GCM seal" : "GCM tag verification") }
         var result = Array(out.prefix(Int(written + final)))
         if encrypt {

@@ -27,22 +27,23 @@ public struct CredentialFields: Sendable {
         guard let response = json["response"], response.objectValue != nil else {
             throw .malformed("no response object")
         }
-        func bytes(_ value: JSONValue?, _ name: String, required: Bool) throws(VerificationError) -> [UInt8]? {
-            guard let value, !value.isNull else {
-                if required { throw .malformed("\(name) is missing") }
-                return nil
-            }
+        func bytes(_ value: JSONValue?, _ name: String) throws(VerificationError) -> [UInt8]? {
+            guard let value, !value.isNull else { return nil }
             guard let text = value.stringValue, let decoded = Base64URL.decode(text) else {
                 throw .malformed("\(name) is not base64url")
             }
             return decoded
         }
-        rawID = try bytes(json["rawId"], "rawId", required: true)!
-        clientDataJSON = try bytes(response["clientDataJSON"], "clientDataJSON", required: true)!
-        attestationObject = try bytes(response["attestationObject"], "attestationObject", required: false)
-        authenticatorData = try bytes(response["authenticatorData"], "authenticatorData", required: false)
-        signature = try bytes(response["signature"], "signature", required: false)
+        func required(_ value: JSONValue?, _ name: String) throws(VerificationError) -> [UInt8] {
+            guard let decoded = try bytes(value, name) else { throw .malformed("\(name) is missing") }
+            return decoded
+        }
+        rawID = try required(json["rawId"], "rawId")
+        clientDataJSON = try required(response["clientDataJSON"], "clientDataJSON")
+        attestationObject = try bytes(response["attestationObject"], "attestationObject")
+        authenticatorData = try bytes(response["authenticatorData"], "authenticatorData")
+        signature = try bytes(response["signature"], "signature")
         // An empty user handle is none (§5.2.2: a non-discoverable credential's authenticator may return none).
-        userHandle = try bytes(response["userHandle"], "userHandle", required: false).flatMap { $0.isEmpty ? nil : $0 }
+        userHandle = try bytes(response["userHandle"], "userHandle").flatMap { $0.isEmpty ? nil : $0 }
     }
 }

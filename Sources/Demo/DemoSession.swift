@@ -79,14 +79,15 @@ public enum DemoSession {
         }
         if let kind = options.browser, let browserPath {
             let prepared = try profile(kind)
-            browser = try BrowserProcess(
+            let started = try BrowserProcess(
                 executable: browserPath, arguments: prepared.arguments, environment: prepared.environment,
                 logPath: "\(root)/\(kind.rawValue).log")
+            browser = started
             say(
-                "Started \(kind.rawValue) (pid \(browser!.pid), \(browserPath)) on a throwaway profile: \(prepared.directory)"
+                "Started \(kind.rawValue) (pid \(started.pid), \(browserPath)) on a throwaway profile: \(prepared.directory)"
             )
             if kind == .firefox, !browserPath.contains("esr") { say(BrowserLocator.firefoxReleaseNote) }
-            if options.headless, let endpoint = try RemoteEndpoint.wait(for: kind, profile: prepared, browser: browser!)
+            if options.headless, let endpoint = try RemoteEndpoint.wait(for: kind, profile: prepared, browser: started)
             {
                 say("Remote control: \(endpoint)")
             }

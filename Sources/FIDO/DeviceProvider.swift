@@ -30,6 +30,9 @@ public struct DeviceLocation: Sendable {
     }
 }
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// libfido2's C struct of four function pointers, never changed once built: sharing it is safe, and only this
+// module can say so (libfido2's header has no Swift annotations).
 extension fido_dev_io_t: @retroactive @unchecked Sendable {}
 
 /// The seam between ceremonies and the keys they use: USB keys in production, SoftTokens in tests and demos.
@@ -46,8 +49,8 @@ public struct USBDeviceProvider: DeviceProvider {
 
     public func locations() -> [DeviceLocation] {
         guard let list = fido_dev_info_new(Self.maxDevices) else { return [] }
-        var list_: OpaquePointer? = list
-        defer { fido_dev_info_free(&list_, Self.maxDevices) }
+        var owned: OpaquePointer? = list
+        defer { fido_dev_info_free(&owned, Self.maxDevices) }
         var found = 0
         guard fido_dev_info_manifest(list, Self.maxDevices, &found) == FIDO_OK else { return [] }
         return (0..<found).compactMap { index in

@@ -35,9 +35,11 @@ public final class FIDOThread: @unchecked Sendable {
             done.unlock()
         }
         done.lock()
-        while result == nil { done.wait() }
-        done.unlock()
-        return result!
+        defer { done.unlock() }
+        while true {
+            if let result { return result }
+            done.wait()
+        }
     }
 
     private func runJobs() -> Never {

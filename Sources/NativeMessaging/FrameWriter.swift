@@ -26,7 +26,7 @@ public final class FrameWriter: Sendable {
             throw .outboundTooLarge(payload.count)
         }
         // One contiguous buffer: a frame below PIPE_BUF then reaches the pipe in a single write(2).
-        var frame = [UInt8]()
+        var frame: [UInt8] = []
         frame.reserveCapacity(4 + payload.count)
         withUnsafeBytes(of: UInt32(payload.count)) { frame.append(contentsOf: $0) }
         frame.append(contentsOf: payload)

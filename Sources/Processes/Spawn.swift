@@ -62,7 +62,9 @@ public enum Spawn {
 
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
         var child: pid_t = 0
         let status = posix_spawn(&child, command[0], &actions, &attributes, argv, envp)
         guard status == 0 else {

@@ -18,20 +18,24 @@ final class AssuanConnection {
     private let input: Int32
     private let output: Int32
     private let cancelSignal: CancelSignal
-    private let buffer: UnsafeMutableRawBufferPointer
+    /// Allocated as a pointer (never nil), then seen as a buffer.
+    private let start: UnsafeMutableRawPointer
+    private var buffer: UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: start, count: 4 * Self.maximumLineLength)
+    }
     private var filled = 0
 
     init(input: Int32, output: Int32, cancelSignal: CancelSignal) {
         self.input = input
         self.output = output
         self.cancelSignal = cancelSignal
-        buffer = .allocate(byteCount: 4 * Self.maximumLineLength, alignment: 1)
+        start = .allocate(byteCount: 4 * Self.maximumLineLength, alignment: 1)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
     }
 
     deinit {
-        explicit_bzero(buffer.baseAddress!, buffer.count)
-        buffer.deallocate()
+        explicit_bzero(start, buffer.count)
+        start.deallocate()
     }
 
     /// The server speaks first; anything but `OK` means this is not an Assuan server we can talk to.
@@ -66,7 +70,7 @@ final class AssuanConnection {
         line.append(0x0A)
         var written = 0
         while written < line.count {
-            let n = line.withUnsafeBytes { write(input, $0.baseAddress! + written, $0.count - written) }
+            let n = line.withUnsafeBytes { write(input, $0.baseAddress?.advanced(by: written), $0.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 if cancelSignal.isFired { throw .cancelled }
@@ -118,7 +122,7 @@ final class AssuanConnection {
             }
             guard filled < buffer.count else { throw .failed("pinentry sent a line longer than Assuan allows") }
             try cancelSignal.waitReadable(output)
-            let n = read(output, buffer.baseAddress! + filled, buffer.count - filled)
+            let n = read(output, start + filled, buffer.count - filled)
             if n > 0 {
                 filled += n
             } else if n == 0 {
@@ -130,9 +134,8 @@ final class AssuanConnection {
     }
 
     private func consume(_ count: Int) {
-        let base = buffer.baseAddress!
-        memmove(base, base + count, filled - count)
-        explicit_bzero(base + (filled - count), count)
+        memmove(start, start + count, filled - count)
+        explicit_bzero(start + (filled - count), count)
         filled -= count
     }
 

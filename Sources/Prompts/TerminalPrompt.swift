@@ -97,7 +97,7 @@ private struct Terminal {
         let bytes = Array(text.utf8)  // the terminal's ONLCR turns \n into \r\n
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress?.advanced(by: written), $0.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw .failed("cannot write to the terminal (errno \(errno))")
@@ -114,11 +114,13 @@ private struct Terminal {
         let line = ZeroingBuffer()
         let chunk = ZeroingBuffer(capacity: 64)
         var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))  // 32 bytes, zeroed below
-        defer { withUnsafeMutableBytes(of: &scratch) { explicit_bzero($0.baseAddress!, $0.count) } }
+        defer {
+            withUnsafeMutableBytes(of: &scratch) { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+        }
         while true {
             guard let cancelSignal else { throw .failed("terminal opened for writing only") }
             try cancelSignal.waitReadable(fd)
-            let n = withUnsafeMutableBytes(of: &scratch) { read(fd, $0.baseAddress!, $0.count) }
+            let n = withUnsafeMutableBytes(of: &scratch) { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw .failed("cannot read from the terminal (errno \(errno))")

@@ -12,7 +12,9 @@ import Glibc
 public final class SecretBytes: @unchecked Sendable {
     // @unchecked: the bytes are written only in init and deinit; readers get them through scoped closures.
     // (`onRelease` is a test hook, set before the value is shared.)
-    private let storage: UnsafeMutableRawBufferPointer
+    /// `count` bytes and the trailing NUL; allocated as a pointer (never nil), then seen as a buffer.
+    private let start: UnsafeMutableRawPointer
+    private var storage: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: start, count: count + 1) }
     public let count: Int
 
     /// Test hook: called from `deinit` after the storage was zeroed and before it is freed, so a test can
@@ -22,19 +24,17 @@ public final class SecretBytes: @unchecked Sendable {
     /// Copies `bytes`; the caller zeroes its own array afterwards (`SecretBytes.zero(&array)`).
     public init(_ bytes: [UInt8]) {
         count = bytes.count
-        storage = .allocate(byteCount: bytes.count + 1, alignment: 1)
+        start = .allocate(byteCount: bytes.count + 1, alignment: 1)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
-        bytes.withUnsafeBytes { source in
-            if let base = source.baseAddress { storage.baseAddress!.copyMemory(from: base, byteCount: source.count) }
-        }
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
     }
 
     /// Copies from a raw buffer (used by the decoders, which never hold the PIN in an array).
     public init(copying source: UnsafeRawBufferPointer) {
         count = source.count
-        storage = .allocate(byteCount: source.count + 1, alignment: 1)
+        start = .allocate(byteCount: source.count + 1, alignment: 1)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
-        if let base = source.baseAddress { storage.baseAddress!.copyMemory(from: base, byteCount: source.count) }
+        storage.copyMemory(from: source)
     }
 
     /// The secret's bytes (without the trailing NUL), valid only inside `body`.
@@ -45,7 +45,7 @@ public final class SecretBytes: @unchecked Sendable {
     /// The secret as a NUL-terminated C string (libfido2 takes the PIN as `const char *`), valid only inside
     /// `body`. A secret containing a NUL byte would be cut short there; PIN readers never return one.
     public func withCString<R, E: Error>(_ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
-        try body(storage.baseAddress!.assumingMemoryBound(to: CChar.self))
+        try body(start.assumingMemoryBound(to: CChar.self))
     }
 
     /// Constant-time comparison, so comparing two PIN entries leaks nothing through timing.
@@ -57,9 +57,9 @@ public final class SecretBytes: @unchecked Sendable {
     }
 
     deinit {
-        explicit_bzero(storage.baseAddress!, storage.count)
+        explicit_bzero(start, storage.count)
         onRelease?(UnsafeRawBufferPointer(storage))
-        storage.deallocate()
+        start.deallocate()
     }
 
     /// Zeroes an array that held a secret, in place (its current storage, which is what matters).
@@ -79,11 +79,15 @@ extension SecretBytes: CustomStringConvertible, CustomDebugStringConvertible, Cu
 /// A growable byte buffer for secrets in transit (a PIN being decoded or typed): when it grows, the old
 /// storage is zeroed before it is freed, and `clear`/`deinit` zero it too, unlike `[UInt8]`.
 package final class ZeroingBuffer {
-    private var storage: UnsafeMutableRawBufferPointer
+    /// Allocated as a pointer (never nil), then seen as a buffer of `capacity` bytes.
+    private var start: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var storage: UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(start: start, count: capacity) }
     package private(set) var count = 0
 
     package init(capacity: Int = 128) {
-        storage = .allocate(byteCount: max(capacity, 16), alignment: 1)
+        self.capacity = max(capacity, 16)
+        start = .allocate(byteCount: self.capacity, alignment: 1)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
     }
 
@@ -96,7 +100,7 @@ package final class ZeroingBuffer {
     /// Drops the last `n` bytes (terminal erase), zeroing them.
     package func removeLast(_ n: Int) {
         let n = min(n, count)
-        explicit_bzero(storage.baseAddress! + (count - n), n)
+        explicit_bzero(start + (count - n), n)
         count -= n
     }
 
@@ -112,16 +116,17 @@ package final class ZeroingBuffer {
     }
 
     private func grow() {
-        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: storage.count * 2, alignment: 1)
-        bigger.initializeMemory(as: UInt8.self, repeating: 0)
-        bigger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count)
-        explicit_bzero(storage.baseAddress!, storage.count)
-        storage.deallocate()
-        storage = bigger
+        let bigger = UnsafeMutableRawPointer.allocate(byteCount: capacity * 2, alignment: 1)
+        bigger.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * 2)
+        bigger.copyMemory(from: start, byteCount: count)
+        explicit_bzero(start, capacity)
+        start.deallocate()
+        start = bigger
+        capacity *= 2
     }
 
     deinit {
-        explicit_bzero(storage.baseAddress!, storage.count)
-        storage.deallocate()
+        explicit_bzero(start, capacity)
+        start.deallocate()
     }
 }

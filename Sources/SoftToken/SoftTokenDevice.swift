@@ -42,8 +42,17 @@ public enum SoftTokenDevice {
 
     /// The four io callbacks to install with fido_dev_set_io_functions before fido_dev_open(path).
     public static var ioFunctions: fido_dev_io_t {
-        fido_dev_io_t(open: softTokenOpen, close: softTokenClose, read: softTokenRead, write: softTokenWrite)
+        fido_dev_io_t(open: open, close: close, read: read, write: write)
     }
+
+    // The same callbacks, for tests and fuzz targets that speak CTAPHID to a token as libfido2 does
+    // (fido_dev_io_t's members are optional; these are not).
+    public static let open: @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutableRawPointer? = softTokenOpen
+    public static let close: @convention(c) (UnsafeMutableRawPointer?) -> Void = softTokenClose
+    public static let read:
+        @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int, Int32) -> Int32 = softTokenRead
+    public static let write: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<UInt8>?, Int) -> Int32 =
+        softTokenWrite
 }
 
 private func connection(_ handle: UnsafeMutableRawPointer?) -> DeviceConnection? {
@@ -70,7 +79,7 @@ private func softTokenRead(
     guard let connection = connection(handle), let buffer, length > 0 else { return -1 }
     guard let report = connection.token.nextReport(on: connection, milliseconds: Int(ms)) else { return -1 }
     let count = min(length, report.count)
-    report.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: count) }
+    _ = UnsafeMutableBufferPointer(start: buffer, count: count).update(fromContentsOf: report.prefix(count))
     return Int32(count)
 }
 

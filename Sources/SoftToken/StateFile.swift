@@ -66,7 +66,7 @@ enum StateFile {
         guard fd >= 0 else { throw .cannotWrite(path: path, step: "open \(temporary)", errno: errno) }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress?.advanced(by: written), bytes.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno

@@ -136,7 +136,7 @@ struct StateJournal {
         var written = 0
         var failure: (step: String, errno: Int32)?
         while written < line.count {
-            let n = line.withUnsafeBytes { write(fd, $0.baseAddress! + written, line.count - written) }
+            let n = line.withUnsafeBytes { write(fd, $0.baseAddress?.advanced(by: written), line.count - written) }
             if n < 0 {
                 if errno == EINTR { continue }
                 failure = ("write", errno)

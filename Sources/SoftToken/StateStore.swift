@@ -51,7 +51,8 @@ struct StateStore {
     /// before: the state file now holds everything itself.
     mutating func save(_ state: inout TokenState) throws(SoftTokenError) {
         var saved = state
-        saved.counterGeneration = CounterFile.newGeneration()
+        let generation = CounterFile.newGeneration()
+        saved.counterGeneration = generation
         let bytes: [UInt8]
         do { bytes = try encoder.encode(saved) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
         try StateFile.writeAtomically(bytes, to: path, durable: true)
@@ -60,7 +61,7 @@ struct StateStore {
         // the directory tidy, and a token created where another was does not sit beside its leftovers.
         unlink(StateJournal.path(for: path))
         unlink(CounterFile.path(for: path))
-        journal = (saved.counterGeneration!, 0)
+        journal = (generation, 0)
     }
 
     /// Writes only the counters. A state file from before counter files existed has no generation yet, so it

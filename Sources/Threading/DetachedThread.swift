@@ -16,7 +16,8 @@ public func startDetachedThread(name: String, _ body: @escaping @Sendable () -> 
     let status = pthread_create(
         &thread, nil,
         { argument in
-            let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+            guard let argument else { return nil }  // always the Start passed below
+            let start = Unmanaged<Start>.fromOpaque(argument).takeRetainedValue()
             nameCurrentThread(start.name)
             start.body()
             return nil

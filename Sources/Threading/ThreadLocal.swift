@@ -11,7 +11,9 @@ public final class ThreadLocal<Value>: @unchecked Sendable {
 
     public init() {
         // The destructor (a C function, so it cannot name Box<Value>) frees a thread's value when the thread exits.
-        let status = pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0!).release() }
+        let status = pthread_key_create(&key) { value in
+            if let value { Unmanaged<AnyObject>.fromOpaque(value).release() }
+        }
         precondition(status == 0, "pthread_key_create failed: \(status)")
     }
 

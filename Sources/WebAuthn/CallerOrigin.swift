@@ -158,7 +158,7 @@ enum DomainName {
             guard labels.count == 4,
                 labels.allSatisfy({ label in
                     !label.isEmpty && label.count <= 3 && label.allSatisfy(\.isASCIIDigitCharacter)
-                        && Int(label)! <= 255
+                        && (Int(label) ?? 256) <= 255
                 })
             else { return nil }
             return .ipv4

@@ -48,9 +48,9 @@ extension JSONParser {
     /// Consumes `text` when it comes next.
     mutating func skip(_ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard input.count - offset >= count, memcmp(input.baseAddress! + offset, text.utf8Start, count) == 0 else {
-            return false
-        }
+        guard input.count - offset >= count,
+            input[offset..<offset + count].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: count))
+        else { return false }
         offset += count
         return true
     }

@@ -13,6 +13,6 @@ extension JSONParser {
     }
 
     private static func matches(_ run: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        memcmp(name.utf8Start, run.baseAddress!, run.count) == 0
+        run.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 }

@@ -183,8 +183,9 @@ struct JSONParser {
             if members.count < smallObject {
                 duplicate = members.contains { $0.0 == key }
             } else {
-                if names == nil { names = Set(members.map(\.0)) }
-                duplicate = !names!.insert(key).inserted
+                var seen = names.take() ?? Set(members.map(\.0))
+                duplicate = !seen.insert(key).inserted
+                names = seen
             }
             guard !duplicate else { throw JSONError(.duplicateKey(key), at: keyOffset) }
             skipWhitespace()
@@ -323,10 +324,11 @@ struct JSONParser {
                 return text
             }
             if byte == UInt8(ascii: "\\") {
-                if decoded == nil { decoded = [] }
-                decoded!.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<offset]))
+                var unescaped = decoded.take() ?? []
+                unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<offset]))
                 offset += 1
-                try parseEscape(into: &decoded!)
+                try parseEscape(into: &unescaped)
+                decoded = unescaped
                 runStart = offset
                 continue
             }
@@ -371,7 +373,8 @@ struct JSONParser {
             case 0xDC00...0xDFFF: scalar = 0xFFFD
             default: scalar = UInt32(unit)
             }
-            out.append(contentsOf: Unicode.UTF8.encode(Unicode.Scalar(scalar)!)!)
+            // Never nil: lone surrogates became U+FFFD above.
+            Unicode.UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}") { out.append($0) }
         default:
             offset -= 1
             throw fail(.invalidEscape)

@@ -164,9 +164,9 @@ struct TokenCommand: ParsableCommand {
             "  credentials: \(summary.credentials.count)",
         ]
         let byRP = Dictionary(grouping: summary.credentials, by: \.rpID)
-        for rpID in byRP.keys.sorted() {
+        for (rpID, credentials) in byRP.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(rpID)")
-            for credential in byRP[rpID]! {
+            for credential in credentials {
                 let user =
                     credential.userName.map { "\($0)" + (credential.userDisplayName.map { " (\($0))" } ?? "") }
                     ?? "(unknown user)"
@@ -251,6 +251,6 @@ private struct ShowOutput: Encodable {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

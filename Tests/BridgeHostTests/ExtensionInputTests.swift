@@ -4,7 +4,12 @@ import WebAuthn
 @testable import BridgeHost
 
 /// Parses a JSON literal as the protocol carries it: BufferSources are {"__binary__": base64url}.
-func json(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
+func json(_ text: String) -> JSONValue {
+    do { return try JSONValue.parse(text) } catch {
+        Issue.record("not JSON: \(text) (\(error))")
+        return .null
+    }
+}
 
 /// Reading the page's `extensions` member: the errors WebAuthn L3 §10 prescribes, before any key is touched.
 @Suite struct ExtensionInputTests {

@@ -8,16 +8,18 @@ import Testing
 @Suite struct DemoDirectoryTests {
     let base: String
 
-    init() {
+    init() throws {
         var template = Array("/tmp/demo-directory-test-XXXXXX".utf8CString)
-        base = String(cString: mkdtemp(&template)!)
+        base = String(cString: try #require(mkdtemp(&template)))
     }
 
     /// A PID that no longer runs: a child that has exited and been reaped.
     static func deadPID() -> pid_t {
         var child: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer { argv.forEach { free($0) } }
+        defer {
+            for pointer in argv { free(pointer) }
+        }
         #expect(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
         var status: Int32 = 0
         waitpid(child, &status, 0)

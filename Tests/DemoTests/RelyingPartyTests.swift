@@ -32,9 +32,10 @@ import WebAuthn
         return (response.status, try? JSONValue.parse(response.body))
     }
 
-    func clientData(_ type: String, _ options: JSONValue) -> [UInt8] {
-        Array(
-            #"{"type":"\#(type)","challenge":"\#(options["challenge"]!.stringValue!)","origin":"http://localhost:8123","crossOrigin":false}"#
+    func clientData(_ type: String, _ options: JSONValue?) throws -> [UInt8] {
+        let challenge = try #require(options?["challenge"]?.stringValue)
+        return Array(
+            #"{"type":"\#(type)","challenge":"\#(challenge)","origin":"http://localhost:8123","crossOrigin":false}"#
                 .utf8)
     }
 
@@ -44,7 +45,7 @@ import WebAuthn
 
     func register() throws -> JSONValue {
         let (_, options) = post("/api/register/options", ["username": "alice"])
-        let client = clientData("webauthn.create", options!)
+        let client = try clientData("webauthn.create", options)
         let cose = CBOR.map(
             key.coseKey.map { label, value in
                 switch value {
@@ -64,7 +65,7 @@ import WebAuthn
 
     func assertion(counter: UInt32) throws -> JSONValue {
         let (_, options) = post("/api/login/options", [:])
-        let client = clientData("webauthn.get", options!)
+        let client = try clientData("webauthn.get", options)
         let data = authData(flags: 0x01, counter: counter)
         let signature = try key.sign(data + Digest.sha256(client))
         return credential(

@@ -168,8 +168,8 @@ import WebAuthn
     }
 }
 
-private extension COSEValue {
-    var cbor: CBOR {
+extension COSEValue {
+    fileprivate var cbor: CBOR {
         switch self {
         case .int(let value): .int(value)
         case .bytes(let bytes): .bytes(bytes)

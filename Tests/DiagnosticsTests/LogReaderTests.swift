@@ -15,9 +15,9 @@ struct LogReaderTests {
     static func followed(_ reader: LogReader, from point: LogReader.FollowPoint, count: Int) -> [String] {
         var seen: [String] = []
         let deadline = Date().addingTimeInterval(2)
-        reader.follow(from: point, pollInterval: 0.01, shouldStop: { seen.count >= count || Date() > deadline }) {
-            seen.append($0)
-        }
+        reader.follow(
+            from: point, pollInterval: 0.01, shouldStop: { seen.count >= count || Date() > deadline },
+            emit: { seen.append($0) })
         return seen
     }
 

@@ -43,7 +43,7 @@ private enum ScriptedKey {
                 guard let buffer, let report = ScriptedKey.outbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() })
                 else { return -1 }
                 let count = min(length, report.count)
-                report.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: count) }
+                _ = UnsafeMutableBufferPointer(start: buffer, count: count).update(fromContentsOf: report.prefix(count))
                 return Int32(count)
             },
             write: { _, buffer, length in

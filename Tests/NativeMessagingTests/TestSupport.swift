@@ -34,7 +34,9 @@ final class Pipe: @unchecked Sendable {
     func writeRaw(_ bytes: [UInt8]) {
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(writeEnd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes {
+                write(writeEnd, $0.baseAddress?.advanced(by: written), bytes.count - written)
+            }
             precondition(n > 0, "raw write failed")
             written += n
         }
@@ -42,10 +44,10 @@ final class Pipe: @unchecked Sendable {
 
     /// Reads until EOF (the writer must close its end).
     func readAll() -> [UInt8] {
-        var result = [UInt8]()
+        var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
             if n <= 0 { return result }
             result += chunk[0..<n]
         }
@@ -99,7 +101,7 @@ let interruptingSignal: Int32 = {
 func summary(_ frame: InboundFrame?) -> String {
     switch frame {
     case .message(let body)?:
-        "message of \(body.count) bytes, hash \(body.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })"
+        "message of \(body.count) bytes, hash \(body.reduce(UInt64(1_469_598_103_934_665_603)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 })"
     case .oversize(let length)?: "oversize(\(length))"
     case .endOfStream?: "endOfStream"
     case nil: "nothing"

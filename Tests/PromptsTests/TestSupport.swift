@@ -47,7 +47,8 @@ func outcome(_ body: () throws -> SecretBytes) -> Outcome {
 
 /// libc functions Swift's Glibc module leaves out (they need _XOPEN_SOURCE), looked up by name.
 private func libc<Function>(_ name: String, as type: Function.Type) -> Function {
-    unsafeBitCast(dlsym(UnsafeMutableRawPointer(bitPattern: 0), name)!, to: type)
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else { fatalError("no \(name) in libc") }
+    return unsafeBitCast(symbol, to: type)
 }
 private let posixOpenpt = libc("posix_openpt", as: (@convention(c) (Int32) -> Int32).self)
 private let grantpt = libc("grantpt", as: (@convention(c) (Int32) -> Int32).self)
@@ -100,7 +101,7 @@ final class PseudoTerminal: @unchecked Sendable {
 
     func type(_ text: String) {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
     /// The ECHO flag as whoever uses the terminal left it.
@@ -121,7 +122,8 @@ final class TemporaryDirectory: @unchecked Sendable {
     let path: String
     init() {
         var template = Array("/tmp/prompts-test-XXXXXX".utf8CString)
-        path = String(cString: mkdtemp(&template)!)
+        guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed (errno \(errno))") }
+        path = String(cString: made)
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 

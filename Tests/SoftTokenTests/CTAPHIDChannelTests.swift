@@ -124,7 +124,7 @@ enum ReportTap {
     static var ioFunctions: fido_dev_io_t {
         fido_dev_io_t(
             open: { path in
-                let handle = SoftTokenDevice.ioFunctions.open!(path)
+                let handle = SoftTokenDevice.open(path)
                 if let path, let handle {
                     ReportTap.state.withLock {
                         $0.opened[String(cString: path)] = Int(bitPattern: handle)
@@ -133,16 +133,16 @@ enum ReportTap {
                 }
                 return handle
             },
-            close: { handle in SoftTokenDevice.ioFunctions.close!(handle) },
+            close: { handle in SoftTokenDevice.close(handle) },
             read: { handle, buffer, length, ms in
-                let count = SoftTokenDevice.ioFunctions.read!(handle, buffer, length, ms)
+                let count = SoftTokenDevice.read(handle, buffer, length, ms)
                 if count > 0, let handle, let buffer {
                     let report = Array(UnsafeBufferPointer(start: buffer, count: Int(count)))
                     ReportTap.state.withLock { $0.reads[Int(bitPattern: handle), default: []].append(report) }
                 }
                 return count
             },
-            write: { handle, buffer, length in SoftTokenDevice.ioFunctions.write!(handle, buffer, length) })
+            write: { handle, buffer, length in SoftTokenDevice.write(handle, buffer, length) })
     }
 
     static func lastOpened(path: String) -> Int? { state.withLock { $0.opened[path] } }

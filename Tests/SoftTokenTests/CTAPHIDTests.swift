@@ -9,26 +9,24 @@ import Testing
 /// CTAPHID framing errors cannot be produced through libfido2 (it never sends malformed frames), so these
 /// tests write raw reports through the very io callbacks libfido2 uses.
 final class RawChannel {
-    let io = SoftTokenDevice.ioFunctions
     let handle: UnsafeMutableRawPointer
 
     init(_ path: String) throws {
-        let io = self.io
-        guard let opened = path.withCString({ io.open!($0) }) else {
+        guard let opened = path.withCString({ SoftTokenDevice.open($0) }) else {
             throw FIDOError(code: FIDO_ERR_INTERNAL, function: "io.open")
         }
         handle = opened
     }
-    deinit { io.close!(handle) }
+    deinit { SoftTokenDevice.close(handle) }
 
     func write(_ report: [UInt8]) {
         let framed = [0] + report + [UInt8](repeating: 0, count: 64 - report.count)
-        #expect(io.write!(handle, framed, framed.count) == 65)
+        #expect(SoftTokenDevice.write(handle, framed, framed.count) == 65)
     }
 
     func read(ms: Int32 = 500) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 64)
-        let n = io.read!(handle, &buffer, 64, ms)
+        let n = SoftTokenDevice.read(handle, &buffer, 64, ms)
         return n == 64 ? buffer : nil
     }
 

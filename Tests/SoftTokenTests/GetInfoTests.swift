@@ -11,15 +11,15 @@ import Testing
         info: OpaquePointer
     ) {
         let device = try fixture.open()
-        let ci = fido_cbor_info_new()!
+        let ci = try #require(fido_cbor_info_new())
         #expect(fido_dev_get_cbor_info(device.handle, ci) == FIDO_OK)
         func strings(_ p: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ n: Int) -> [String] {
-            (0..<n).map { String(cString: p![$0]!) }
+            (0..<n).compactMap { p?[$0].map { String(cString: $0) } }
         }
         let versions = strings(fido_cbor_info_versions_ptr(ci), fido_cbor_info_versions_len(ci))
         let extensions = strings(fido_cbor_info_extensions_ptr(ci), fido_cbor_info_extensions_len(ci))
         let names = strings(fido_cbor_info_options_name_ptr(ci), fido_cbor_info_options_len(ci))
-        let values = (0..<names.count).map { fido_cbor_info_options_value_ptr(ci)![$0] }
+        let values = (0..<names.count).map { fido_cbor_info_options_value_ptr(ci)?[$0] ?? false }
         let protocols = Array(
             UnsafeBufferPointer(start: fido_cbor_info_protocols_ptr(ci), count: fido_cbor_info_protocols_len(ci)))
         let algorithms = (0..<fido_cbor_info_algorithm_count(ci)).map { fido_cbor_info_algorithm_cose(ci, $0) }

@@ -19,13 +19,13 @@ import Testing
         var owned: OpaquePointer? = info
         defer { fido_cbor_info_free(&owned) }
         #expect(fido_dev_get_cbor_info(device.handle, info) == FIDO_OK)
-        let versions = (0..<fido_cbor_info_versions_len(info)).map {
-            String(cString: fido_cbor_info_versions_ptr(info)![$0]!)
+        let versions = (0..<fido_cbor_info_versions_len(info)).compactMap {
+            fido_cbor_info_versions_ptr(info)?[$0].map { String(cString: $0) }
         }
         var options: [String: Bool] = [:]
         for i in 0..<fido_cbor_info_options_len(info) {
-            options[String(cString: fido_cbor_info_options_name_ptr(info)![i]!)] =
-                fido_cbor_info_options_value_ptr(info)![i]
+            guard let name = fido_cbor_info_options_name_ptr(info)?[i] else { continue }
+            options[String(cString: name)] = fido_cbor_info_options_value_ptr(info)?[i]
         }
         let protocols = Array(
             UnsafeBufferPointer(start: fido_cbor_info_protocols_ptr(info), count: fido_cbor_info_protocols_len(info)))

@@ -61,7 +61,7 @@ struct JSONTests {
 
     @Test(arguments: [
         (JSONValue.number(-7), "-7"), (.number(300000), "300000"), (.number(0.5), "0.5"),
-        (.number(-0.0), "0"), (.number(1e21), "1e+21"), (.number(9007199254740991), "9007199254740991"),
+        (.number(-0.0), "0"), (.number(1e21), "1e+21"), (.number(9_007_199_254_740_991), "9007199254740991"),
         (.number(.infinity), "null"), (.number(.nan), "null"),
     ])
     func numbersPrintIntegersWithoutFraction(value: JSONValue, text: String) {
@@ -70,7 +70,7 @@ struct JSONTests {
 
     @Test(arguments: [
         ("0", 0.0), ("-0", -0.0), ("12345678901234567890", 12345678901234567890.0), ("1.5e3", 1500),
-        ("1E-2", 0.01), ("-123.456", -123.456), ("4294967295", 4294967295),
+        ("1E-2", 0.01), ("-123.456", -123.456), ("4294967295", 4_294_967_295),
     ])
     func numbersParse(text: String, expected: Double) throws {
         #expect(try parse(text) == .number(expected))

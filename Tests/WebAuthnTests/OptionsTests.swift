@@ -145,7 +145,8 @@ struct CreationOptionsTests {
     @Test func algorithmsConvertAsWebIDLLong() throws {
         let json = creationJSON {
             $0.set(
-                "pubKeyCredParams", [["type": "public-key", "alg": -7.9], ["type": "public-key", "alg": 4294967289]])
+                "pubKeyCredParams",
+                [["type": "public-key", "alg": -7.9], ["type": "public-key", "alg": 4_294_967_289]])
         }
         #expect(try PublicKeyCredentialCreationOptions(json: json).pubKeyCredParams == [-7, -7])
     }

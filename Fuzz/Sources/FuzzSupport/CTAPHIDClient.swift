@@ -8,21 +8,21 @@ public final class CTAPHIDClient {
     public static let reportSize = 64
     public static let broadcast: UInt32 = 0xFFFF_FFFF
 
-    private let io = SoftTokenDevice.ioFunctions
     private let path: String
     private let handle: UnsafeMutableRawPointer
 
     /// Opens one connection to `token` (as one hidraw descriptor would be); closed by `close()`.
     public init(token: SoftToken) {
         let path = SoftTokenDevice.attach(token)
-        let open = SoftTokenDevice.ioFunctions.open!
-        guard let handle = path.withCString({ open($0) }) else { fatalError("cannot open the SoftToken") }
+        guard let handle = path.withCString({ SoftTokenDevice.open($0) }) else {
+            fatalError("cannot open the SoftToken")
+        }
         self.path = path
         self.handle = handle
     }
 
     public func close() {
-        io.close!(handle)
+        SoftTokenDevice.close(handle)
         SoftTokenDevice.detach(path: path)
     }
 
@@ -30,7 +30,8 @@ public final class CTAPHIDClient {
     @discardableResult
     public func write(_ report: [UInt8]) -> Bool {
         guard !report.isEmpty else { return true }
-        return report.withUnsafeBufferPointer { io.write!(handle, $0.baseAddress, $0.count) } == report.count
+        return report.withUnsafeBufferPointer { SoftTokenDevice.write(handle, $0.baseAddress, $0.count) }
+            == report.count
     }
 
     /// Every report the token has queued, without waiting (the token answers inside `write`).
@@ -38,7 +39,7 @@ public final class CTAPHIDClient {
         var reports: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: Self.reportSize)
         while reports.count < limit {
-            let n = buffer.withUnsafeMutableBufferPointer { io.read!(handle, $0.baseAddress, $0.count, 0) }
+            let n = buffer.withUnsafeMutableBufferPointer { SoftTokenDevice.read(handle, $0.baseAddress, $0.count, 0) }
             guard n > 0 else { break }
             reports.append(Array(buffer[0..<Int(n)]))
         }

@@ -10,7 +10,9 @@ public enum Pipes {
         precondition(bytes.count <= capacity, "input larger than the pipe's buffer")
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(ends[1], $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes {
+                write(ends[1], $0.baseAddress?.advanced(by: written), bytes.count - written)
+            }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { fatalError("write() to a pipe failed: errno \(errno)") }
             written += n

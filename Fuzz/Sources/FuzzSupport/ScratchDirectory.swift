@@ -9,7 +9,7 @@ public final class ScratchDirectory: @unchecked Sendable {
         let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
         path = "\(base)/webauthn-bridge-\(name)-\(getpid())"
         mkdir(path, 0o700)
-        atexit_remove(path)
+        removeAtExit(path)
     }
 
     public func file(_ name: String) -> String { "\(path)/\(name)" }
@@ -38,7 +38,9 @@ public final class ScratchDirectory: @unchecked Sendable {
         defer { close(fd) }
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, bytes.count - written) }
+            let n = bytes.withUnsafeBytes {
+                Glibc.write(fd, $0.baseAddress?.advanced(by: written), bytes.count - written)
+            }
             guard n > 0 else { fatalError("write to \(path) failed: errno \(errno)") }
             written += n
         }
@@ -52,7 +54,7 @@ public final class ScratchDirectory: @unchecked Sendable {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n <= 0 { return out }
             out += chunk[0..<n]
         }
@@ -62,7 +64,7 @@ public final class ScratchDirectory: @unchecked Sendable {
 /// Directories to remove when the fuzzer exits (libFuzzer ends with exit(), which runs atexit handlers).
 private nonisolated(unsafe) var directoriesToRemove: [String] = []
 
-private func atexit_remove(_ path: String) {
+private func removeAtExit(_ path: String) {
     if directoriesToRemove.isEmpty {
         atexit {
             for path in directoriesToRemove {

@@ -84,7 +84,7 @@ enum SimulatedKey {
     nonisolated(unsafe) static var getInfoBody: [UInt8] = []
     nonisolated(unsafe) static var outbox: [[UInt8]] = []
     static let channel: UInt32 = 0x0102_0304
-    nonisolated(unsafe) static let handle = UnsafeMutableRawPointer(bitPattern: 0x1)!
+    nonisolated(unsafe) static let handle = UnsafeMutableRawPointer(bitPattern: 0x1)  // any non-nil value
 
     static let io = fido_dev_io_t(
         open: { _ in SimulatedKey.handle },
@@ -93,7 +93,7 @@ enum SimulatedKey {
             guard let buffer, !SimulatedKey.outbox.isEmpty else { return -1 }
             let report = SimulatedKey.outbox.removeFirst()
             let count = min(length, report.count)
-            report.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: count) }
+            _ = UnsafeMutableBufferPointer(start: buffer, count: count).update(fromContentsOf: report.prefix(count))
             return Int32(count)
         },
         write: { _, buffer, length in

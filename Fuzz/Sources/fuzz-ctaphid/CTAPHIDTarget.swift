@@ -14,7 +14,9 @@ public func fuzzCTAPHID(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let token = template.fresh()
     let connections = [CTAPHIDClient(token: token), CTAPHIDClient(token: token)]
-    defer { connections.forEach { $0.close() } }
+    defer {
+        for connection in connections { connection.close() }
+    }
     while !input.isEmpty {
         let control = input.byte()
         var report = input.take(CTAPHIDClient.reportSize)
@@ -23,7 +25,7 @@ public func fuzzCTAPHID(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         connection.write(report)
         if control & 2 != 0 { check(connection.drain()) }
     }
-    connections.forEach { check($0.drain()) }
+    for connection in connections { check(connection.drain()) }
     return 0
 }
 

@@ -7,19 +7,18 @@ import SoftToken
 enum Recorder {
     nonisolated(unsafe) static var written: [[UInt8]] = []
     nonisolated(unsafe) static var read: [[UInt8]] = []
-    private static let inner = SoftTokenDevice.ioFunctions
 
     static let io = fido_dev_io_t(
-        open: { path in Recorder.inner.open!(path) },
-        close: { handle in Recorder.inner.close!(handle) },
+        open: { path in SoftTokenDevice.open(path) },
+        close: { handle in SoftTokenDevice.close(handle) },
         read: { handle, buffer, length, ms in
-            let n = Recorder.inner.read!(handle, buffer, length, ms)
+            let n = SoftTokenDevice.read(handle, buffer, length, ms)
             if n > 0, let buffer { Recorder.read.append(Array(UnsafeBufferPointer(start: buffer, count: Int(n)))) }
             return n
         },
         write: { handle, buffer, length in
             if let buffer { Recorder.written.append(Array(UnsafeBufferPointer(start: buffer, count: length))) }
-            return Recorder.inner.write!(handle, buffer, length)
+            return SoftTokenDevice.write(handle, buffer, length)
         })
 
     /// The reports recorded since the last call, host → token and token → host, without libfido2's report ID.

@@ -42,7 +42,8 @@ final class Session {
             token = try SoftToken.create(
                 at: scratch.file("token.state"), configuration: SoftTokenConfiguration(), pin: TokenTemplate.pin)
         } catch { fatalError("cannot create a SoftToken: \(error)") }
-        dev = fido_dev_new()!
+        guard let device = fido_dev_new() else { fatalError("fido_dev_new: out of memory") }
+        dev = device
         var io = Recorder.io
         fido_dev_set_io_functions(dev, &io)
     }
@@ -78,7 +79,7 @@ final class Session {
     }
 
     private func makeCredential() -> (id: [UInt8], largeBlobKey: [UInt8]?) {
-        let cred = fido_cred_new()!
+        guard let cred = fido_cred_new() else { fatalError("fido_cred_new: out of memory") }
         var owned: OpaquePointer? = cred
         defer { fido_cred_free(&owned) }
         let userID: [UInt8] = Array("user-1".utf8)
@@ -100,7 +101,7 @@ final class Session {
     }
 
     private func getAssertion(allow: [UInt8]?) {
-        let assert = fido_assert_new()!
+        guard let assert = fido_assert_new() else { fatalError("fido_assert_new: out of memory") }
         var owned: OpaquePointer? = assert
         defer { fido_assert_free(&owned) }
         expect(fido_assert_set_rp(assert, rpID), "fido_assert_set_rp")
