@@ -44,9 +44,17 @@ def anchors(page: Path) -> set[str]:
     return found
 
 
+def source_files() -> list[str]:
+    """The repository's files: git's list, or, outside a git checkout, every file but hidden and build directories."""
+    listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True)
+    if listed.returncode == 0:
+        return listed.stdout.split()
+    return [str(path.relative_to(REPO)) for path in REPO.rglob("*")
+            if not any(part.startswith(".") for part in path.relative_to(REPO).parts)]
+
+
 def tracked_text_files():
-    names = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
-    for name in names:
+    for name in source_files():
         path = REPO / name
         if path.is_file() and not path.is_symlink():
             try:
