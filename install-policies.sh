@@ -1,20 +1,23 @@
 # shellcheck shell=bash
-# Sourced by install.sh (--system): the packaged extension under PREFIX/share/webauthn-bridge/ and the browser
-# policies that make each browser install it at its next start, without developer mode or a command-line flag.
+# Sourced by install.sh (--system): the packaged extension under PREFIX/share/webauthn-bridge/, and what makes each
+# browser install it at its next start without developer mode or a command-line flag: Chromium's policy, and
+# Firefox's system-wide extension directory (or its policy, for a signed .xpi).
 # What each browser honours, and the evidence, is in docs/install.md ("System install"). Uses install.sh's
-# globals (root, prefix, REPO, PRODUCT, dry_run, record) and helpers (run, say, die, make_dir, write_file, copy_file).
+# globals (root, prefix, share_dir, REPO, PRODUCT, dry_run, record) and helpers (run, say, die, make_dir, write_file, copy_file).
 # shellcheck disable=SC2154  # those globals are install.sh's
-# shellcheck disable=SC2034  # policy_firefox and policy_chromium are read by install.sh
+# shellcheck disable=SC2034  # policy_firefox, policy_chromium and firefox_system_extension are read by install.sh
 
 # Firefox and Firefox ESR on Linux read /etc/firefox/policies/policies.json, and only when it is missing their
 # installation's distribution/policies.json (--firefox-policies): one file either way.
 readonly FIREFOX_POLICIES=$firefox_policies_file
 readonly FIREFOX_ID=webauthn-bridge@webauthn-bridge
+FIREFOX_SYSTEM_EXTENSION="$(browser_field firefox-esr 7)/$FIREFOX_ID.xpi"
+readonly FIREFOX_SYSTEM_EXTENSION
 # Chromium reads every file here; for a policy that several set, only the file whose name sorts last counts.
 readonly CHROMIUM_POLICY_DIR=/etc/chromium/policies/managed
-readonly share_dir="$prefix/share/$PRODUCT"
 policy_firefox=0
 policy_chromium=0
+firefox_system_extension=0
 
 # find_packages: sets xpi, crx and crx_id from the options or dist/, building the missing ones with package.sh.
 find_packages() {
@@ -68,17 +71,11 @@ install_packages() {
 
 crx_version() { tr -d '[:space:]' <"$REPO/VERSION"; }
 
-# firefox_policies: policies.json's text. An unsigned .xpi needs xpinstall.signatures.required=false, which
-# Firefox ESR honours (release Firefox refuses the pref and the add-on); a signed one (META-INF/ in the archive,
-# as addons.mozilla.org signs it) does not.
+# xpi_signed: the .xpi carries addons.mozilla.org's signature (META-INF/ in the archive).
+xpi_signed() { grep -aqE 'META-INF/(mozilla\.rsa|cose\.sig)' -- "$xpi" 2>/dev/null; }
+
+# firefox_policies: policies.json's text: Firefox installs the signed .xpi in every profile at its next start.
 firefox_policies() {
-  local preferences=''
-  if ! grep -aqE 'META-INF/(mozilla\.rsa|cose\.sig)' -- "$xpi" 2>/dev/null; then
-    preferences=',
-    "Preferences": {
-      "xpinstall.signatures.required": { "Value": false, "Status": "default" }
-    }'
-  fi
   cat <<JSON
 {
   "policies": {
@@ -87,10 +84,22 @@ firefox_policies() {
         "installation_mode": "force_installed",
         "install_url": "$(file_url "$share_dir/$PRODUCT.xpi")"
       }
-    }$preferences
+    }
   }
 }
 JSON
+}
+
+# install_firefox_extension: a signed .xpi goes in by policy, which every Firefox honours. An unsigned one (what
+# scripts/package.sh builds) goes into the system-wide extension directory, as Debian's webext-* packages ship
+# theirs: Debian's Firefox ESR loads unsigned add-ons from there only (vendor.js: extensions.unsignedScopes = the
+# application and system scopes), in new and existing profiles, and drops it once the file is gone. Nothing changes
+# for other add-ons: a policy setting xpinstall.signatures.required=false would stop checking every add-on.
+install_firefox_extension() {
+  if xpi_signed; then install_firefox_policy; return; fi
+  make_dir "$(dirname -- "$FIREFOX_SYSTEM_EXTENSION")"
+  copy_file "$xpi" "$FIREFOX_SYSTEM_EXTENSION"
+  firefox_system_extension=1
 }
 
 # recorded PATH: an earlier run of this install wrote PATH (so it is ours to rewrite).

@@ -28,16 +28,16 @@ Usage: $0 [options]
   --host-binary PATH     install this prebuilt host instead of building one (skips swift build)
   --prefix DIR           install the host as DIR/libexec/$PRODUCT/$PRODUCT (default: ~/.local)
   --system               install for all users: prefix /usr/local, the system manifest directories, the packaged
-                         extension and the browser policies that install it (Firefox, Chromium)
+                         extension, Chromium's policy that installs it and Firefox's system extension directory
   --root DIR             stage every file under DIR instead of / (for building a package); implies no apt-get
   --xpi FILE             with --system: the Firefox package (default: dist/webauthn-bridge-VERSION.xpi, built
                          with scripts/package.sh when missing)
   --crx FILE             with --system: the signed CRX (default: dist/webauthn-bridge-VERSION.crx); its id is read
                          from chromium-id.txt beside it, or given with --crx-id ID
-  --firefox-policies FILE  with --system: write Firefox's policies.json here instead of
+  --firefox-policies FILE  with --system and a signed .xpi: write Firefox's policies.json here instead of
                          /etc/firefox/policies/policies.json (e.g. /usr/share/firefox-esr/distribution/policies.json,
                          which Debian's Firefox ESR reads when /etc has none)
-  --no-extension         with --system: the host and its manifests only, no extension and no browser policy
+  --no-extension         the host and its manifests only: no extension (and with --system no browser policy)
   --browser NAME         register with this browser only (repeatable): firefox firefox-esr librewolf
                          chromium google-chrome brave vivaldi microsoft-edge
   --manifest-dir DIR     write the host manifest into DIR (repeatable; pair each with --browser-kind)
@@ -203,7 +203,11 @@ if ((uninstall)); then
   for e in "${entries[@]}"; do
     [[ $e == file\ * ]] || continue
     f=${e#file }
-    case "$f" in */chromium/policies/managed/*) policies+=' chromium' ;; */policies.json) policies+=' firefox' ;; esac
+    case "$f" in
+      */chromium/policies/managed/*) policies+=' chromium' ;;
+      */policies.json) policies+=' firefox' ;;
+      */mozilla/extensions/*) policies+=' firefox-system' ;;
+    esac
     if [[ -e $root$f || -L $root$f ]]; then run rm -f -- "$root$f"; ((dry_run)) || say "removed: $root$f"; fi
   done
   # An install interrupted before its record was complete still leaves the binary: remove it too.
@@ -221,8 +225,10 @@ if ((uninstall)); then
   if [[ $policies == *chromium* ]]; then
     say "Chromium removes the extension its policy installed at its next start."
   fi
-  if [[ $policies == *firefox* ]]; then
-    say "Firefox keeps the add-on its policy installed in each profile: remove it there in about:addons."
+  if [[ $policies == *firefox-system* ]]; then
+    say "Firefox drops the extension from each profile at its next start."
+  elif [[ $policies == *firefox* ]]; then
+    say "Firefox may keep the add-on its policy installed: remove it in about:addons if it is still listed."
   fi
   [[ -n $policies ]] || say "Remove the extension from each browser by hand."
   exit 0
@@ -235,30 +241,29 @@ config_home=${XDG_CONFIG_HOME:-$HOME/.config}
 # of every path ("|" or a space may be in a directory's name).
 readonly FS=$'\x1f'
 
+# The browser table (manifests/browsers.tsv, also compiled into the host for doctor): one line per browser.
 # browser_info NAME → kind, user profile dir, user manifest dir, system manifest dir, display name (joined by FS)
 browser_info() {
-  case "$1" in
-    firefox) echo "firefox${FS}$HOME/.mozilla${FS}$HOME/.mozilla/native-messaging-hosts${FS}/usr/lib/mozilla/native-messaging-hosts${FS}Firefox" ;;
-    firefox-esr) echo "firefox${FS}$HOME/.mozilla${FS}$HOME/.mozilla/native-messaging-hosts${FS}/usr/lib/mozilla/native-messaging-hosts${FS}Firefox ESR" ;;
-    librewolf) echo "firefox${FS}$HOME/.librewolf${FS}$HOME/.librewolf/native-messaging-hosts${FS}/usr/lib/librewolf/native-messaging-hosts${FS}LibreWolf" ;;
-    chromium) echo "chromium${FS}$config_home/chromium${FS}$config_home/chromium/NativeMessagingHosts${FS}/etc/chromium/native-messaging-hosts${FS}Chromium" ;;
-    google-chrome|chrome) echo "chromium${FS}$config_home/google-chrome${FS}$config_home/google-chrome/NativeMessagingHosts${FS}/etc/opt/chrome/native-messaging-hosts${FS}Google Chrome" ;;
-    # Brave and Vivaldi read no system directory of their own, only Chrome's.
-    brave) echo "chromium${FS}$config_home/BraveSoftware/Brave-Browser${FS}$config_home/BraveSoftware/Brave-Browser/NativeMessagingHosts${FS}/etc/opt/chrome/native-messaging-hosts${FS}Brave" ;;
-    vivaldi) echo "chromium${FS}$config_home/vivaldi${FS}$config_home/vivaldi/NativeMessagingHosts${FS}/etc/opt/chrome/native-messaging-hosts${FS}Vivaldi" ;;
-    microsoft-edge|edge) echo "chromium${FS}$config_home/microsoft-edge${FS}$config_home/microsoft-edge/NativeMessagingHosts${FS}/etc/opt/edge/native-messaging-hosts${FS}Microsoft Edge" ;;
-    *) return 1 ;;
-  esac
+  local id name kind profile user system _
+  while IFS=$'\t' read -r id name kind profile user system _; do
+    [[ $id == "$1" ]] || continue
+    echo "$kind${FS}$(expand_dir "$profile")${FS}$(expand_dir "$user")${FS}$system${FS}$name"
+    return 0
+  done < <(browser_rows)
+  return 1
 }
-readonly ALL_BROWSERS=(firefox firefox-esr librewolf chromium google-chrome brave vivaldi microsoft-edge)
+browser_rows() { grep -v '^#' "$REPO/manifests/browsers.tsv"; }
+# expand_dir DIR: the table's ~ and $XDG_CONFIG_HOME made real.
+expand_dir() {
+  local d=${1/#\~/$HOME}
+  printf '%s' "${d/#\$XDG_CONFIG_HOME/$config_home}"
+}
+# browser_field NAME COLUMN: one column (1-based) of NAME's line.
+browser_field() { browser_rows | awk -F'\t' -v id="$1" -v c="$2" '$1 == id { print $c }'; }
+mapfile -t ALL_BROWSERS < <(browser_rows | cut -f1)
+readonly ALL_BROWSERS
 # The binary each browser installs, for --system detection (no per-user profile to look at there).
-browser_command() {
-  case "$1" in
-    firefox) echo firefox ;; firefox-esr) echo firefox-esr ;; librewolf) echo librewolf ;;
-    chromium) echo chromium ;; google-chrome|chrome) echo google-chrome ;; brave) echo brave-browser ;;
-    vivaldi) echo vivaldi ;; microsoft-edge|edge) echo microsoft-edge ;;
-  esac
-}
+browser_command() { browser_field "$1" 9; }
 
 targets=()   # kind, manifest dir, display name (joined by FS)
 declare -A selected=()   # the browsers by name (not the custom directories): which policies --system writes
@@ -340,6 +345,47 @@ else
   ((dry_run)) || say "installed: $root$host_path"
 fi
 
+# --- the command on PATH, and the unpacked extension beside the host --------------------------------------------
+# PREFIX/bin/webauthn-bridge links to the host, so `webauthn-bridge demo` and `webauthn-bridge doctor` work as typed
+# (~/.local/bin is on PATH in a Debian login shell once it exists: ~/.profile adds it). A file there that is not
+# ours is left alone.
+readonly bin_link="$prefix/bin/$PRODUCT"
+readonly bin_target="../libexec/$PRODUCT/$PRODUCT"
+make_dir "$prefix/bin"
+if [[ -L $root$bin_link && $(readlink -- "$root$bin_link") == "$bin_target" ]]; then
+  created+=("file $bin_link")
+  say "unchanged: $root$bin_link"
+elif [[ -e $root$bin_link || -L $root$bin_link ]] && ! { [[ -f $root$record ]] && grep -qxF "file $bin_link" "$root$record"; }; then
+  say "note: $root$bin_link exists and is not ours: left unchanged (run $host_path instead)"
+else
+  created+=("file $bin_link")
+  run ln -sfn -- "$bin_target" "$root$bin_link"
+  ((dry_run)) || say "linked: $root$bin_link -> $bin_target"
+fi
+
+# The unpacked extension, as the packages carry it (packaging/extension_package.py decides which files): what the
+# demo loads (it looks beside the binary, in PREFIX/share/webauthn-bridge/extension) and what "Load unpacked" and
+# "Load Temporary Add-on" take, so neither needs the clone once installed. A file an earlier version installed and
+# this one no longer has is removed.
+readonly share_dir="$prefix/share/$PRODUCT"
+readonly extension_dir="$share_dir/extension"
+extension_files=()
+if ((with_extension)); then
+  command -v python3 >/dev/null || die "python3 not found (sudo apt-get install python3): it lists the extension's files"
+  mapfile -t extension_files < <(python3 "$REPO/packaging/extension_package.py" files "$REPO/extension")
+  ((${#extension_files[@]})) || die "no extension files found in $REPO/extension"
+fi
+for f in "${extension_files[@]}"; do
+  make_dir "$(dirname -- "$extension_dir/$f")"
+  copy_file "$REPO/extension/$f" "$extension_dir/$f"
+done
+if [[ -f $root$record ]]; then
+  while read -r old; do
+    [[ " ${extension_files[*]/#/$extension_dir/} " == *" $old "* ]] && continue
+    run rm -f -- "$root$old"
+  done < <(sed -n "s|^file \($extension_dir/.*\)|\1|p" "$root$record")
+fi
+
 # --- the packaged extension (--system): what the policies below install -------------------------------------
 # shellcheck source-path=SCRIPTDIR source=install-policies.sh
 . "$REPO/install-policies.sh"
@@ -347,12 +393,12 @@ if ((!system)) && [[ -n $xpi$crx$crx_id ]]; then die "--xpi, --crx and --crx-id 
 firefox_policies_file=$(realpath -m -- "$firefox_policies_file")
 check_path "--firefox-policies" "$firefox_policies_file"
 [[ $firefox_policies_file == */policies.json ]] || die "--firefox-policies: Firefox reads a file named policies.json, not $firefox_policies_file"
-want_firefox_policy=0
+want_firefox_extension=0
 want_chromium_policy=0
 if ((system && with_extension)); then
-  [[ -z ${selected[firefox]:-}${selected[firefox-esr]:-} ]] || want_firefox_policy=1
+  [[ -z ${selected[firefox]:-}${selected[firefox-esr]:-} ]] || want_firefox_extension=1
   [[ -z ${selected[chromium]:-} ]] || want_chromium_policy=1
-  ((want_firefox_policy || want_chromium_policy)) && find_packages
+  ((want_firefox_extension || want_chromium_policy)) && find_packages
 fi
 
 # Write each manifest directory once (Firefox and Firefox ESR share one; Brave and Vivaldi share Chrome's system one).
@@ -396,8 +442,8 @@ for t in "${targets[@]}"; do
   write_file "$dir/$HOST_NAME.json" "$content"
 done
 
-if ((want_firefox_policy || want_chromium_policy)); then install_packages; fi
-((want_firefox_policy)) && install_firefox_policy
+if ((want_firefox_extension || want_chromium_policy)); then install_packages; fi
+((want_firefox_extension)) && install_firefox_extension
 ((want_chromium_policy)) && install_chromium_policy
 
 # --- the record (merged with an earlier one, so repeated runs for different browsers all uninstall) ----------
@@ -409,16 +455,17 @@ else
 fi
 
 # --- confined browsers: detected, not supported -------------------------------------------------------------
-for app in org.mozilla.firefox io.gitlab.librewolf-community org.chromium.Chromium com.google.Chrome \
-           com.brave.Browser com.vivaldi.Vivaldi com.microsoft.Edge; do
-  [[ -d $HOME/.var/app/$app ]] && say "note: Flatpak $app found: Flatpak browsers cannot start a host outside their sandbox; not supported yet."
-done
-for app in firefox chromium; do
-  [[ -d $HOME/snap/$app ]] && say "note: Snap $app found: Snap browsers need extra steps (portal / confinement); not supported yet."
-done
+while IFS=$'\t' read -r flatpak snap; do
+  [[ $flatpak != - && -d $HOME/.var/app/$flatpak ]] \
+    && say "note: Flatpak $flatpak found: Flatpak browsers cannot start a host outside their sandbox; not supported yet."
+  [[ $snap != - && -d $HOME/snap/$snap ]] \
+    && say "note: Snap $snap found: Snap browsers need extra steps (portal / confinement); not supported yet."
+done < <(browser_rows | cut -f10,11)
 
 # --- what the user does next ---------------------------------------------------------------------------------
 join() { local IFS=','; local s="$*"; echo "${s//,/, }"; }
+load_dir=$extension_dir
+((with_extension)) || load_dir=$REPO/extension
 say ""
 say "Host installed: $host_path"
 if ((policy_chromium)); then
@@ -430,18 +477,24 @@ if ((policy_chromium)); then
 fi
 if ((${#names_by_kind_chromium[@]})); then
   say "In $(join "${names_by_kind_chromium[@]}"): open chrome://extensions, turn on Developer mode, click \"Load unpacked\""
-  say "  and choose $REPO/extension"
+  say "  and choose $load_dir"
 fi
 if ((policy_firefox)); then
   say "Firefox and Firefox ESR install the extension from $FIREFOX_POLICIES at their next start (see about:policies)."
+elif ((firefox_system_extension)); then
+  say "Firefox ESR loads the extension from $FIREFOX_SYSTEM_EXTENSION in every profile at its next start."
 elif ((${#names_by_kind_firefox[@]})); then
   say "In $(join "${names_by_kind_firefox[@]}"): open about:debugging → This Firefox → \"Load Temporary Add-on…\" and choose"
-  say "  $REPO/extension/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned add-on"
-  say "  installed permanently when about:config has xpinstall.signatures.required=false)"
+  say "  $load_dir/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned"
+  say "  add-on installed when about:config has xpinstall.signatures.required=false, which stops checking every add-on)"
 fi
-# stdin from /dev/null and a timeout: a host that took --help for host mode would otherwise wait forever.
-if ((!dry_run)) && timeout 5 "$root$host_path" --help </dev/null 2>&1 | grep -qw doctor; then
-  say "Check the install: $host_path doctor"
-else
-  say "Check the install: $host_path doctor   (when your version has it)"
+# The command as the user types it: by name when PREFIX/bin is on PATH, else by its full path.
+command_name=$host_path
+if [[ -L $root$bin_link && ":$PATH:" == *":$prefix/bin:"* ]]; then
+  command_name=$PRODUCT
+elif [[ -z $root && -L $bin_link ]]; then
+  say "note: $prefix/bin is not on your PATH yet; a new login shell has it (Debian's ~/.profile adds ~/.local/bin"
+  say "      when it exists), or add it to PATH yourself. Until then: $host_path"
 fi
+say "Try it with a software key: $command_name demo --browser chromium   (or --browser firefox)"
+say "Trouble? Run: $command_name doctor"

@@ -11,6 +11,7 @@ Each store gets its own manifest.json, because each refuses or warns about keys 
   extension_package.py zip --store firefox|chromium SRC OUT           the store's archive
   extension_package.py crx --key PEM ZIP OUT                          CRX3 signed with PEM; prints the id
   extension_package.py id --key PEM                                   the Chromium extension id of PEM
+  extension_package.py files SRC                                      the files a package carries, one a line
 """
 import argparse
 import hashlib
@@ -186,6 +187,8 @@ def main(argv):
     c.add_argument("out")
     i = sub.add_parser("id")
     i.add_argument("--key", required=True)
+    f = sub.add_parser("files")
+    f.add_argument("src")
     a = p.parse_args(argv)
     try:
         return run(a)
@@ -204,6 +207,8 @@ def run(a):
         print(build_crx(a.zip, a.key, a.out))
     elif a.command == "id":
         print(extension_id(public_key_der(a.key)))
+    elif a.command == "files":
+        print("\n".join(packaged_files(a.src)))
     return 0
 
 

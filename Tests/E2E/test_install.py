@@ -69,6 +69,40 @@ def test_manifests_go_to_browsers_whose_profile_exists_with_an_absolute_host_pat
     assert not (home / ".config/google-chrome").exists()
 
 
+def test_the_command_is_linked_and_the_extension_copied_beside_the_host(home, fake_host):
+    """What `webauthn-bridge demo` needs from a per-user install: the command in ~/.local/bin, and the extension
+    where the installed binary looks for it (PREFIX/share/webauthn-bridge/extension), as the packages carry it."""
+    out = install(home, fake_host).stdout
+    link = home / ".local/bin/webauthn-bridge"
+    assert os.readlink(link) == "../libexec/webauthn-bridge/webauthn-bridge"
+    assert link.resolve() == home / ".local/libexec/webauthn-bridge/webauthn-bridge"
+    extension = home / ".local/share/webauthn-bridge/extension"
+    copied = sorted(str(p.relative_to(extension)) for p in extension.rglob("*") if p.is_file())
+    assert copied == sorted(EXTENSION_FILES) and "manifest.json" in copied
+    assert (extension / "manifest.json").read_bytes() == (INSTALL_SH.parent / "extension/manifest.json").read_bytes()
+    assert f"choose {extension}" in out
+    # ~/.local/bin was not on this PATH: the note says so, and the commands are given by their full path.
+    assert f"{home}/.local/bin is not on your PATH" in out
+    assert f"{home}/.local/libexec/webauthn-bridge/webauthn-bridge demo" in out
+    # A file of an older extension is removed by the next install; a file that is not ours stays.
+    (extension / "old.js").write_text("old")
+    record = home / ".local/libexec/webauthn-bridge/installed-files"
+    record.write_text(record.read_text() + f"file {extension}/old.js\n")
+    (home / ".local/bin/mine").write_text("mine")
+    install(home, fake_host)
+    assert not (extension / "old.js").exists() and (home / ".local/bin/mine").exists()
+
+
+def test_a_command_of_that_name_that_is_not_ours_is_left_alone(home, fake_host):
+    (home / ".local/bin").mkdir(parents=True)
+    (home / ".local/bin/webauthn-bridge").write_text("someone else's")
+    out = install(home, fake_host).stdout
+    assert (home / ".local/bin/webauthn-bridge").read_text() == "someone else's"
+    assert "exists and is not ours" in out
+    run_install_sh("--uninstall", home=home)
+    assert (home / ".local/bin/webauthn-bridge").read_text() == "someone else's"
+
+
 def test_second_run_changes_nothing(home, fake_host):
     install(home, fake_host)
     before = tree(home)
@@ -278,12 +312,22 @@ def packages(tmp_path):
     return out
 
 
+def sign(packages: Path) -> None:
+    """Makes the stand-in .xpi look signed by addons.mozilla.org (what install.sh looks for)."""
+    (packages / "webauthn-bridge.xpi").write_bytes(b"PK ... META-INF/cose.sig ... META-INF/mozilla.rsa")
+
+
 def system_install(home, fake_host, root, packages, *extra, check=True):
     return run_install_sh("--system", "--root", str(root), "--prefix", "/usr", "--host-binary", str(fake_host),
                           "--xpi", str(packages / "webauthn-bridge.xpi"), "--crx", str(packages / "webauthn-bridge.crx"),
                           *extra, home=home, check=check)
 
 
+FIREFOX_SYSTEM_EXTENSION = ("usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/"
+                            "webauthn-bridge@webauthn-bridge.xpi")
+EXTENSION_FILES = subprocess.run(["python3", str(INSTALL_SH.parent / "packaging/extension_package.py"), "files",
+                                  str(INSTALL_SH.parent / "extension")], capture_output=True, text=True,
+                                 check=True).stdout.split()
 STAGED = {
     "usr/libexec/webauthn-bridge/webauthn-bridge", "usr/libexec/webauthn-bridge/installed-files",
     "usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json",
@@ -293,7 +337,8 @@ STAGED = {
     "etc/opt/edge/native-messaging-hosts/webauthn_bridge.json",
     "usr/share/webauthn-bridge/webauthn-bridge.xpi", "usr/share/webauthn-bridge/webauthn-bridge.crx",
     "usr/share/webauthn-bridge/chromium-id.txt", "usr/share/webauthn-bridge/updates.xml",
-    "etc/firefox/policies/policies.json", "etc/chromium/policies/managed/webauthn-bridge.json",
+    FIREFOX_SYSTEM_EXTENSION, "etc/chromium/policies/managed/webauthn-bridge.json", "usr/bin/webauthn-bridge",
+    *(f"usr/share/webauthn-bridge/extension/{f}" for f in EXTENSION_FILES),
 }
 
 
@@ -304,14 +349,13 @@ def files(root: Path) -> set:
 def test_a_staged_system_install_writes_every_file_under_root_naming_the_final_paths(home, fake_host, tmp_path, packages):
     root = tmp_path / "stage"
     system_install(home, fake_host, root, packages)
-    # Every browser (a package is for another machine), the extension and both policies: nothing else.
+    # Every browser (a package is for another machine), the extension, Chromium's policy, the command: nothing else.
     assert files(root) == STAGED
     assert (root / "usr/share/webauthn-bridge/webauthn-bridge.crx").read_bytes() == b"Cr24 crx stand-in"
-    firefox = json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
-    assert firefox["ExtensionSettings"] == {"webauthn-bridge@webauthn-bridge": {
-        "installation_mode": "force_installed", "install_url": "file:///usr/share/webauthn-bridge/webauthn-bridge.xpi"}}
-    # The stand-in is unsigned: Firefox ESR then needs the signature check off.
-    assert firefox["Preferences"] == {"xpinstall.signatures.required": {"Value": False, "Status": "default"}}
+    # The stand-in .xpi is unsigned: it goes to Firefox's system extension directory, and no policies.json (which
+    # would have to turn signature checks off for every add-on) is written.
+    assert (root / FIREFOX_SYSTEM_EXTENSION).read_bytes() == b"PK xpi stand-in"
+    assert os.readlink(root / "usr/bin/webauthn-bridge") == "../libexec/webauthn-bridge/webauthn-bridge"
     chromium = json.loads((root / "etc/chromium/policies/managed/webauthn-bridge.json").read_text())
     assert chromium == {"ExtensionInstallForcelist": [f"{CHROMIUM_ID};file:///usr/share/webauthn-bridge/updates.xml"]}
     updates = (root / "usr/share/webauthn-bridge/updates.xml").read_text()
@@ -347,6 +391,7 @@ def test_an_administrators_firefox_policies_json_is_left_unchanged_and_the_entri
     theirs = root / "etc/firefox/policies/policies.json"
     theirs.parent.mkdir(parents=True)
     theirs.write_text('{"policies": {"DisableTelemetry": true}}')
+    sign(packages)   # an unsigned .xpi needs no policy
     out = system_install(home, fake_host, root, packages).stdout
     assert theirs.read_text() == '{"policies": {"DisableTelemetry": true}}'
     assert "exists and is not ours: left unchanged" in out
@@ -377,22 +422,26 @@ def test_no_extension_and_one_browser(home, fake_host, tmp_path, packages):
     root = tmp_path / "stage"
     system_install(home, fake_host, root, packages, "--browser", "chromium", "--no-extension")
     assert files(root) == {"usr/libexec/webauthn-bridge/webauthn-bridge", "usr/libexec/webauthn-bridge/installed-files",
-                           "etc/chromium/native-messaging-hosts/webauthn_bridge.json"}
+                           "etc/chromium/native-messaging-hosts/webauthn_bridge.json", "usr/bin/webauthn-bridge"}
     root2 = tmp_path / "stage2"
     system_install(home, fake_host, root2, packages, "--browser", "firefox-esr")
-    assert {"etc/firefox/policies/policies.json", "usr/share/webauthn-bridge/webauthn-bridge.xpi"} <= files(root2)
+    assert {FIREFOX_SYSTEM_EXTENSION, "usr/share/webauthn-bridge/webauthn-bridge.xpi"} <= files(root2)
     assert not (root2 / "etc/chromium").exists()
 
 
-def test_a_signed_xpi_needs_no_signature_preference(home, fake_host, tmp_path, packages):
-    (packages / "webauthn-bridge.xpi").write_bytes(b"PK ... META-INF/cose.sig ... META-INF/mozilla.rsa")
+def test_a_signed_xpi_is_installed_by_policy_with_no_preference(home, fake_host, tmp_path, packages):
+    sign(packages)
     root = tmp_path / "stage"
     system_install(home, fake_host, root, packages, "--browser", "firefox")
-    assert "Preferences" not in json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
+    firefox = json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
+    assert firefox == {"ExtensionSettings": {"webauthn-bridge@webauthn-bridge": {
+        "installation_mode": "force_installed", "install_url": "file:///usr/share/webauthn-bridge/webauthn-bridge.xpi"}}}
+    assert not (root / FIREFOX_SYSTEM_EXTENSION).exists()
 
 
 def test_a_file_url_percent_encodes_what_a_url_path_cannot_hold(home, fake_host, tmp_path, packages):
     root = tmp_path / "stage"
+    sign(packages)
     system_install(home, fake_host, root, packages, "--prefix", "/opt/web authn#é%", "--browser", "firefox")
     policy = json.loads((root / "etc/firefox/policies/policies.json").read_text())["policies"]
     url = policy["ExtensionSettings"]["webauthn-bridge@webauthn-bridge"]["install_url"]
@@ -407,12 +456,13 @@ def test_extension_options_need_system(home, fake_host, packages):
 
 def test_firefox_policies_can_go_to_the_distribution_directory_a_package_uses(home, fake_host, tmp_path, packages):
     root = tmp_path / "stage"
+    sign(packages)
     system_install(home, fake_host, root, packages, "--browser", "firefox-esr",
                    "--firefox-policies", "/usr/share/firefox-esr/distribution/policies.json")
     policy = root / "usr/share/firefox-esr/distribution/policies.json"
     assert "ExtensionSettings" in json.loads(policy.read_text())["policies"]
     assert not (root / "etc/firefox").exists()
     said = run_install_sh("--uninstall", "--system", "--root", str(root), "--prefix", "/usr", home=home).stdout
-    assert not policy.exists() and "Firefox keeps the add-on" in said and "Chromium" not in said
+    assert not policy.exists() and "about:addons" in said and "Chromium" not in said
     bad = system_install(home, fake_host, root, packages, "--firefox-policies", "/etc/firefox/other.json", check=False)
     assert bad.returncode != 0 and "policies.json" in bad.stderr

@@ -1,9 +1,10 @@
-"""The extension installed the way a system install leaves it: by browser policy, in a fresh profile of a browser
-started with no extension flag and no BiDi install (issue 15; docs/install.md, "System install").
+"""The extension installed the way a system install leaves it, in a browser started with no extension flag and no
+BiDi install (docs/install.md, "System install"): Chromium by its managed policy, Firefox ESR from its system-wide
+extension directory, with signature checks left on for every other add-on.
 
 install.sh --system writes into a scratch root (the host, its system manifest, the .xpi/.crx from
-scripts/package.sh, Firefox's policies.json or Chromium's managed policy); the browser runs in a mount namespace
-where that root lies over /etc and /usr (harness/policy.py), so the real /etc is never changed.
+scripts/package.sh, Chromium's managed policy, the .xpi in Firefox's system extension directory); the browser runs
+in a mount namespace where that root lies over /etc and /usr (harness/policy.py), so the real /etc is never changed.
 """
 import time
 
@@ -65,7 +66,7 @@ def test_the_extension_stays_installed_when_the_browser_starts_again(browser):
     assert_verified(browser.rp("register", username=user), "registration after a restart")
 
 
-def test_uninstall_removes_every_staged_file_and_chromium_then_drops_the_extension(browser):
+def test_uninstall_removes_every_staged_file_and_the_browser_then_drops_the_extension(browser):
     browser.browser.close()
     said = browser.uninstall()
     assert [p for p in browser.stage.rglob("*") if not p.is_dir()] == []
@@ -76,38 +77,42 @@ def test_uninstall_removes_every_staged_file_and_chromium_then_drops_the_extensi
         while browser.install_source() is not None:
             assert time.monotonic() < deadline, "Chromium kept the extension after its policy was removed"
             time.sleep(0.2)
+    else:
+        assert "Firefox drops the extension" in said
+    browser.browser.open(browser.site_origin + "/index.html")
+    assert browser.call(OVERRIDE_ACTIVE_JS) is False
+    if browser.kind == "firefox":   # and it stays away at the start after
+        browser.browser.close()
+        browser.start_browser(wait=False)
         browser.browser.open(browser.site_origin + "/index.html")
         assert browser.call(OVERRIDE_ACTIVE_JS) is False
-    else:
-        # Firefox keeps an add-on its policy installed (measured with ESR 153: still installed and active once the
-        # policy and the .xpi are gone); install.sh says where to remove it. Fails, as a reminder, if that changes.
-        assert "Firefox keeps the add-on" in said and "about:addons" in said
-        assert browser.install_source() == POLICY_SOURCE["firefox"]
+        assert browser.install_source(timeout=2) is None
 
 
 def test_a_profile_that_existed_before_the_install_gets_the_extension_at_its_next_start(browser):
     browser.browser.close()
     assert [p for p in browser.stage.rglob("*") if not p.is_dir()] == []   # uninstalled by the test before
     browser.profile = browser.workdir / f"{browser.kind}-profile-used-before"
-    browser.start_browser(wait=False)   # a user's profile, made before any policy
-    browser.browser.open(browser.site_origin + "/index.html")
-    assert browser.call(OVERRIDE_ACTIVE_JS) is False
-    browser.browser.close()
+    if browser.kind == "chromium":
+        browser.start_browser(wait=False)   # a user's profile, made before any policy
+        browser.browser.open(browser.site_origin + "/index.html")
+        assert browser.call(OVERRIDE_ACTIVE_JS) is False
+        browser.browser.close()
+    else:
+        browser.use_firefox_profile_without_remote_control()
     browser.install()
     browser.start_browser()   # fails unless the extension serves the page
     assert browser.install_source() == POLICY_SOURCE[browser.kind]
     assert_verified(browser.rp("register", username=browser.new_user("existing")), "registration")
 
 
-def test_firefox_esr_reads_policies_from_its_distribution_directory_as_a_package_would_ship_them(browser):
-    if browser.kind != "firefox":
-        pytest.skip("Firefox's distribution directory")
-    browser.browser.close()
-    browser.uninstall()
-    distribution = "/usr/share/firefox-esr/distribution/policies.json"   # /usr/lib/firefox-esr/distribution links here
-    browser.install("--firefox-policies", distribution)
-    assert (browser.stage / distribution.lstrip("/")).is_file() and not (browser.stage / "etc/firefox").exists()
-    browser.profile = browser.workdir / "firefox-profile-distribution"
-    browser.start_browser()
-    assert browser.install_source() == POLICY_SOURCE["firefox"]
-    assert_verified(browser.rp("register", username=browser.new_user("distribution")), "registration")
+def test_the_system_install_sets_no_browser_preference(browser):
+    """Nothing staged can change a preference for other add-ons: no policies.json (the one that set
+    xpinstall.signatures.required=false is gone), no preference file, and the extension is active all the same."""
+    staged = sorted(str(p.relative_to(browser.stage)) for p in browser.stage.rglob("*") if not p.is_dir())
+    assert not [p for p in staged if p.endswith("policies.json") or p.endswith(".js") and "/extension/" not in p]
+    assert [p for p in staged if p.startswith("etc/")] == (
+        ["etc/chromium/native-messaging-hosts/webauthn_bridge.json",
+         "etc/chromium/policies/managed/webauthn-bridge.json"] if browser.kind == "chromium" else [])
+    assert "xpinstall.signatures.required" not in browser.install_output
+    assert browser.install_source() == POLICY_SOURCE[browser.kind]

@@ -1,4 +1,5 @@
-"""A system install (install.sh --system) that the browser installs the extension from by itself, by policy.
+"""A system install (install.sh --system) that the browser installs the extension from by itself: by policy
+(Chromium) or from the system-wide extension directory (Firefox ESR).
 
 install.sh writes into a scratch root (--root): the host, its manifest, the packaged extension and the browser's
 policy file, each naming its final path under / (/etc/..., /usr/local/...). The browser then runs in a mount
@@ -8,20 +9,23 @@ mounts go with the namespace's last process. The browser gets no extension flag 
 runs, it installed from the policy (docs/install.md, "System install").
 """
 import json
+import os
+import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from .browsers import Chromium, Firefox
+from .browsers import FIREFOX, Chromium, Firefox
 from .install import create_token, run_install_sh
 from .paths import OVERRIDE_ACTIVE_JS, REPO
 from .session import BrowserSession
 
 PREFIX = "/usr/local"
 FIREFOX_ID = "webauthn-bridge@webauthn-bridge"
-# How each browser records an extension its policy installed: Chromium's extension location, Firefox's install source.
-POLICY_SOURCE = {"chromium": "EXTERNAL_POLICY_DOWNLOAD", "firefox": "enterprise-policy"}
+# Where each browser says the extension came from: Chromium's location for a policy install; for Firefox, the
+# system-wide extension directory's location (install.sh --system puts the unsigned .xpi there).
+POLICY_SOURCE = {"chromium": "EXTERNAL_POLICY_DOWNLOAD", "firefox": "app-system-share"}
 
 
 def throwaway_root(stage: Path) -> tuple[str, ...]:
@@ -58,6 +62,18 @@ def package_extension(out: Path) -> tuple[Path, Path, str]:
         raise RuntimeError(f"scripts/package.sh xpi crx failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
     (xpi,), (crx,) = out.glob("webauthn-bridge-*.xpi"), out.glob("webauthn-bridge-*.crx")
     return xpi, crx, (out / "chromium-id.txt").read_text().strip()
+
+
+def forget_remote_agent_scopes(profile: Path) -> None:
+    """Removes what the test's own remote control left in the profile's prefs.js: Firefox's Remote Agent (BiDi, which
+    a user's Firefox does not run) sets extensions.enabledScopes=5, leaving out the system scope where install.sh
+    puts the extension, and a browser the test stops keeps it for the next start (measured with ESR 153: the
+    extension then no longer loads). The first start is unaffected: the add-ons are loaded before the agent starts."""
+    prefs = profile / "prefs.js"
+    if prefs.exists():
+        kept = [line for line in prefs.read_text().splitlines(keepends=True)
+                if '"extensions.enabledScopes"' not in line and '"extensions.autoDisableScopes"' not in line]
+        prefs.write_text("".join(kept))
 
 
 class PolicySession(BrowserSession):
@@ -98,6 +114,7 @@ class PolicySession(BrowserSession):
             (self.profile / "DevToolsActivePort").unlink(missing_ok=True)
             self.browser = Chromium(self.workdir, self.env, None, self.profile, launcher=launcher)
         else:
+            forget_remote_agent_scopes(self.profile)
             self.browser = Firefox(self.workdir, self.env, None, self.profile, firefox_prefs, launcher=launcher)
         self.front_tab = self.browser.tab
         self.opened_once = False
@@ -107,6 +124,23 @@ class PolicySession(BrowserSession):
             raise AssertionError(f"{self.kind}: the policy-installed extension never served {self.site_origin}\n"
                                  f"install.sh said:\n{self.install_output}\n{self.diagnostics()}")
         self.open("/index.html")
+
+    def use_firefox_profile_without_remote_control(self) -> None:
+        """Firefox started and quit on this session's profile as a user does: no remote control, whose Remote Agent
+        would leave the add-on manager's view of the system scope behind (forget_remote_agent_scopes), and quit by
+        SIGTERM once its add-on database is written."""
+        self.profile.mkdir(parents=True, exist_ok=True)
+        firefox = subprocess.Popen([*throwaway_root(self.stage), FIREFOX, "--headless", "--no-remote", "--profile",
+                                    str(self.profile), "about:blank"], env=self.env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not (self.profile / "extensions.json").exists():
+                assert time.monotonic() < deadline, "Firefox wrote no extensions.json in 60 s"
+                time.sleep(0.2)
+        finally:
+            os.killpg(firefox.pid, signal.SIGTERM)
+            firefox.wait(timeout=60)
 
     def policy_installed_extension_active(self, timeout: float) -> bool:
         """Reloads the test page until the extension's override is in it: the browser installs a policy's extension
@@ -124,7 +158,7 @@ class PolicySession(BrowserSession):
 
     def install_source(self, timeout: float = 30) -> str | None:
         """How the browser says the extension came: Chromium's location for the CRX's id (chrome://extensions-
-        internals), Firefox's install source in the profile's extensions.json."""
+        internals), Firefox's location in the profile's extensions.json (None: not there, or not active)."""
         if self.kind == "chromium":
             tab = self.browser.new_tab()
             try:
@@ -143,8 +177,8 @@ class PolicySession(BrowserSession):
             except (OSError, ValueError, KeyError):
                 addons = []
             found = next((a for a in addons if a["id"] == FIREFOX_ID), None)
-            if found:
-                return (found.get("installTelemetryInfo") or {}).get("source")
+            if found and found.get("active"):
+                return found.get("location")
             time.sleep(0.2)
         return None
 
