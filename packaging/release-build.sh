@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a release product of this package the way a release ships it, and prints the path of the executable on
-# stdout (the build's own output goes to stderr). The one place that says how: package.sh deb (the host, and the
-# man page's generate-manual tool) and the CI stage of scripts/test.sh call it; install.sh runs the same command.
+# stdout (the build's own output goes to stderr). The one place that says how: package.sh deb and the CI stage of
+# scripts/test.sh call it; install.sh runs the same command.
 #   swift build -c release --static-swift-stdlib --product PRODUCT
 # --static-swift-stdlib links the Swift runtime in: no Debian package provides the toolchain's, so a host linked
 # against it could not be installed elsewhere (dpkg-shlibdeps finds no package for it).

@@ -21,8 +21,8 @@ Usage: $0 [xpi|chromium-zip|crx|deb|all]... [--crx-key FILE] [--host-binary FILE
                    throwaway key is generated into dist/ (and reused by later runs): fine for tests, never for a release.
   --host-binary FILE the host to package in the .deb, instead of a release build made here (it must say --version
                    VERSION; use a release build with --static-swift-stdlib: packaging/release-build.sh prints one)
-  --scratch-path DIR the SwiftPM build directory for the release builds of the .deb (the host unless given, and
-                   the man page's generate-manual tool), instead of .build
+  --scratch-path DIR the SwiftPM build directory for the .deb's release build of the host (unless given), instead
+                   of .build
   --out DIR        write the artifacts into DIR instead of dist/
 USAGE
 }
@@ -77,8 +77,9 @@ warn_throwaway_key() {  # KEY
 *****************************************************************************************************************
 * package.sh: NO --crx-key GIVEN. The CRX is signed with a THROWAWAY key:
 *   $1
-* Its extension id is not the released one, and the host serves that id only when the user's config.json lists
-* it in "allowedExtensions". Good for tests; for a release, pass --crx-key with the maintainer's key.
+* Its extension id is not the released one: an installation that carries this CRX (install.sh --system, the .deb)
+* writes the id beside the host, which then serves it. Good for tests; for a release, pass --crx-key with the
+* maintainer's key.
 *****************************************************************************************************************
 WARNING
 }

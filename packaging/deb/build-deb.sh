@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Builds dist/webauthn-bridge_VERSION_amd64.deb with dpkg-deb (called by scripts/package.sh deb, which builds the
-# .xpi and .crx first). Usage: build-deb.sh VERSION DIST [HOST_BINARY [SWIFT-BUILD-ARGUMENT...]]
+# Builds dist/webauthn-bridge_VERSION_amd64.deb in dpkg-deb's format (called by scripts/package.sh deb, which builds
+# the .xpi and .crx first). Usage: build-deb.sh VERSION DIST [HOST_BINARY [SWIFT-BUILD-ARGUMENT...]]
 # With HOST_BINARY empty or missing it makes the release build install.sh makes (packaging/release-build.sh: swift
-# build -c release --static-swift-stdlib); the SWIFT-BUILD-ARGUMENTs (e.g. --scratch-path DIR) go to the release
-# builds, the host's and the man page tool's.
+# build -c release --static-swift-stdlib); the SWIFT-BUILD-ARGUMENTs (e.g. --scratch-path DIR) go to that build.
 #
 # The system-wide layout is staged by install.sh --system --root (the same files a source install puts in place),
 # then adjusted for dpkg (docs/release.md, "The Debian package"):
@@ -14,15 +13,15 @@
 #   /etc/opt/chrome/native-messaging-hosts/…            Chrome, Brave, Vivaldi   file in /etc must be a conffile,
 #   /etc/opt/edge/native-messaging-hosts/…              Edge                     which `apt remove` leaves behind)
 #   /etc/chromium/policies/managed/webauthn-bridge.json Chromium's install policy (symlink, our own file name)
-#   /usr/share/firefox-esr/distribution/policies.json    Firefox ESR's install policy (install.sh --firefox-policies),
-#                                                        not /etc/firefox/policies/policies.json: that one file may
-#                                                        be an administrator's (dpkg would replace it, or adopt it
-#                                                        as a conffile and delete it on purge); Firefox ESR reads
-#                                                        the distribution file only when /etc has none
+#   /usr/share/mozilla/extensions/{ec8030f7-…}/webauthn-bridge@webauthn-bridge.xpi
+#                                                        the .xpi in Firefox's system-wide extension directory,
+#                                                        where Debian's Firefox ESR loads it unsigned
 #   /usr/share/webauthn-bridge/                          .xpi, .crx, chromium-id.txt, updates.xml, the unpacked
 #                                                        extension, the files the /etc links point to
-#   /usr/share/man/man1/webauthn-bridge.1.gz             generated from the command's own help
-# No maintainer scripts: nothing runs at install or removal, and dpkg removes every file it installed.
+#   /usr/share/man/man1/webauthn-bridge.1.gz             packaging/deb/webauthn-bridge.1
+# No maintainer scripts: nothing runs at install or removal, and dpkg removes every file it installed. The archive
+# lists no directory the package does not own (NOT_OURS), so that dpkg never removes one (built with tar and ar,
+# as dpkg-deb --build would list every directory of the tree).
 set -euo pipefail
 umask 022
 
@@ -36,12 +35,16 @@ readonly PRODUCT=webauthn-bridge
 readonly HOST_PATH=/usr/libexec/$PRODUCT/$PRODUCT
 readonly SHARE=/usr/share/$PRODUCT
 # Debian's firefox-esr links /usr/lib/firefox-esr/distribution to this directory: the real path, so that dpkg
-# records the file where it is.
+# records the file where it is. Written only for a signed .xpi (install.sh --firefox-policies).
 readonly FIREFOX_POLICIES=/usr/share/firefox-esr/distribution/policies.json
+readonly FIREFOX_EXTENSION="/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/webauthn-bridge@webauthn-bridge.xpi"
+# Directories the archive must not list: base-files' postinst makes /etc/opt, so no package owns it, and dpkg
+# would take it for ours and remove it with the package once empty.
+readonly NOT_OURS=(/etc/opt)
 die() { echo "build-deb.sh: $*" >&2; exit 1; }
 
-for tool in dpkg-deb dpkg-shlibdeps strip gzip python3; do
-  command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev binutils gzip python3)"
+for tool in dpkg-deb dpkg-shlibdeps strip gzip python3 ar xz; do
+  command -v "$tool" >/dev/null || die "$tool not found (apt-get install dpkg-dev binutils gzip python3 xz-utils)"
 done
 changelog_version=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$here/changelog")
 [[ $changelog_version == "$version" ]] || die "packaging/deb/changelog's first entry is $changelog_version, VERSION is $version: add an entry"
@@ -70,8 +73,7 @@ root="$stage/root"
 rm -f "$root/usr/libexec/$PRODUCT/installed-files"   # install.sh's own uninstall record: dpkg keeps its own
 [[ -x $root$HOST_PATH ]] || die "install.sh did not stage $HOST_PATH"
 strip --strip-unneeded --remove-section=.comment "$root$HOST_PATH"
-install -d -m 0755 "$root/usr/bin"
-ln -s "../libexec/$PRODUCT/$PRODUCT" "$root/usr/bin/$PRODUCT"
+[[ -L $root/usr/bin/$PRODUCT ]] || die "install.sh did not link /usr/bin/$PRODUCT"
 
 # link_from_etc ETC_PATH SHARE_PATH: the file install.sh wrote at ETC_PATH moves to SHARE_PATH (one copy for
 # identical files) and ETC_PATH becomes a symlink to it.
@@ -91,28 +93,16 @@ for dir in /etc/chromium /etc/opt/chrome /etc/opt/edge; do
   link_from_etc "$dir/native-messaging-hosts/webauthn_bridge.json" "$SHARE/native-messaging-hosts/webauthn_bridge.json"
 done
 link_from_etc /etc/chromium/policies/managed/$PRODUCT.json "$SHARE/policies/chromium-managed.json"
-[[ -f $root$FIREFOX_POLICIES ]] || die "install.sh did not stage $FIREFOX_POLICIES"
+[[ -f $root$FIREFOX_EXTENSION || -f $root$FIREFOX_POLICIES ]] || die "install.sh staged no Firefox extension"
 unknown=$(find "$root/etc" -type f)
 [[ -z $unknown ]] || die "install.sh staged files in /etc that this script does not know what to do with: $unknown"
-
-# --- the unpacked extension (for "Load unpacked" and temporary add-ons, with the development id) -------------------
-python3 - "$repo/packaging" "$repo/extension" "$root$SHARE/extension" <<'PY'
-import os, shutil, sys
-sys.path.insert(0, sys.argv[1])
-from extension_package import packaged_files
-src, dst = sys.argv[2:]
-for rel in packaged_files(src):
-    os.makedirs(os.path.dirname(os.path.join(dst, rel)), mode=0o755, exist_ok=True)
-    shutil.copyfile(os.path.join(src, rel), os.path.join(dst, rel))
-    os.chmod(os.path.join(dst, rel), 0o644)
-PY
 
 # --- documentation -----------------------------------------------------------------------------------------------
 install -d -m 0755 "$root/usr/share/doc/$PRODUCT" "$root/usr/share/man/man1" "$root/usr/share/lintian/overrides"
 install -m 0644 "$here/copyright" "$root/usr/share/doc/$PRODUCT/copyright"
 install -m 0644 "$here/lintian-overrides" "$root/usr/share/lintian/overrides/$PRODUCT"
 gzip -9n <"$here/changelog" >"$root/usr/share/doc/$PRODUCT/changelog.gz"
-"$here/man-page.sh" "$root$HOST_PATH" "${swift_build_args[@]}" | gzip -9n >"$root/usr/share/man/man1/$PRODUCT.1.gz"
+gzip -9n <"$repo/packaging/$PRODUCT.1" >"$root/usr/share/man/man1/$PRODUCT.1.gz"
 
 # --- control -----------------------------------------------------------------------------------------------------
 # Depends: what dpkg-shlibdeps finds the binary linked against (libfido2, libpsl, libcrypto, libc …, with the
@@ -133,5 +123,18 @@ chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
 # One timestamp and fixed modes for every file, so the same tree gives the same package.
 find "$root" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-315532800}" {} +
 out="$dist/${PRODUCT}_${version}_amd64.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
+# What dpkg-deb --build makes (debian-binary, control.tar.xz, data.tar.xz in an ar archive, root-owned entries in
+# name order), with NOT_OURS left out of the data archive's list.
+(cd "$root" && find . -path ./DEBIAN -prune -o -print | LC_ALL=C sort) | grep -vxF -f <(printf '.%s\n' "${NOT_OURS[@]}") \
+  >"$stage/data.list"
+tar_xz() { # ARCHIVE DIR LIST: the entries of LIST (relative to DIR), as dpkg-deb writes them
+  tar --create --no-recursion --format=gnu --owner=0 --group=0 --numeric-owner -C "$2" -T "$3" | xz -9 -T1 >"$1"
+}
+printf '2.0\n' >"$stage/debian-binary"
+printf './control\n./md5sums\n' >"$stage/control.list"
+tar_xz "$stage/control.tar.xz" "$root/DEBIAN" "$stage/control.list"
+tar_xz "$stage/data.tar.xz" "$root" "$stage/data.list"
+rm -f "$out"
+(cd "$stage" && ar -rcD "$out" debian-binary control.tar.xz data.tar.xz)
+dpkg-deb --info "$out" >/dev/null || die "dpkg-deb cannot read $out"
 echo "built: $out ($(du -h "$out" | cut -f1); Depends: $shlibs, publicsuffix)"
