@@ -61,7 +61,7 @@ def environment(home: Path) -> dict:
 def login_shell(command: str, home: Path, **kwargs) -> subprocess.Popen:
     """`command` in a new login shell of the scratch user (PATH as /etc/profile and ~/.profile make it)."""
     env = {k: v for k, v in environment(home).items() if k != "PATH"}
-    return subprocess.Popen(["bash", "-lc", f"exec {command}"], cwd=REPO, env=env, text=True, **kwargs)
+    return subprocess.Popen(["bash", "-lc", command], cwd=REPO, env=env, text=True, **kwargs)
 
 
 def test_readme_first_steps_from_a_clone_then_doctor(home):
