@@ -2,13 +2,16 @@
 /// input credTypesAndPubKeyAlgs).
 public enum AlgorithmSelection {
     /// The page's algorithms, in the page's order of preference, restricted to what the client stack and key
-    /// support, without duplicates. NotSupportedError when nothing is left, as a browser reports it.
+    /// support, without duplicates. When nothing is left, what Chromium 156 and Firefox 153 answer: listed
+    /// entries none of whose type is "public-key" (`requested` empty) are NotSupportedError, with Chromium's
+    /// text; algorithms their authenticator does not have, NotAllowedError.
     public static func choose(requested: [Int], supported: Set<Int>) throws(WebAuthnError) -> [Int] {
+        guard !requested.isEmpty else { throw .notSupported("Required parameters missing in `options.publicKey`.") }
         var seen = Set<Int>()
         let chosen = requested.filter { supported.contains($0) && seen.insert($0).inserted }
         guard !chosen.isEmpty else {
-            let asked = requested.isEmpty ? "none of a known type" : requested.map(String.init).joined(separator: ", ")
-            throw .notSupported(
+            let asked = requested.map(String.init).joined(separator: ", ")
+            throw .notAllowed(
                 "None of the requested public key algorithms (\(asked)) is supported by this security key")
         }
         return chosen

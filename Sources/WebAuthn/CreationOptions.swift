@@ -75,6 +75,8 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         // first, then an over-long list a RangeError, then a user.id of the wrong length.
         excludeCredentials = try CredentialDescriptorList.bounded(
             excludeCredentials, listed: options.listedCount("excludeCredentials"), member: "excludeCredentials")
+        // An empty id names no credential (a detached buffer gives one): both browsers register past it.
+        excludeCredentials.removeAll { $0.id.isEmpty }
         guard (1...64).contains(userID.count) else {
             throw .typeError("user.id must be 1 to 64 bytes, found \(userID.count)")
         }

@@ -120,9 +120,18 @@ func json(_ text: String) -> JSONValue {
         #expect(try getInputs(#"{"largeBlob": {"read": 1}}"#).largeBlob == .read)
     }
 
-    @Test func unknownCredentialProtectionPolicyIsIgnored() throws {
-        #expect(
+    @Test func unknownCredentialProtectionPolicyIsChromiumsNotSupportedError() {
+        #expect(throws: WebAuthnError(.notSupported, "Required parameters missing in `options.publicKey`.")) {
             try RegistrationExtensionInputs(json(#"{"credentialProtectionPolicy": "somethingElse"}"#))
-                .credentialProtection == nil)
+        }
+    }
+
+    @Test func credPropsWhenSigningInIsNotSupportedError() throws {
+        #expect(
+            throws: WebAuthnError(.notSupported, "The 'credProps' extension is only valid when creating a credential")
+        ) {
+            try getInputs(#"{"credProps": true}"#)
+        }
+        #expect(try getInputs(#"{"credProps": false}"#) == AuthenticationExtensionInputs())
     }
 }

@@ -134,11 +134,27 @@ def test_first_supported_algorithm_in_page_order_is_used(launch, token):
     assert credential["response"]["publicKeyAlgorithm"] == -8
 
 
-def test_unsupported_algorithms_only_give_not_supported_error(launch, token):
+def test_algorithms_the_host_cannot_ask_for_give_not_allowed_error_as_the_browsers(launch, token):
     host = launch(token)
     options, _ = creation_options(pubKeyCredParams=[{"type": "public-key", "alg": -65535}])
     reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
-    assert reply["error"]["name"] == "NotSupportedError"
+    assert reply["error"]["name"] == "NotAllowedError"
+    assert "-65535" in reply["detail"]
+
+
+def test_a_platform_authenticator_is_refused_at_once(launch, token):
+    host = launch(token)
+    options, _ = creation_options(authenticatorSelection={"authenticatorAttachment": "platform"})
+    reply, statuses = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError" and statuses == [], (reply, statuses)
+
+
+def test_long_names_are_cut_to_64_bytes_for_the_key(launch, token):
+    host = launch(token)
+    credential, _, _ = register(host, rp={"name": "n" * 100_000},
+                                user={"id": binary(b"long"), "name": "\u00e9" * 200, "displayName": "d" * 65},
+                                authenticatorSelection={"residentKey": "required"})
+    assert credential["type"] == "public-key"
 
 
 def test_excluded_credential_gives_invalid_state_after_touch(launch, tmp_path):

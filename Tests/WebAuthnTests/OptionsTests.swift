@@ -219,6 +219,15 @@ struct CreationOptionsTests {
         #expect(options.rp.id == nil)
     }
 
+    @Test func anEmptyExcludedIdNamesNoCredential() throws {
+        let json = creationJSON {
+            $0.set(
+                "excludeCredentials",
+                [["type": "public-key", "id": .binary([])], ["type": "public-key", "id": .binary([4])]])
+        }
+        #expect(try PublicKeyCredentialCreationOptions(json: json).excludeCredentials == [.init(id: [4])])
+    }
+
     @Test(arguments: [(-1.0, 4_294_967_295), (1.5, 1), (Double.infinity, 0), (4_294_967_301, 5)] as [(Double, Int)])
     func timeoutConvertsAsWebIDLUnsignedLong(value: Double, expected: Int) throws {
         let json = creationJSON { $0.set("timeout", .number(value)) }
@@ -309,14 +318,35 @@ struct AlgorithmSelectionTests {
         #expect(try AlgorithmSelection.choose(requested: [-257, -8, -7, -8, -35], supported: [-7, -8]) == [-8, -7])
     }
 
-    @Test func nothingSupportedIsNotSupportedError() {
+    @Test func nothingSupportedIsNotAllowedErrorAsTheBrowsersAnswer() {
         #expect(
             throws: WebAuthnError(
-                .notSupported,
+                .notAllowed,
                 "None of the requested public key algorithms (-257, -37) is supported by this security key")
         ) {
             try AlgorithmSelection.choose(requested: [-257, -37], supported: [-7])
         }
-        #expect(throws: WebAuthnError.self) { try AlgorithmSelection.choose(requested: [], supported: [-7]) }
+        #expect(throws: WebAuthnError(.notSupported, "Required parameters missing in `options.publicKey`.")) {
+            try AlgorithmSelection.choose(requested: [], supported: [-7])
+        }
+    }
+}
+
+struct EntityNameTests {
+    @Test func aNameWithinSixtyFourBytesIsKeptWhole() {
+        let name = String(repeating: "a", count: 64)
+        #expect(EntityName.forAuthenticator(name) == name)
+        #expect(EntityName.forAuthenticator("") == "")
+    }
+
+    @Test func aLongerNameIsCutAtSixtyFourBytesOnACharacterBoundary() {
+        #expect(
+            EntityName.forAuthenticator(String(repeating: "n", count: 100_000)) == String(repeating: "n", count: 64))
+        // "é" is two bytes: 32 fit, the 33rd would split at byte 65.
+        #expect(EntityName.forAuthenticator(String(repeating: "é", count: 200)) == String(repeating: "é", count: 32))
+        // 63 ASCII bytes, then a 4-byte emoji that does not fit whole.
+        let cut = EntityName.forAuthenticator(String(repeating: "x", count: 63) + "😀")
+        #expect(cut == String(repeating: "x", count: 63))
+        #expect(cut.utf8.count <= EntityName.maximumBytes)
     }
 }

@@ -25,6 +25,11 @@ struct RegistrationCeremony {
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
         let algorithms = try AlgorithmSelection.choose(
             requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
+        if options.authenticatorAttachment == "platform" {
+            // A security key is a roaming authenticator; Firefox 153 refuses so at once, Chromium 156 when its
+            // timeout ends (no platform authenticator appears).
+            throw .notAllowed("The site asks for a platform authenticator; a security key is a roaming one.")
+        }
         // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
         let deadline = environment.deviceSelector.deadline(
             for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
@@ -60,8 +65,9 @@ struct RegistrationCeremony {
             excludeList = preflight.heldCredential(in: batches).map { [$0] } ?? []
         }
         var request = CredentialRequest(
-            clientDataJSON: clientData, rpID: rpID, rpName: options.rp.name, userID: options.user.id,
-            userName: options.user.name, userDisplayName: options.user.displayName, algorithm: algorithm,
+            clientDataJSON: clientData, rpID: rpID, rpName: EntityName.forAuthenticator(options.rp.name),
+            userID: options.user.id, userName: EntityName.forAuthenticator(options.user.name),
+            userDisplayName: EntityName.forAuthenticator(options.user.displayName), algorithm: algorithm,
             residentKey: residentKey, excludeList: excludeList)
         request.extensions = extensions.ctap
 

@@ -41,8 +41,11 @@ struct RegistrationExtensionInputs: Equatable {
         }
         credBlob = try ExtensionField.bytes(json, "credBlob")
         if let policy = try ExtensionField.string(json, "credentialProtectionPolicy", in: "extensions") {
-            // An unknown DOMString value is ignored, like any unknown enumeration value.
-            credentialProtection = CredentialProtectionPolicy(rawValue: policy)
+            // Chromium 156 refuses a policy it does not know with this text; Firefox 153's conversion already did.
+            guard let known = CredentialProtectionPolicy(rawValue: policy) else {
+                throw .notSupported("Required parameters missing in `options.publicKey`.")
+            }
+            credentialProtection = known
         }
         enforceCredentialProtection = try ExtensionField.bool(json, "enforceCredentialProtectionPolicy") ?? false
         minPinLength = try ExtensionField.bool(json, "minPinLength") ?? false
@@ -68,6 +71,10 @@ struct AuthenticationExtensionInputs: Equatable {
     init(_ json: JSONValue?, allowCredentials: [[UInt8]]) throws(WebAuthnError) {
         guard let json, !json.isNull else { return }
         guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
+        // As Chromium 156 (Firefox 153: the same name, "Operation is not supported").
+        if try ExtensionField.bool(json, "credProps") == true {
+            throw .notSupported("The 'credProps' extension is only valid when creating a credential")
+        }
         if let prf = json["prf"] {
             let inputs = try PRFInputs(prf, name: "prf")
             try inputs.validate(allowCredentials: allowCredentials)

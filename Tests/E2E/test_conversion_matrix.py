@@ -1,0 +1,120 @@
+"""The conversion matrix: hundreds of create()/get() requests, each a valid one with one member changed to an
+unusual value of some JavaScript type (site/matrix.js), run through the bridge and against the browser's own
+WebAuthn in the same kind of browser: Chromium without the extension (DevTools virtual authenticator), Firefox
+ESR over Marionette (its WebDriver virtual authenticator). For each variant the test compares what the page
+sees: resolved, rejected (the exception's name, or the page getter's own exception) or still pending, and for a
+ceremony what it used: clientDataJSON's type, challenge, origin and crossOrigin, the rpIdHash, the UP/AT/ED flags
+and the credential's algorithm in authenticatorData. Messages are recorded, not compared.
+
+The bridge follows the browser it runs in; the differences it keeps are listed below with their reason, and the
+test fails on any other difference and on a listed one that went away.
+"""
+PROXY_PATH = True   # also in Chromium through the proxy path (conftest.py)
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.marionette import MarionetteFirefox
+from harness.session import BrowserSession
+
+PAGE = "/matrix.html"
+BATCH = 80          # variants per page call: one round trip each, short enough for the call's timeout
+_OWN: dict[str, dict] = {}   # browser kind → the browser's own answers, measured once per run
+
+
+def run_matrix(evaluate) -> dict:
+    count = evaluate("matrix.count()")
+    results = {}
+    for start in range(0, count, BATCH):
+        results.update(evaluate(f"matrix.run({json.dumps({'start': start, 'end': start + BATCH})})"))
+    return results
+
+
+def own_answers(kind: str, host, origin: str) -> dict:
+    if kind in _OWN:
+        return _OWN[kind]
+    if kind == "chromium":
+        session = BrowserSession("chromium", host, origin, install=False, own_webauthn=True)
+        try:
+            session.open(PAGE)
+            _OWN[kind] = run_matrix(lambda js: session.call(js, timeout=600))
+        finally:
+            session.close()
+    else:
+        firefox = MarionetteFirefox()
+        try:
+            firefox.open(origin + PAGE)
+            _OWN[kind] = run_matrix(lambda js: firefox.evaluate(js, timeout=600))
+        finally:
+            firefox.close()
+            shutil.rmtree(firefox.workdir, ignore_errors=True)
+    return _OWN[kind]
+
+
+def seen(result: dict) -> dict:
+    """What the comparison looks at."""
+    out = {"outcome": result["outcome"]}
+    if result["outcome"] in ("rejected", "threw"):
+        out["error"] = result.get("thrown") or result.get("name")
+    if result["outcome"] == "resolved":
+        out["used"] = result.get("used")
+    return out
+
+
+@pytest.fixture(scope="module")
+def answers(browser, host, rp_server):
+    own = own_answers(browser.kind, host, rp_server.origin)
+    browser.open(PAGE)
+    bridge = run_matrix(lambda js: browser.call(js, timeout=600))
+    if os.environ.get("WEBAUTHN_BRIDGE_MATRIX_DUMP"):   # a directory: both sides' raw answers, for study
+        where = Path(os.environ["WEBAUTHN_BRIDGE_MATRIX_DUMP"])
+        where.mkdir(parents=True, exist_ok=True)
+        (where / f"{browser.kind}-own.json").write_text(json.dumps(own, indent=1))
+        (where / f"{browser.kind}-{browser.path}-bridge.json").write_text(json.dumps(bridge, indent=1))
+    return own, bridge
+
+
+# The differences the bridge keeps: (sessions, variant ids matched from the start, why). Each must still occur.
+TIMEOUT_ZERO = r"(create|get) publicKey\.timeout = (true|fraction|null|zero|NaN|emptyString|emptyArray|sparseArray|emptyObject|toStringObject|stringObject|function|proxy|set|arrayBuffer|dataView|detachedBuffer|resizableBuffer)$"
+KNOWN = [
+    ({"chromium", "firefox", "chromium-proxy"}, r"create publicKey\.user\.id = (empty|detachedBuffer)$",
+     "an empty user.id: both browsers register it; libfido2 cannot send one (fido_cred_set_user), the host says TypeError"),
+    ({"chromium", "chromium-proxy"}, TIMEOUT_ZERO,
+     "a timeout that converts to 0 or 1 ms: with a DevTools virtual authenticator Chromium applies it unclamped and "
+     "fails at once (1 ms: when it runs out first); the bridge clamps it to 30 s as the host does every timeout"),
+    ({"chromium", "chromium-proxy"}, r"create publicKey\.authenticatorSelection\.authenticatorAttachment = platform$",
+     "Chromium waits for a platform authenticator until its timeout (NotAllowedError then); the host refuses at once"),
+    ({"chromium"}, r"(create|get) mediation = conditional$",
+     "the browser's own answers it on both sides, but only the oracle's tab has an authenticator"),
+    ({"chromium-proxy"}, r"create mediation = conditional$",
+     "Chromium proxies a conditional create, and the proxy path serves it as a modal one"),
+    ({"firefox"}, r"(create mediation = (conditional|silent)|get mediation = silent)$",
+     "the browser's own answers it on both sides, but headless Firefox's own refuses a document without focus "
+     "first (\"CredentialsContainer request is not allowed.\"); the oracle's Marionette session has focus"),
+]
+
+
+def known(session: str, variant: str) -> str | None:
+    return next((why for sessions, pattern, why in KNOWN if session in sessions and re.match(pattern, variant)), None)
+
+
+def test_the_bridge_answers_as_the_browsers_own(browser, answers):
+    own, bridge = answers
+    session = browser.kind + ("-proxy" if browser.path == "proxy" else "")
+    assert len(own) >= 150 and set(own) == set(bridge)
+    differ = {v: (seen(own[v]), seen(bridge[v])) for v in own if seen(own[v]) != seen(bridge[v])}
+    retried = [v for v in bridge if bridge[v].get("retried")]
+    print(f"\n{session}: {len(own) - len(differ)} of {len(own)} variants agree, {len(differ)} differ; "
+          f"{len(retried)} run again after a focus refusal: {retried}")
+    unexpected = {v: d for v, d in differ.items() if not known(session, v)}
+    report = "\n".join(f"  {v}\n    own    {json.dumps(a)} {own[v].get('message', '')!r:.160}"
+                       f"\n    bridge {json.dumps(b)} {bridge[v].get('message', '')!r:.160}"
+                       for v, (a, b) in sorted(unexpected.items()))
+    assert not unexpected, f"{len(unexpected)} variants differ from the browser's own:\n{report}"
+    stale = [pattern for sessions, pattern, _ in KNOWN
+             if session in sessions and not any(re.match(pattern, v) for v in differ)]
+    assert not stale, f"listed differences that no longer occur (remove them): {stale}"
