@@ -13,9 +13,11 @@
  *
  * Each replacement keeps the native property's attributes, name and length, and Function.prototype.toString
  * shows the native function's source for it (the page's toString is replaced for that, and shows its own
- * native source too). Known limits, documented in docs/extension.md: a toString borrowed from another realm
- * (a fresh about:blank frame) shows the replacement's source, and structuredClone() copies a bridge credential
- * as {} where the browser throws DataCloneError.
+ * native source too). In Chromium each object is an EventTarget given the WebAuthn prototype: a platform object
+ * without own properties, so structuredClone() and postMessage() refuse it with DataCloneError as they refuse the
+ * browser's own credential. Known limits, documented in docs/extension.md: a toString borrowed from another realm
+ * (a fresh about:blank frame) shows the replacement's source, and in Firefox structuredClone() copies a bridge
+ * credential as {} (SpiderMonkey names an EventTarget's class in its errors, where a plain object says "Object").
  */
 (function (root) {
   'use strict';
@@ -28,7 +30,7 @@
   const weakSet = uncurry(WeakMap.prototype.set);
   const arraySlice = uncurry(Array.prototype.slice);
   const apply = Reflect.apply;
-  const { create, defineProperty, getOwnPropertyDescriptor, freeze } = Object;
+  const { create, defineProperty, getOwnPropertyDescriptor, freeze, setPrototypeOf } = Object;
 
   const attribute = (serve) => ({ kind: 'attribute', serve });
   const operation = (serve) => ({ kind: 'operation', serve });
@@ -185,6 +187,12 @@
     if (known) return known;
 
     const slots = new WeakMap();
+    // An object of `proto` that the structured clone algorithm refuses where that shows nothing else (V8).
+    const EventTargetCtor = win.EventTarget;
+    const spiderMonkey = typeof win.Error === 'function' && getOwnPropertyDescriptor(new win.Error(), 'columnNumber');
+    const uncloneable = typeof EventTargetCtor === 'function' && !spiderMonkey
+      ? (proto) => setPrototypeOf(new EventTargetCtor(), proto)
+      : (proto) => create(proto);
     // Only a window that hands in its Function gets toString masked: tests' stand-in classes do not.
     const masker = typeof win.Function === 'function' ? sourceMasker(win.Function.prototype) : { mask() {} };
     for (const name of Object.keys(INTERFACES)) {
@@ -203,9 +211,9 @@
     const shapes = freeze({
       /** A codec.decodeCredential record → the PublicKeyCredential the page is given. */
       build(record) {
-        const response = create(record.registration ? attestation : assertion);
+        const response = uncloneable(record.registration ? attestation : assertion);
         weakSet(slots, response, freeze({ brands: record.registration ? BRANDS.attestation : BRANDS.assertion, record }));
-        const credential = create(pkc);
+        const credential = uncloneable(pkc);
         weakSet(slots, credential, freeze({ brands: BRANDS.credential, record, response }));
         return credential;
       },

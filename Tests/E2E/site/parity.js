@@ -191,9 +191,20 @@
     return out;
   }
 
+  /** What structuredClone() does with the object: the browser's own credential is a platform object it refuses. */
+  function cloning(object) {
+    try {
+      structuredClone(object);
+      return 'copied';
+    } catch (error) {
+      return `threw ${error.name}`;
+    }
+  }
+
   function describeCredential(cred) {
     const response = cred.response;
     const out = { credential: structureOf(cred), response: structureOf(response), behaviour: behaviourOf(cred) };
+    out.cloning = { credential: cloning(cred), response: cloning(response) };
     out.responseMutations = mutations(response);
     out.credentialMutations = mutations(cred);
     out.behaviourWhenFrozen = behaviourOf(cred);
