@@ -451,6 +451,8 @@ if ((dry_run)); then
   say "would record installed files in: $root$record"
 else
   created+=("file $host_path")
+  # How it was installed, for doctor's advice (--uninstall reads only the file and dir lines).
+  if ((system)); then created+=("mode system"); else created+=("mode user"); fi
   { [[ -f $root$record ]] && cat -- "$root$record"; printf '%s\n' "${created[@]}"; } | LC_ALL=C sort -u | replace_file "$root$record" 0644
 fi
 

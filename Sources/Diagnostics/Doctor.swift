@@ -1,6 +1,7 @@
 import BridgeHost
 import FIDO
 import Glibc
+import Processes
 import Prompts
 import WebAuthn
 
@@ -30,12 +31,22 @@ public struct Doctor {
     let home: String
     let configHome: String
     let systemRoot: String
+    /// How this binary was installed: what the fixes tell the user to run.
+    let installation: Installation
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, systemRoot: String = "") {
+    /// `installation`: nil works it out from the running binary.
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, systemRoot: String = "",
+        installation: Installation? = nil
+    ) {
         self.environment = environment
         home = homeDirectory(environment)
         configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         self.systemRoot = systemRoot
+        self.installation =
+            installation
+            ?? runningExecutablePath().map { Installation.of(executable: $0) }
+            ?? .notInstalled
     }
 
     public func run() -> [Check] {
@@ -55,15 +66,33 @@ public struct Doctor {
         Check(name: "libfido2", status: .ok, detail: "version \(FIDOLibrary.version)", fix: nil)
     }
 
+    /// A system-wide install (the package, install.sh --system) is checked for every browser this user has used or
+    /// this machine has (its program on PATH), through the system manifests; a per-user one for the browsers
+    /// this user has used.
     func manifests() -> [Check] {
         let profiles = BrowserProfile.all(home: home, configHome: configHome, systemRoot: systemRoot)
         let used = profiles.filter { FileManager.default.fileExists(atPath: $0.profileDirectory) }
+        if installation.isSystemWide {
+            let installed = profiles.filter { profile in
+                used.contains { $0.name == profile.name }
+                    || profile.commands.contains { ChildProcess.resolveExecutable($0, environment: environment) != nil }
+            }
+            guard !installed.isEmpty else {
+                return [
+                    Check(
+                        name: "browsers", status: .warn,
+                        detail: "no supported browser found: no profile under \(home) and no browser program on PATH",
+                        fix: "install one: sudo apt install firefox-esr (or chromium)")
+                ]
+            }
+            return installed.map(manifest)
+        }
         guard !used.isEmpty else {
             return [
                 Check(
                     name: "browsers", status: .fail,
                     detail: "no Firefox or Chromium-family profile found under \(home)",
-                    fix: "start your browser once, then run ./install.sh")
+                    fix: "start your browser once (it makes its profile), then \(installation.registerAgain())")
             ]
         }
         return used.map(manifest)
@@ -71,7 +100,7 @@ public struct Doctor {
 
     func manifest(_ profile: BrowserProfile) -> Check {
         let name = "host manifest for \(profile.name)"
-        let fix = "run ./install.sh (or ./install.sh --browser …) from the webauthn-bridge checkout"
+        let fix = installation.registerAgain(browser: installation == .package ? nil : profile.ids.first)
         // The browser reads the user's own manifest first, and the system-wide one (install.sh --system) without it.
         guard
             let manifestPath = [profile.manifestPath, profile.systemManifestPath].first(
@@ -142,20 +171,6 @@ public struct Doctor {
             name: "security keys", status: .warn, detail: "no FIDO key plugged in", fix: "plug in your security key")
     }
 
-    func pinentry() -> Check {
-        let configured = (try? HostConfiguration.load(environment: environment))?.pinentryProgram
-        guard let prompt = PromptSelector.select(environment: environment, configuredProgram: configured) else {
-            return Check(
-                name: "PIN prompt", status: .warn,
-                detail: "no pinentry program and no terminal: keys with a PIN cannot be used",
-                fix:
-                    "sudo apt install pinentry-gnome3 (or pinentry-qt / pinentry-gtk2), or set WEBAUTHN_BRIDGE_PINENTRY"
-            )
-        }
-        let detail = (prompt as? PinentryPrompt).map { "pinentry: \($0.program)" } ?? "the terminal (/dev/tty)"
-        return Check(name: "PIN prompt", status: .ok, detail: detail, fix: nil)
-    }
-
     func publicSuffixList() -> Check {
         PublicSuffixList.system().isAvailable
             ? Check(name: "public suffix list", status: .ok, detail: "found (rp.id checks work)", fix: nil)
@@ -180,12 +195,9 @@ public struct Doctor {
     }
 
     func sandboxedBrowsers() -> [Check] {
-        let flatpaks = [
-            "org.mozilla.firefox", "io.gitlab.librewolf-community", "org.chromium.Chromium", "com.google.Chrome",
-            "com.brave.Browser",
-        ]
-        .filter { FileManager.default.fileExists(atPath: "\(home)/.var/app/\($0)") }
-        let snaps = ["firefox", "chromium"].filter { FileManager.default.fileExists(atPath: "\(home)/snap/\($0)") }
+        let (flatpakIDs, snapNames) = BrowserTable.sandboxedPackages
+        let flatpaks = flatpakIDs.filter { FileManager.default.fileExists(atPath: "\(home)/.var/app/\($0)") }
+        let snaps = snapNames.filter { FileManager.default.fileExists(atPath: "\(home)/snap/\($0)") }
         return (flatpaks.map { "Flatpak \($0)" } + snaps.map { "Snap \($0)" }).map {
             Check(
                 name: "sandboxed browser", status: .warn,

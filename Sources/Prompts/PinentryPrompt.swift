@@ -19,7 +19,7 @@ public final class PinentryPrompt: PINPrompt {
     /// graphical ones; TERM, GPG_TTY and LC_* to the terminal ones).
     public let environment: [String: String]
     /// The terminal passed as `OPTION ttyname`; nil: `GPG_TTY` from `environment`, else the controlling
-    /// terminal if the host has one, else none (a graphical pinentry needs none).
+    /// terminal if the host has one, else none (a graphical pinentry needs none); empty: none at all.
     public let ttyName: String?
 
     private let activeRead = ActiveRead()
@@ -85,7 +85,7 @@ public final class PinentryPrompt: PINPrompt {
     }
 
     /// Starts pinentry, greets and configures it, runs `body`, says BYE and reaps it, on every path.
-    private func session<R>(_ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
+    func session<R>(_ body: (AssuanConnection) throws(PromptError) -> R) throws(PromptError) -> R {
         guard let executable = ChildProcess.resolveExecutable(program, environment: environment) else {
             throw .unavailable("pinentry program \"\(program)\" not found or not executable")
         }
@@ -98,7 +98,8 @@ public final class PinentryPrompt: PINPrompt {
         _ executable: String, _ cancelSignal: CancelSignal,
         _ body: (AssuanConnection) throws(PromptError) -> R
     ) throws(PromptError) -> R {
-        let terminalName = ttyName ?? environment["GPG_TTY"] ?? Self.controllingTerminalName()
+        let terminalName =
+            ttyName.map { $0.isEmpty ? nil : $0 } ?? environment["GPG_TTY"] ?? Self.controllingTerminalName()
         let terminal = terminalName.flatMap(TerminalSnapshot.init(path:))
         let child: ChildProcess
         do {

@@ -57,4 +57,46 @@ struct DoctorManifestTests {
                 == "\(home)/.mozilla/native-messaging-hosts/webauthn_bridge.json is missing (and so is \(root)/usr/lib/mozilla/native-messaging-hosts/webauthn_bridge.json)"
         )
     }
+
+    // The advice fits how the bridge was installed.
+
+    @Test func withoutAProfileAPerUserInstallIsToldToStartTheBrowserThenInstallSh() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base + "/home", withIntermediateDirectories: true)
+        let doctor = Doctor(
+            environment: ["HOME": base + "/home", "PATH": base], systemRoot: base,
+            installation: .installScript(prefix: base + "/home/.local", system: false))
+        let checks = doctor.manifests()
+        #expect(checks.map(\.status) == [.fail])
+        #expect(
+            checks.first?.fix
+                == "start your browser once (it makes its profile), then run ./install.sh in the webauthn-bridge clone")
+    }
+
+    @Test func aPackageInstallIsCheckedThroughTheSystemManifestsOfTheBrowsersOnPATH() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base + "/home", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: base + "/bin", withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: base + "/bin/chromium", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        let doctor = Doctor(
+            environment: ["HOME": base + "/home", "PATH": base + "/bin"], systemRoot: base, installation: .package)
+        let checks = doctor.manifests()
+        // No profile yet, and no "start your browser, then run ./install.sh": Chromium is on PATH, and its system
+        // manifest is what the package put in place (missing here).
+        #expect(checks.map(\.name) == ["host manifest for Chromium"])
+        #expect(checks.first?.status == .fail)
+        #expect(
+            checks.first?.detail.contains(base + "/etc/chromium/native-messaging-hosts/webauthn_bridge.json") == true)
+        #expect(checks.first?.fix == "sudo apt install --reinstall webauthn-bridge")
+    }
+
+    @Test func aPackageInstallWithNoBrowserAtAllIsAWarningNotAFailure() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base + "/home", withIntermediateDirectories: true)
+        let doctor = Doctor(
+            environment: ["HOME": base + "/home", "PATH": base], systemRoot: base, installation: .package)
+        let checks = doctor.manifests()
+        #expect(checks.map(\.status) == [.warn] && Doctor.passed(checks))
+    }
 }

@@ -73,6 +73,56 @@ def test_doctor_fails_a_manifest_pointing_at_a_missing_host(tmp_path):
     assert "/nonexistent/webauthn-bridge, which is not an executable" in result.stdout
 
 
+def pin_prompt_check(home: Path, path: str, **env) -> dict:
+    report = json.loads(cli("doctor", "--json", env={"HOME": str(home), "PATH": path, **env}).stdout)
+    return next(c for c in report["checks"] if c["check"] == "PIN prompt")
+
+
+def test_doctor_tries_the_pin_prompt_without_a_terminal_as_a_desktop_browser_starts_the_host(tmp_path):
+    """Debian's `pinentry` is pinentry-curses: doctor starts it with no terminal, where it fails every PIN, and says
+    so with the fix, though `pinentry` is on PATH (real pinentry-curses, installed by scripts/test.sh)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pinentry").symlink_to("/usr/bin/pinentry-curses")
+    check = pin_prompt_check(tmp_path, f"{bin_dir}:/usr/bin:/bin", DISPLAY=":0")
+    assert check["status"] == "WARN", check
+    assert "terminal pinentry (curses)" in check["detail"] and "Inappropriate ioctl for device" in check["detail"]
+    assert "pinentry-gnome3" in check["fix"]
+
+
+def test_doctor_is_content_with_a_graphical_pinentry_when_a_display_is_there(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pinentry").symlink_to("/usr/bin/pinentry-curses")
+    graphical = bin_dir / "pinentry-gnome3"   # preferred over `pinentry` when there is a display
+    graphical.write_text('#!/bin/sh\necho "OK hi"\nwhile read -r l; do case "$l" in "GETINFO flavor") '
+                         'echo "D gnome3"; echo OK;; BYE) echo OK; exit 0;; *) echo OK;; esac; done\n')
+    graphical.chmod(0o755)
+    check = pin_prompt_check(tmp_path, f"{bin_dir}:/usr/bin:/bin", DISPLAY=":0")
+    assert (check["status"], check["detail"]) == ("OK", f"{graphical} (gnome3)"), check
+    without_display = pin_prompt_check(tmp_path, f"{bin_dir}:/usr/bin:/bin")
+    assert without_display["status"] == "WARN" and "no DISPLAY" in without_display["fix"], without_display
+
+
+def test_the_installed_doctor_advises_install_sh_and_the_packaged_one_would_not(tmp_path):
+    """A per-user install's doctor, with no browser profile yet: start the browser, then install.sh again."""
+    home, prefix = tmp_path / "home", tmp_path / "prefix"
+    home.mkdir()
+    install = subprocess.run([str(REPO / "install.sh"), "--host-binary", host_binary(), "--prefix", str(prefix),
+                              "--browser", "chromium", "--no-extension"], capture_output=True, text=True,
+                             env={**os.environ, "HOME": str(home)}, timeout=120)
+    assert install.returncode == 0, install.stderr
+    (home / ".config" / "chromium" / "NativeMessagingHosts" / "webauthn_bridge.json").unlink()
+    (home / ".config" / "chromium" / "NativeMessagingHosts").rmdir()
+    installed = prefix / "libexec/webauthn-bridge/webauthn-bridge"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")}
+    report = json.loads(subprocess.run([installed, "doctor", "--json"], capture_output=True, text=True, timeout=60,
+                                       env={**environment, "HOME": str(home)}).stdout)
+    check = next(c for c in report["checks"] if c["check"] == "host manifest for Chromium")
+    assert check["status"] == "FAIL" and check["fix"] == (
+        f"run ./install.sh --prefix {prefix} --browser chromium in the webauthn-bridge clone"), check
+
+
 def test_log_prints_rotated_files_in_order_and_filters_by_request(tmp_path):
     log = tmp_path / "host.log"
     (tmp_path / "host.log.2").write_text("t0 INFO [r-1] oldest\n")

@@ -2,7 +2,8 @@ import Testing
 
 @testable import Prompts
 
-/// WEBAUTHN_BRIDGE_PINENTRY > configured program > `pinentry` on PATH > /dev/tty > nothing.
+/// WEBAUTHN_BRIDGE_PINENTRY > configured program > a graphical pinentry when a display is available > `pinentry` on
+/// PATH > /dev/tty > nothing.
 struct PromptSelectorTests {
     let withPinentry = TemporaryDirectory()
     let empty = TemporaryDirectory()
@@ -58,5 +59,30 @@ struct PromptSelectorTests {
     @Test func chosenPinentryGetsTheGivenEnvironment() {
         let chosen = select(env: ["WEBAUTHN_BRIDGE_PINENTRY": "/opt/x", "DISPLAY": ":1"])
         #expect((chosen as? PinentryPrompt)?.environment["DISPLAY"] == ":1")
+    }
+
+    @Test(arguments: [["DISPLAY": ":0"], ["WAYLAND_DISPLAY": "wayland-0"]])
+    func aGraphicalPinentryWinsOverPinentryWhenADisplayIsAvailable(display: [String: String]) {
+        let gtk = withPinentry.write("pinentry-gtk-2", "#!/bin/sh\nexit 0\n", executable: true)
+        #expect((select(env: display, path: withPinentry.path) as? PinentryPrompt)?.program == gtk)
+        let gnome = withPinentry.write("pinentry-gnome3", "#!/bin/sh\nexit 0\n", executable: true)
+        #expect((select(env: display, path: withPinentry.path) as? PinentryPrompt)?.program == gnome)
+    }
+
+    @Test func withoutADisplayPinentryIsUsedEvenWhenAGraphicalOneIsInstalled() {
+        _ = withPinentry.write("pinentry-gnome3", "#!/bin/sh\nexit 0\n", executable: true)
+        #expect((select(env: ["DISPLAY": ""], path: withPinentry.path) as? PinentryPrompt)?.program == pinentryOnPath)
+    }
+
+    @Test func aConfiguredProgramWinsOverAGraphicalOne() {
+        _ = withPinentry.write("pinentry-gnome3", "#!/bin/sh\nexit 0\n", executable: true)
+        let chosen = select(env: ["DISPLAY": ":0"], configured: "/opt/configured", path: withPinentry.path)
+        #expect((chosen as? PinentryPrompt)?.program == "/opt/configured")
+    }
+
+    @Test func withoutATerminalThereIsNoTerminalPrompt() throws {
+        let chosen = PromptSelector.selectWithoutTerminal(
+            environment: ["PATH": empty.path], configuredProgram: nil)
+        #expect(chosen == nil)
     }
 }
