@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty pinentry-curses python3 python3-venv openssl dpkg-dev lintian)
+APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty pinentry-curses python3 python3-venv openssl dpkg-dev lintian man-db)   # man-db: test_man_page renders the man page
 PIP_PACKAGES=(webauthn fido2 pytest pytest-timeout websocket-client)
 
 missing=()
