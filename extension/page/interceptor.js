@@ -23,6 +23,14 @@
   const WEBIDL_KEY = Symbol.for('webauthn-bridge.webidl');
   const CAPABILITIES_TIMEOUT_MS = 1500;
   const apply = Reflect.apply;
+  const { getOwnPropertyDescriptor } = Object;
+
+  /** `proto[key]`'s getter or method as a plain function of (receiver, ...args), or null. */
+  function captured(proto, key) {
+    const d = proto ? getOwnPropertyDescriptor(proto, key) : undefined;
+    const fn = d && (d.get || d.value);
+    return typeof fn === 'function' ? (self, ...args) => apply(fn, self, args) : null;
+  }
 
   /** `browser` ("chromium" or "firefox") picks the conversions' member sets and texts; the page's engine tells. */
   function install(win, codec, webidl, browser = webidl.browserOf(win)) {
@@ -47,13 +55,21 @@
     };
     const postMessage = win.postMessage;
     const addEventListener = win.addEventListener;
+    // A page's request runs after page scripts did what they liked to these prototypes: read through the natives.
+    const signalProto = win.AbortSignal && win.AbortSignal.prototype;
+    const eventTargetProto = win.EventTarget && win.EventTarget.prototype;
+    const signalAborted = captured(signalProto, 'aborted') || ((signal) => signal.aborted);
+    const signalReason = captured(signalProto, 'reason') || ((signal) => signal.reason);
+    const listen = captured(eventTargetProto, 'addEventListener') || ((t, ...a) => t.addEventListener(...a));
+    const unlisten = captured(eventTargetProto, 'removeEventListener') || ((t, ...a) => t.removeEventListener(...a));
+    const rejected = (error) => new PromiseCtor((resolve, reject) => reject(error));
     const cryptoObj = win.crypto;
     // window.origin, not location.origin: a sandboxed document's location names its URL's origin, and a message
     // targeted there would be dropped by its own opaque window, leaving the promise unsettled.
     const selfOrigin = win.origin && win.origin !== 'null' ? win.origin : '*';
 
     function post(message) {
-      postMessage.call(win, { channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin);
+      apply(postMessage, win, [{ channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin]);
     }
 
     // One pending modal request per frame, as Chromium's AuthenticatorImpl does.
@@ -62,11 +78,12 @@
 
     function finish(entry) {
       if (pending === entry) pending = null;
-      if (entry.signal) entry.signal.removeEventListener('abort', entry.onAbort);
+      if (entry.signal) unlisten(entry.signal, 'abort', entry.onAbort);
     }
 
     function abortReason(signal) {
-      return signal.reason !== undefined ? signal.reason : new env.DOMException('The operation was aborted.', 'AbortError');
+      const reason = signalReason(signal);
+      return reason !== undefined ? reason : new env.DOMException('The operation was aborted.', 'AbortError');
     }
 
     function start(type, original, thisArg, options) {
@@ -78,14 +95,14 @@
       try {
         converted = webidl.convertOptions(type, options, browser);
       } catch (error) {
-        return PromiseCtor.reject(error);
+        return rejected(error);
       }
       if (!webidl.bridgeServes(type, converted, browser)) return apply(original, creds, [converted]);
       const signal = converted.signal;
-      if (signal && signal.aborted) return PromiseCtor.reject(abortReason(signal));
+      if (signal && signalAborted(signal)) return rejected(abortReason(signal));
       const refusal = webidl.browserRefusal(type, converted, browser);
-      if (refusal) return PromiseCtor.reject(new env.DOMException(refusal[1], refusal[0]));
-      if (pending) return PromiseCtor.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
+      if (refusal) return rejected(new env.DOMException(refusal[1], refusal[0]));
+      if (pending) return rejected(new env.DOMException('A request is already pending.', 'NotAllowedError'));
       const request = codec.buildRequest(type, converted.publicKey, webidl);
       const rid = codec.newRequestId(cryptoObj);
       return new PromiseCtor((resolve, reject) => {
@@ -97,7 +114,7 @@
           reject(abortReason(signal));
         };
         pending = entry;
-        if (signal) signal.addEventListener('abort', entry.onAbort);
+        if (signal) listen(signal, 'abort', entry.onAbort);
         post({ kind: 'request', rid, type: request.type, options: request.options });
       });
     }
@@ -161,7 +178,7 @@
     async function clientCapabilities() {
       let browserCaps = {};
       if (originalCapabilities) {
-        try { browserCaps = await originalCapabilities.call(PKC); } catch (_) { browserCaps = {}; }
+        try { browserCaps = await apply(originalCapabilities, PKC, []); } catch (_) { browserCaps = {}; }
       }
       return codec.mergeCapabilities(browserCaps, await askCapabilities());
     }

@@ -28,7 +28,7 @@ function fakeWindow({ capabilities, policy, top, activation, origin = 'https://e
   const win = {
     navigator: { credentials: new CredentialsContainer(), userActivation: activation },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
-    DOMException, TypeError, AbortSignal, Promise, crypto: webcrypto, setTimeout, clearTimeout,
+    DOMException, TypeError, AbortSignal, EventTarget, Promise, crypto: webcrypto, setTimeout, clearTimeout,
     origin,
     location: { origin: 'https://example.com' },
     document: policy ? { featurePolicy: policy } : {},
@@ -147,6 +147,36 @@ test('an already aborted signal rejects with its reason at once, without posting
   custom.abort(reason);
   await assert.rejects(win.navigator.credentials.create({ ...createOptions(), signal: custom.signal }), (e) => e === reason);
   assert.equal(win.posted.length, 0);
+});
+
+test('what a page script does to Promise, AbortSignal and Function.prototype.call later changes nothing', async () => {
+  const win = fakeWindow();
+  const saved = {
+    reject: Promise.reject, call: Function.prototype.call,
+    aborted: Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted'),
+    add: EventTarget.prototype.addEventListener,
+  };
+  const controller = new AbortController();
+  controller.abort(new Error('mine'));
+  try {
+    Promise.reject = () => 'forged';
+    Object.defineProperty(AbortSignal.prototype, 'aborted', { get: () => false, configurable: true });
+    EventTarget.prototype.addEventListener = () => { throw new Error('forged'); };
+    Function.prototype.call = function () { throw new Error('forged'); };
+    const promise = win.navigator.credentials.get({ ...getOptions(), signal: controller.signal });
+    Function.prototype.call = saved.call;
+    await assert.rejects(promise, (e) => e.message === 'mine', 'the signal is read through the native getter');
+    assert.equal(win.posted.length, 0);
+    const live = new AbortController();
+    const second = win.navigator.credentials.get({ ...getOptions(), signal: live.signal });
+    live.abort();
+    await assert.rejects(second, (e) => e.name === 'AbortError', 'the abort listener went through the native addEventListener');
+  } finally {
+    Function.prototype.call = saved.call;
+    Promise.reject = saved.reject;
+    Object.defineProperty(AbortSignal.prototype, 'aborted', saved.aborted);
+    EventTarget.prototype.addEventListener = saved.add;
+  }
 });
 
 test('aborting later sends cancel, rejects with AbortError and ignores the late reply', async () => {
