@@ -16,8 +16,8 @@
 //   - accept IP-address or non-ASCII (IDN) rp ids: an rp.id here is a lowercase ASCII domain. Browsers convert
 //     IDNs with UTS #46 first; pages passing punycode work, raw Unicode rp ids get SecurityError;
 //   - AppID (U2F) extension semantics, related origins (§5.11) or conditional mediation;
-//   - coerce mistyped values the way JavaScript would (a number where a string is required is a TypeError here,
-//     where a browser would stringify it): the extension serialises page objects, so a wrong type is a page bug
-//     we report rather than paper over. A member that is null counts as absent (JSON has no `undefined`);
+//   - coerce mistyped values the way JavaScript would: the extension's page world converts the page's objects
+//     with the browser's WebIDL rules first (extension/page/webidl.js), so a wrong type here means the JSON did
+//     not come from that conversion, and is a TypeError. A member that is null counts as absent;
 //   - accept anything but a bare serialized origin ("https://host[:port]") from the browser: a path or a
 //     trailing "/" means the caller passed a URL where an origin belongs, and that is refused, not trimmed.
