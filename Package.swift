@@ -2,14 +2,15 @@
 import PackageDescription
 
 // Module graph (arrows point one way only; nothing on the request path depends on a tool):
-//   webauthn-bridge → BridgeHost (the request path) → {NativeMessaging, WebAuthn, FIDO, Prompts, Processes, Threading}
+//   webauthn-bridge → BridgeHost (the request path) → {NativeMessaging, WebAuthn, FIDO, Prompts, Processes, CTAP, …}
 //   webauthn-bridge → SoftToken  (SoftTokenDeviceProvider: BridgeHost reaches keys only through FIDO's DeviceProvider)
 //   webauthn-bridge → tools, each over the host's modules and never depended on by them:
 //     Diagnostics → {BridgeHost, FIDO, Prompts, Processes}   (doctor, devices, log)
 //     Benchmark → {BridgeHost, SoftToken, Processes}         (bench)
 //     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo; the token command is the executable's, over SoftToken)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
-//   SoftToken → {CFIDO2, CBOR, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
+//   SoftToken → {CFIDO2, CBOR, CTAP, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
+//   CTAP (command and status bytes) ← SoftToken and BridgeHost's CTAP trace
 // Release links on Linux use lld (it ships with the Swift toolchain; the default gold cannot) to pack relative
 // relocations (DT_RELR, glibc ≥ 2.36): start-up reads ~8 KB of them instead of ~1 MB, ~0.9 MB less resident
 // memory per host. A hand-made function order saved another ~1.8 MB and went stale with every change, so it is
@@ -33,7 +34,7 @@ let package = Package(
         .library(
             name: "WebAuthnBridgeModules",
             targets: [
-                "CBOR", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "BridgeHost",
+                "CBOR", "CTAP", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Secrets", "SoftToken", "BridgeHost",
             ]),
     ],
     dependencies: [
@@ -45,6 +46,8 @@ let package = Package(
         .systemLibrary(name: "CPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
 
         .target(name: "CBOR"),
+        // CTAP's command and status bytes, once: SoftToken answers with them, the host's CTAP trace names them.
+        .target(name: "CTAP"),
         .target(name: "Cryptography", dependencies: ["COpenSSL"]),
         .target(name: "NativeMessaging"),
         .target(name: "Threading"),
@@ -55,12 +58,12 @@ let package = Package(
         .target(name: "Secrets"),
         .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading", "Secrets"]),
         .target(name: "Prompts", dependencies: ["Secrets", "Threading", "Processes"]),
-        .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "Cryptography", "Threading"]),
+        .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "CTAP", "Cryptography", "Threading"]),
         .target(
             name: "BridgeHost",
             dependencies: [
-                "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Processes", "Secrets", "CBOR", "Cryptography",
-                "Threading",
+                "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Processes", "Secrets", "CBOR", "CTAP",
+                "Cryptography", "Threading",
             ]),
         // `webauthn-bridge doctor`, `devices` and `log`: checks of an installation, the keys' report, the log reader.
         .target(
@@ -83,6 +86,7 @@ let package = Package(
             ], linkerSettings: releaseLinkLayout),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "CTAPTests", dependencies: ["CTAP", "CFIDO2"]),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"]),
         // What several test targets share (Tests/TestSupport).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -92,7 +96,8 @@ let package = Package(
         .testTarget(name: "PromptsTests", dependencies: ["Prompts", "Processes", "Secrets", "TestSupport"]),
         .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(
-            name: "SoftTokenTests", dependencies: ["SoftToken", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
+            name: "SoftTokenTests",
+            dependencies: ["SoftToken", "CTAP", "FIDO", "Secrets", "CFIDO2", "CBOR", "Cryptography"]),
         .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
         .testTarget(
             name: "BridgeHostTests",

@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Synchronization
 
 /// Turns libfido2's debug output into the host's trace: function lines pass through, raw hex dumps never do
@@ -33,32 +34,28 @@ public final class CTAPTrace: Sendable {
             s.collecting = nil
             if let cmd = Self.value(after: "fido_tx: dev=", key: "cmd=0x", in: line) { s.transmitCommand = cmd }
             if let cmd = Self.value(after: "fido_rx: dev=", key: "cmd=0x", in: line) { s.receiveCommand = cmd }
-            if let length = Self.length(after: "fido_tx: buf=", in: line), s.transmitCommand == Self.cborCommand {
+            let cbor = CTAPHIDCommand.cbor.rawValue
+            if let length = Self.length(after: "fido_tx: buf=", in: line), s.transmitCommand == cbor {
                 s.collecting = (true, length, [])
-            } else if let length = Self.length(after: "fido_rx: buf=", in: line), s.receiveCommand == Self.cborCommand {
+            } else if let length = Self.length(after: "fido_rx: buf=", in: line), s.receiveCommand == cbor {
                 s.collecting = (false, length, [])
             }
             return [line]
         }
     }
 
-    static let cborCommand: UInt8 = 0x10
-
-    static let commandNames: [UInt8: String] = [
-        0x01: "authenticatorMakeCredential", 0x02: "authenticatorGetAssertion", 0x04: "authenticatorGetInfo",
-        0x06: "authenticatorClientPIN", 0x07: "authenticatorReset", 0x08: "authenticatorGetNextAssertion",
-        0x0A: "authenticatorCredentialManagement", 0x0B: "authenticatorSelection", 0x0C: "authenticatorLargeBlobs",
-        0x0D: "authenticatorConfig",
-    ]
-
     /// Top-level members that are secret or PIN-derived, per command, in requests and in responses (CTAP 2.1
     /// numbering): pinUvAuthParams, encrypted PINs and tokens, large-blob data, and the largeBlobKeys that a
-    /// makeCredential (5), getAssertion (7) or credentialManagement (11) reply carries.
-    static let secretRequestKeys: [UInt8: Set<Int>] = [
-        0x01: [8], 0x02: [6], 0x06: [4, 5, 6], 0x0C: [2, 5], 0x0A: [4], 0x0D: [4],
+    /// makeCredential (5), getAssertion (7) or credentialManagement (11) reply carries. The preview commands
+    /// number their members as the final ones do.
+    static let secretRequestKeys: [CTAPCommand: Set<Int>] = [
+        .makeCredential: [8], .getAssertion: [6], .clientPIN: [4, 5, 6], .largeBlobs: [2, 5],
+        .credentialManagement: [4], .credentialManagementPreview: [4], .config: [4], .bioEnrollment: [5],
+        .bioEnrollmentPreview: [5],
     ]
-    static let secretResponseKeys: [UInt8: Set<Int>] = [
-        0x01: [5], 0x02: [7], 0x08: [7], 0x06: [2], 0x0C: [1], 0x0A: [11],
+    static let secretResponseKeys: [CTAPCommand: Set<Int>] = [
+        .makeCredential: [5], .getAssertion: [7], .getNextAssertion: [7], .clientPIN: [2], .largeBlobs: [1],
+        .credentialManagement: [11], .credentialManagementPreview: [11],
     ]
     /// Extension members whose values are secret (hmac-secret salts/outputs, credBlob contents).
     static let secretExtensions: Set<String> = ["hmac-secret", "credBlob"]
@@ -67,13 +64,18 @@ public final class CTAPTrace: Sendable {
         guard let first = payload.first else { return "CTAP: empty payload" }
         let body = Array(payload.dropFirst())
         if outbound { lastRequest = first }
-        let command = outbound ? first : lastRequest
-        let name = commandNames[command] ?? "command 0x" + String(command, radix: 16)
-        let head = outbound ? "CTAP → \(name)" : "CTAP ← \(name) status 0x\(String(first, radix: 16))"
+        let byte = outbound ? first : lastRequest
+        let command = CTAPCommand(rawValue: byte)
+        let name = command?.specName ?? "command 0x" + String(byte, radix: 16)
+        // A failure is named (`PIN_INVALID`); success is the usual case and stays short.
+        let status = first == CTAPStatus.ok.rawValue ? "" : CTAPStatus(rawValue: first).map { " \($0.specName)" } ?? ""
+        let head = outbound ? "CTAP → \(name)" : "CTAP ← \(name) status 0x\(String(first, radix: 16))\(status)"
         guard !body.isEmpty else { return head }
         guard let item = try? CBOR.decode(body) else { return "\(head) (\(body.count) bytes, not CBOR)" }
+        // An unknown command's members are all redacted: which of them are secret is not known.
+        guard let command else { return "\(head) (\(body.count) bytes of an unknown command, not shown)" }
         let secrets = (outbound ? secretRequestKeys : secretResponseKeys)[command] ?? []
-        let authDataKey = (!outbound && (command == 0x02 || command == 0x08)) ? 2 : nil
+        let authDataKey = (!outbound && (command == .getAssertion || command == .getNextAssertion)) ? 2 : nil
         return "\(head) \(render(item, secretKeys: secrets, authDataKey: authDataKey))"
     }
 

@@ -126,7 +126,7 @@ public final class RequestLoop: @unchecked Sendable {
         return running.withLock { $0?.id == id } ? nil : id
     }
 
-    /// The request id of a frame our strict parser refused (e.g. for a bad `__binary__` value), read with a
+    /// The request id of a frame our strict parser refused (e.g. for a bad binary value), read with a
     /// lenient parser so the page's promise still gets its answer; nil when none can be read, and for a
     /// `select` or `cancel`, whose id is another request's: an answer with it could follow that request's own.
     static func recoverID(_ bytes: [UInt8]) -> String? {

@@ -15,18 +15,6 @@ enum CTAPHID {
     /// Largest CTAPHID message: one init and 128 continuation reports.
     static let maxMessage = initPayload + 128 * continuationPayload
 
-    enum Command: UInt8 {
-        case ping = 0x01
-        case msg = 0x03
-        case lock = 0x04
-        case initialize = 0x06
-        case wink = 0x08
-        case cbor = 0x10
-        case cancel = 0x11
-        case keepalive = 0x3B
-        case error = 0x3F
-    }
-
     enum ErrorCode: UInt8 {
         case invalidCommand = 0x01
         case invalidParameter = 0x02

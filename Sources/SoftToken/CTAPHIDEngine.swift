@@ -1,3 +1,4 @@
+import CTAP
 import Threading
 
 #if canImport(FoundationEssentials)
@@ -34,7 +35,7 @@ extension SoftToken {
         let command = report[4] & 0x7F
         let length = Int(report[5]) << 8 | Int(report[6])
 
-        if command == CTAPHID.Command.initialize.rawValue {
+        if command == CTAPHIDCommand.initialize.rawValue {
             handleInit(report, channel: channel, length: length, on: connection)
             return true
         }
@@ -43,7 +44,7 @@ extension SoftToken {
             return true
         }
         transport.noteUse(of: channel)
-        if command == CTAPHID.Command.cancel.rawValue {
+        if command == CTAPHIDCommand.cancel.rawValue {
             cancel(channel: channel, on: connection)
             return true
         }
@@ -119,12 +120,12 @@ extension SoftToken {
         let capabilities = CTAPHID.capabilities(ctap2: state.configuration.ctap2, u2f: u2fEnabled)
         let payload = nonce + withUnsafeBytes(of: assigned.bigEndian) { Array($0) } + [2, 1, 0, 0, capabilities]
         connection.outbox += CTAPHID.frames(
-            channel: channel, command: CTAPHID.Command.initialize.rawValue, payload: payload)
+            channel: channel, command: CTAPHIDCommand.initialize.rawValue, payload: payload)
     }
 
     private func dispatch(command: UInt8, payload: [UInt8], channel: UInt32, on connection: DeviceConnection) {
         connection.endlessKeepalive = nil
-        switch CTAPHID.Command(rawValue: command) {
+        switch CTAPHIDCommand(rawValue: command) {
         case .ping:
             connection.outbox += CTAPHID.frames(channel: channel, command: command, payload: payload)
         case .wink:
@@ -180,7 +181,7 @@ extension SoftToken {
 
     private func sendError(_ code: CTAPHID.ErrorCode, channel: UInt32, on connection: DeviceConnection) {
         connection.outbox += CTAPHID.frames(
-            channel: channel, command: CTAPHID.Command.error.rawValue, payload: [code.rawValue])
+            channel: channel, command: CTAPHIDCommand.error.rawValue, payload: [code.rawValue])
     }
 
     /// Queues a CBOR response, corrupted as the fault plan said when its request arrived.
@@ -218,7 +219,7 @@ extension SoftToken {
                     touchIfNoLongerUntouched(connection)
                     connection.pending?.nextKeepalive = .after(.milliseconds(100))
                     connection.outbox += CTAPHID.frames(
-                        channel: pending.channel, command: CTAPHID.Command.keepalive.rawValue,
+                        channel: pending.channel, command: CTAPHIDCommand.keepalive.rawValue,
                         payload: [CTAPHID.KeepaliveStatus.userPresenceNeeded.rawValue])
                     continue
                 }
@@ -227,7 +228,7 @@ extension SoftToken {
                 if endless.next.isPast {
                     connection.endlessKeepalive = (endless.channel, .after(.milliseconds(100)))
                     connection.outbox += CTAPHID.frames(
-                        channel: endless.channel, command: CTAPHID.Command.keepalive.rawValue,
+                        channel: endless.channel, command: CTAPHIDCommand.keepalive.rawValue,
                         payload: [CTAPHID.KeepaliveStatus.processing.rawValue])
                     continue
                 }

@@ -1,3 +1,4 @@
+import CTAP
 import Threading
 
 #if canImport(FoundationEssentials)
@@ -23,7 +24,7 @@ extension SoftToken {
     func noteMessageStartForFaults(_ report: [UInt8]) {
         guard report[4] & 0x80 != 0 else { return }
         refreshFaultFile()
-        let isCBOR = report[4] & 0x7F == CTAPHID.Command.cbor.rawValue
+        let isCBOR = report[4] & 0x7F == CTAPHIDCommand.cbor.rawValue
         if isCBOR, let command = faultPlan.command, report[7] == command { faultCountingStarted = true }
     }
 
@@ -80,7 +81,7 @@ extension SoftToken {
 
     /// The reports of a CBOR response, corrupted as `fault` says (`.keepAliveForever` is the reader's job).
     static func responseReports(_ response: [UInt8], channel: UInt32, fault: ResponseFault?) -> [[UInt8]] {
-        let command = CTAPHID.Command.cbor.rawValue
+        let command = CTAPHIDCommand.cbor.rawValue
         let reports = CTAPHID.frames(channel: channel, command: command, payload: response)
         let otherChannel: UInt32 = channel == 0x0BAD_F00D ? 0x0BAD_F00E : 0x0BAD_F00D
         switch fault {

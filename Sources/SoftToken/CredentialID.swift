@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Cryptography
 
 /// The secrets of one credential, sealed into its credential ID.

@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Cryptography
 
 /// The authenticator side of PIN/UV auth protocols 1 and 2 (CTAP 2.1 §6.5.6, §6.5.7).

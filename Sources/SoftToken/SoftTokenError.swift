@@ -1,3 +1,5 @@
+import CTAP
+
 /// Why a SoftToken could not be created, loaded or saved. Protocol-level failures are `CTAPStatus` answers to
 /// the host, never these; these are for the program that owns the state file.
 public enum SoftTokenError: Error, Sendable, CustomStringConvertible, Equatable {

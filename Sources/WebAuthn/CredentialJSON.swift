@@ -1,6 +1,6 @@
 /// The `credential` member of a result frame: what the extension turns into a PublicKeyCredential. Member names
 /// follow L3's RegistrationResponseJSON / AuthenticationResponseJSON (§5.1.8, §5.1.9) so the page-side code can
-/// also serve `toJSON()`, except that binary values are `.binary` (→ `{"__binary__": …}`) rather than strings.
+/// also serve `toJSON()`, except that binary values are `.binary` (→ `{binaryKey: …}` on the wire) rather than strings.
 public enum CredentialJSON {
     /// A security key reached over USB/NFC/BLE is always a roaming authenticator.
     public static let attachment = "cross-platform"

@@ -1,10 +1,10 @@
 import Glibc
 
 extension JSONParser {
-    /// `JSONValue.binaryKey` with its quotes, as a literal so matching it is one memcmp.
-    static let binaryMarkerName: StaticString = "\"__binary__\""
+    /// `JSONValue.binaryKey` with its quotes.
+    static let binaryMarkerName = Array("\"\(JSONValue.binaryKey)\"".utf8)
 
-    /// The common shape of a binary value, `"__binary__": "<base64url>" }` right after an object's `{`, decoded
+    /// The common shape of a binary value, `"binaryKey": "<base64url>" }` right after an object's `{`, decoded
     /// straight from the frame without building the member's name, its string or the object's member list: a
     /// list of a thousand credential ids is a thousand of these. Returns nil, with `offset` unchanged, for
     /// anything else (escapes, other members, a bad value, the end of input), which the general object
@@ -47,11 +47,15 @@ extension JSONParser {
 
     /// Consumes `text` when it comes next.
     mutating func skip(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard input.count - offset >= count,
-            input[offset..<offset + count].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: count))
-        else { return false }
-        offset += count
+        skip(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Consumes `bytes` when they come next.
+    mutating func skip(_ bytes: some Collection<UInt8>) -> Bool {
+        guard input.count - offset >= bytes.count, input[offset..<offset + bytes.count].elementsEqual(bytes) else {
+            return false
+        }
+        offset += bytes.count
         return true
     }
 }

@@ -14,7 +14,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Two members with one name: JavaScript keeps the last, other parsers the first. We refuse rather than
         /// guess which one the sender meant.
         case duplicateKey(String)
-        /// `{"__binary__": x}` where x is not a base64url string.
+        /// `{binaryKey: x}` where x is not a base64url string.
         case invalidBinary
     }
 
@@ -48,7 +48,7 @@ public struct JSONError: Error, Sendable, Equatable, CustomStringConvertible {
         case .trailingContent: what = "content after the JSON value"
         case .tooDeep: what = "nesting deeper than \(JSONValue.maxDepth) levels"
         case .duplicateKey(let key): what = "duplicate member \"\(key)\""
-        case .invalidBinary: what = "__binary__ value is not base64url"
+        case .invalidBinary: what = "\(JSONValue.binaryKey) value is not base64url"
         }
         return "invalid JSON at byte \(offset)\(path.isEmpty ? "" : " (in \(pathDescription))"): \(what)"
     }
@@ -67,11 +67,8 @@ extension JSONValue {
     /// Arrays and objects nested deeper than this are refused, so a hostile frame cannot exhaust the stack.
     public static let maxDepth = 64
 
-    /// The name that marks a binary value: an object with exactly this one member.
-    public static let binaryKey = "__binary__"
-
     /// Parses one JSON text (RFC 8259, strict: no comments, no trailing commas, no BOM, no NaN), turning every
-    /// `{"__binary__": "<base64url>"}` into `.binary`. Lone UTF-16 surrogates in `\u` escapes become U+FFFD, as
+    /// `{binaryKey: "<base64url>"}` into `.binary`. Lone UTF-16 surrogates in `\u` escapes become U+FFFD, as
     /// WebIDL's USVString conversion would make them; everything else malformed is a `JSONError`.
     public static func parse(_ utf8: [UInt8]) throws(JSONError) -> JSONValue {
         let result: Result<JSONValue, JSONError> = utf8.withUnsafeBufferPointer { buffer in

@@ -1,5 +1,5 @@
 extension JSONValue {
-    /// Compact JSON as UTF-8. `.binary` becomes `{"__binary__":"<base64url>"}`. Only what RFC 8259 requires is
+    /// Compact JSON as UTF-8. `.binary` becomes `{binaryKey:"<base64url>"}`. Only what RFC 8259 requires is
     /// escaped (`"`, `\`, U+0000–U+001F) — never `/`, which Foundation's encoder escapes and some readers of our
     /// frames compare literally. Integral numbers below 2^53 print without a fraction ("-7", not "-7.0");
     /// non-finite numbers, which JSON cannot carry, print as `null` as JavaScript's JSON.stringify does.
@@ -9,6 +9,9 @@ extension JSONValue {
         write(to: &out)
         return out
     }
+
+    /// What a binary value's text starts with: `{"` + `binaryKey` + `":"`.
+    static let binaryOpening = Array("{\"\(binaryKey)\":\"".utf8)
 
     /// `serialized()` as a String, for logs and tests.
     public var serializedString: String { String(decoding: serialized(), as: UTF8.self) }
@@ -20,7 +23,7 @@ extension JSONValue {
         case .number(let n): Self.writeNumber(n, to: &out)
         case .string(let s): Self.writeString(s, to: &out)
         case .binary(let bytes):
-            out.append(contentsOf: "{\"__binary__\":\"".utf8)
+            out.append(contentsOf: Self.binaryOpening)
             out.append(contentsOf: Base64URL.encodeToUTF8(bytes))
             out.append(contentsOf: "\"}".utf8)
         case .array(let items):

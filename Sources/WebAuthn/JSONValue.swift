@@ -1,11 +1,15 @@
 /// A JSON document as the extension and the host exchange it.
 ///
-/// `.binary` is not a JSON type: it stands for `{"__binary__": "<base64url>"}`, the protocol's encoding of every
+/// `.binary` is not a JSON type: it stands for `{binaryKey: "<base64url>"}`, the protocol's encoding of every
 /// BufferSource and ArrayBuffer, so the rest of the host never sees base64. Objects keep their members in order
 /// (an array of pairs, not a dictionary) because output order makes frames and logs readable and because the
 /// parser rejects duplicate names, so lookup by name is unambiguous. Not `indirect`: arrays already hold their
 /// elements out of line, and boxing every value cost an allocation per value of a frame.
 public enum JSONValue: Sendable, Equatable {
+    /// The name that marks a binary value: an object with exactly this one member. The one place the host spells
+    /// it; docs/protocol-constants.json is the extension's (`ProtocolConstantsTests` holds the two together).
+    public static let binaryKey = "__binary__"
+
     case null
     case bool(Bool)
     case number(Double)

@@ -4,7 +4,7 @@
 /// Rules applied (WebIDL §3.2.17 and the types WebAuthn uses):
 /// - a dictionary given as null or absent is an empty dictionary; anything but an object is a TypeError;
 /// - a member that is absent or null counts as not present (JSON has no `undefined`; JSON.stringify drops it);
-/// - BufferSource members must arrive as `{"__binary__": …}`;
+/// - BufferSource members must arrive as binary values (`JSONValue.binaryKey`);
 /// - `long` / `unsigned long` take any finite number, truncated and wrapped modulo 2^32 as WebIDL does;
 /// - DOMString and boolean members must have that JSON type (see the module note on coercion).
 struct OptionsReader {

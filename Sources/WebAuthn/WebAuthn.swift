@@ -1,7 +1,7 @@
 // WebAuthn — the client-side rules and data formats of Web Authentication Level 3, as a browser applies them.
 //
 // What this module does, one file per step of a request:
-//   JSONParser / JSONValue(+Serialization)  the wire format, with `{"__binary__": base64url}` for every BufferSource
+//   JSONParser / JSONValue(+Serialization)  the wire format, with `JSONValue.binaryKey` marking every BufferSource
 //   CreationOptions / RequestOptions         WebIDL dictionary conversion of the page's options (§5.4, §5.5) → TypeError
 //   CallerOrigin / RelyingPartyIDValidator   the trusted origin and the rp.id rules (§5.1.3 steps 7–8, HTML's
 //     PublicSuffixList                       "registrable domain suffix"), public suffixes through libpsl → SecurityError

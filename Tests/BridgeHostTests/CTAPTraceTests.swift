@@ -31,6 +31,22 @@ struct CTAPTraceTests {
         #expect(!shown.contains { CTAPTrace.hexDump($0) != nil })
     }
 
+    /// A failure is named as the spec names it, from the same table SoftToken answers with.
+    @Test func aFailingStatusIsNamed() {
+        let request: [UInt8] = [0x06] + CBOR.map([(1, 2), (2, 9)]).encode()
+        let trace = CTAPTrace()
+        let shown = (Self.dump("fido_tx", request) + Self.dump("fido_rx", [0x31])).flatMap(trace.lines(for:))
+        #expect(shown.contains("CTAP ← authenticatorClientPIN status 0x31 PIN_INVALID"))
+    }
+
+    /// Which members of a command it does not know are secret cannot be said, so none is shown.
+    @Test func anUnknownCommandsMembersAreNotShown() {
+        let request: [UInt8] = [0x42] + CBOR.map([(1, .bytes([0xAB, 0xCD]))]).encode()
+        let shown = Self.dump("fido_tx", request).flatMap(CTAPTrace().lines(for:))
+        #expect(shown.contains("CTAP → command 0x42 (5 bytes of an unknown command, not shown)"))
+        #expect(!shown.joined().contains("abcd"))
+    }
+
     @Test func hmacSecretSaltsInAGetAssertionAreRedacted() {
         let hmac = CBOR.map([
             (1, .map([(1, 2)])), (2, .bytes(Array(repeating: 0x5A, count: 32))),

@@ -1,4 +1,5 @@
 import CFIDO2
+import CTAP
 import FIDO
 import Foundation
 import Synchronization
@@ -39,7 +40,7 @@ import Testing
         #expect(evicted.getInfo() == FIDO_ERR_RX)
         let answer = try #require(evicted.reports.last)
         #expect(Array(answer[0..<4]) == RawChannel.cid(evicted.channel), "on the evicted channel")
-        #expect(answer[4] == 0x80 | CTAPHID.Command.error.rawValue)
+        #expect(answer[4] == 0x80 | CTAPHIDCommand.error.rawValue)
         #expect(answer[7] == CTAPHID.ErrorCode.invalidChannel.rawValue)
 
         // A fresh fido_dev_open on the same handle gets a new channel, as with a key.
@@ -54,7 +55,7 @@ import Testing
         let channel = try waiting.initialize()
         waiting.write(RawChannel.cid(channel) + [0x90, 0, 1, 0x07])  // authenticatorReset: waits for the touch
         let keepalive = try #require(waiting.read(ms: 5000))
-        #expect(keepalive[4] == 0x80 | CTAPHID.Command.keepalive.rawValue)
+        #expect(keepalive[4] == 0x80 | CTAPHIDCommand.keepalive.rawValue)
 
         let other = try RawChannel(fixture.devicePath)
         for _ in 0..<(limit * 2) { _ = try other.initialize() }
@@ -62,11 +63,11 @@ import Testing
         #expect(fixture.token.locked { fixture.token.transport.isAllocated(channel) })
 
         // The CANCEL still reaches the waiting command, which ends with KEEPALIVE_CANCEL on its channel.
-        waiting.write(RawChannel.cid(channel) + [0x80 | CTAPHID.Command.cancel.rawValue, 0, 0])
+        waiting.write(RawChannel.cid(channel) + [0x80 | CTAPHIDCommand.cancel.rawValue, 0, 0])
         var answer = try #require(waiting.read(ms: 5000))
-        while answer[4] == 0x80 | CTAPHID.Command.keepalive.rawValue { answer = try #require(waiting.read(ms: 5000)) }
+        while answer[4] == 0x80 | CTAPHIDCommand.keepalive.rawValue { answer = try #require(waiting.read(ms: 5000)) }
         #expect(Array(answer[0..<4]) == RawChannel.cid(channel))
-        #expect(answer[4] == 0x80 | CTAPHID.Command.cbor.rawValue)
+        #expect(answer[4] == 0x80 | CTAPHIDCommand.cbor.rawValue)
         #expect(answer[7] == CTAPStatus.keepaliveCancel.rawValue)
     }
 }

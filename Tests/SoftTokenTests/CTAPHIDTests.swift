@@ -1,5 +1,6 @@
 import CBOR
 import CFIDO2
+import CTAP
 import FIDO
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import CFIDO2
+import CTAP
 import Foundation
 import Synchronization
 import Testing

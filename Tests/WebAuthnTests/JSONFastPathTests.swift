@@ -76,10 +76,6 @@ struct JSONRepeatedNameTests {
                 "public-key", "transports", "id", "type",
             ])
     }
-
-    @Test func theMarkerNameIsTheBinaryKeyQuoted() {
-        #expect(JSONParser.binaryMarkerName.description == "\"\(JSONValue.binaryKey)\"")
-    }
 }
 
 /// `{"type":"public-key","id":…` has a fast start; the result and every error must be the general parser's.

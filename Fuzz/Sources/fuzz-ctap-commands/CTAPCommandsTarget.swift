@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import FuzzSupport
 import SoftToken
 

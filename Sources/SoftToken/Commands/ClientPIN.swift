@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Cryptography
 
 #if canImport(FoundationEssentials)

@@ -1,4 +1,5 @@
 import CBOR
+import CTAP
 import Cryptography
 
 /// What running a command produced: the CTAPHID_CBOR response payload, or a request to wait for the user first.
@@ -30,6 +31,9 @@ extension SoftToken {
                     throw CTAPStatus.invalidCommand
                 }
                 reply = try largeBlobs(parameters)
+            case .bioEnrollment, .credentialManagement, .selection, .config, .bioEnrollmentPreview,
+                .credentialManagementPreview:
+                throw CTAPStatus.invalidCommand  // not implemented: a key that lacks them answers the same
             }
             var response: [UInt8] = [CTAPStatus.ok.rawValue]
             if let reply { response += reply.encode() }

@@ -1,3 +1,4 @@
+import CTAP
 import Cryptography
 import Threading
 
