@@ -108,6 +108,9 @@ def test_the_bridge_answers_as_the_browsers_own(browser, answers):
     assert len(own) >= 150 and set(own) == set(bridge)
     differ = {v: (seen(own[v]), seen(bridge[v])) for v in own if seen(own[v]) != seen(bridge[v])}
     retried = [v for v in bridge if bridge[v].get("retried")]
+    alike = [v for v in own if v not in differ and own[v]["outcome"] == "rejected"]
+    worded = sum(own[v].get("message") == bridge[v].get("message") for v in alike)
+    print(f"\n{session}: of {len(alike)} rejections alike, {worded} carry the browser's own message (not compared)")
     print(f"\n{session}: {len(own) - len(differ)} of {len(own)} variants agree, {len(differ)} differ; "
           f"{len(retried)} run again after a focus refusal: {retried}")
     unexpected = {v: d for v, d in differ.items() if not known(session, v)}

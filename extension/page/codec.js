@@ -258,11 +258,12 @@
   // DOMException's name: Chromium 156 rejects more than 64 allowCredentials/excludeCredentials with a
   // DOMException named "RangeError" (code 0, not instanceof RangeError), checked in the browser. SyntaxError is
   // what WebAuthn L3 (§10.1.4) names a prf.evalByCredential key that is not one of allowCredentials' ids.
-  const DOM_ERROR_NAMES = new Set([
-    'NotAllowedError', 'InvalidStateError', 'SecurityError', 'NotSupportedError', 'AbortError',
-    'ConstraintError', 'UnknownError', 'NotReadableError', 'EncodingError', 'DataError', 'OperationError',
-    'RangeError', 'SyntaxError',
-  ]);
+  // A null-prototype table, read after page scripts ran: nothing on Set.prototype or Object.prototype is consulted.
+  const DOM_ERROR_NAMES = Object.freeze({
+    __proto__: null, NotAllowedError: true, InvalidStateError: true, SecurityError: true, NotSupportedError: true,
+    AbortError: true, ConstraintError: true, UnknownError: true, NotReadableError: true, EncodingError: true,
+    DataError: true, OperationError: true, RangeError: true, SyntaxError: true,
+  });
 
   /** A host `error` object → the exception to reject with: a page-realm TypeError or DOMException. */
   function buildError(error, env) {
@@ -270,7 +271,7 @@
     const message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
     if (name === 'TypeError') return new env.TypeError(message);
     // Browsers report a timeout as NotAllowedError.
-    const domName = DOM_ERROR_NAMES.has(name) ? name : 'NotAllowedError';
+    const domName = DOM_ERROR_NAMES[name] === true ? name : 'NotAllowedError';
     return new env.DOMException(message, domName);
   }
 

@@ -146,8 +146,9 @@
       path: () => '',
       required: (at) => `Missing required '${at.member}' member of ${at.dict}.`,
       dictionary: (at) => (!at ? "Argument 1 can't be converted to a dictionary."
-        : at.parent ? "Value can't be converted to a dictionary."
-          : `'${at.member}' member of ${at.dict} can't be converted to a dictionary.`),
+        : at.element ? `Element of '${at.member}' member of ${at.dict} can't be converted to a dictionary.`
+          : at.required ? "Value can't be converted to a dictionary."
+            : `'${at.member}' member of ${at.dict} can't be converted to a dictionary.`),
       sequence: (at) => `'${at.member}' member of ${at.dict} can't be converted to a sequence.`,
       record: (at) => `'${at.member}' member of ${at.dict} can't be converted to a record.`,
       buffer: (at) => `'${at.member}' member of ${at.dict} could not be converted to any of: ArrayBufferView, ArrayBuffer.`,

@@ -200,7 +200,9 @@ test('dictionaries: undefined is empty, a primitive a TypeError; null is empty, 
   }
   assert.throws(() => createJSON({ rp: null }, 'firefox'), { message: "CredentialsContainer.create: Missing required 'name' member of PublicKeyCredentialEntity." });
   assert.throws(() => webidl.convertOptions('get', { publicKey: null }, 'chromium'), { message: /The provided value is not of type 'PublicKeyCredentialRequestOptions'\.$/ });
-  assert.throws(() => createJSON({ extensions: 5 }, 'firefox'), { message: "CredentialsContainer.create: Value can't be converted to a dictionary." });
+  assert.throws(() => createJSON({ extensions: 5 }, 'firefox'), { message: "CredentialsContainer.create: 'extensions' member of PublicKeyCredentialCreationOptions can't be converted to a dictionary." });
+  assert.throws(() => createJSON({ user: 5 }, 'firefox'), { message: "CredentialsContainer.create: Value can't be converted to a dictionary." }, 'a required one');
+  assert.throws(() => createJSON({ pubKeyCredParams: [5] }, 'firefox'), { message: "CredentialsContainer.create: Element of 'pubKeyCredParams' member of PublicKeyCredentialCreationOptions can't be converted to a dictionary." });
   assert.deepEqual(createJSON({ extensions: () => 1 }).extensions, {}, 'a function is an object');
   for (const browser of BROWSERS) {
     assert.throws(() => webidl.convertOptions('get', 5, browser), TypeError);
