@@ -1,5 +1,5 @@
-/// The names the native-messaging protocol carries (docs/protocol.md). docs/protocol-constants.json holds them
-/// for both sides; ProtocolConstantsTests fails when these differ from it.
+/// The names the native-messaging protocol carries (docs/protocol.md). extension/common/protocol-constants.js
+/// holds them for both sides; ProtocolConstantsTests fails when these differ from it.
 
 /// The protocol's version, sent as `protocol` in the `info` answer. It goes up only for a change an extension built
 /// for the previous one could not follow; additions (a field, a status, a request type) leave it as it is

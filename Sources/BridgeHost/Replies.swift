@@ -2,7 +2,7 @@ import NativeMessaging
 import Synchronization
 import WebAuthn
 
-/// The members a status frame may carry besides `id`, `type` and `status` (docs/protocol-constants.json).
+/// The members a status frame may carry besides `id`, `type` and `status` (extension/common/protocol-constants.js).
 enum StatusField: String, CaseIterable {
     case detail
     case accounts

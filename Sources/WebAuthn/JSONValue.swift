@@ -7,7 +7,8 @@
 /// elements out of line, and boxing every value cost an allocation per value of a frame.
 public enum JSONValue: Sendable, Equatable {
     /// The name that marks a binary value: an object with exactly this one member. The one place the host spells
-    /// it; docs/protocol-constants.json is the extension's (`ProtocolConstantsTests` holds the two together).
+    /// it; extension/common/protocol-constants.js is the extension's (`ProtocolConstantsTests` holds the two
+    /// together).
     public static let binaryKey = "__binary__"
 
     case null

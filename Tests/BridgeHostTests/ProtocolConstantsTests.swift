@@ -1,21 +1,13 @@
-import Foundation
 import NativeMessaging
 import Testing
 import WebAuthn
 
 @testable import BridgeHost
 
-/// docs/protocol-constants.json is the one list of the names and numbers the extension and the host share; the
-/// host's typed copies must say the same (extension/tests/protocol-constants.test.mjs holds the extension's).
+/// extension/common/protocol-constants.js is the one list of the names and numbers the extension and the host
+/// share: the extension imports it, and the host's typed copies must say the same.
 struct ProtocolConstantsTests {
-    static let constants: JSONValue = {
-        let file = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("docs/protocol-constants.json")
-        guard let data = FileManager.default.contents(atPath: file.path), let json = try? JSONValue.parse(Array(data))
-        else { preconditionFailure("cannot read \(file.path)") }
-        return json
-    }()
+    static let constants = ExtensionData.read("protocol-constants.js")
 
     static func names(_ key: String) -> [String] {
         (constants[key]?.arrayValue ?? []).compactMap(\.stringValue).sorted()

@@ -16,10 +16,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM_ID = (REPO / "extension" / "chromium-id.txt").read_text().strip() if (REPO / "extension" / "chromium-id.txt").exists() else "pending-extension-key"
 FIREFOX_ID = "webauthn-bridge@webauthn-bridge"
+
+
+def extension_data(name: str):
+    """A data module of extension/common/ (protocol-constants.js, chromium-texts.js): strict JSON after
+    `export default`, the one list the extension imports and the host's tests check against."""
+    text = (REPO / "extension" / "common" / name).read_text()
+    return json.loads(text.split("export default ", 1)[1].rstrip().removesuffix(";"))
+
+
 # What Chromium tells a page for every NotAllowedError, so the page learns nothing about the key; the host
 # gives pages the same text and puts the precise reason in the error frame's `detail` (docs/errors.md).
-NOT_ALLOWED_TEXT = ("The operation either timed out or was not allowed. "
-                    "See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.")
+NOT_ALLOWED_TEXT = extension_data("chromium-texts.js")["notAllowed"]
 
 
 def host_binary() -> str:

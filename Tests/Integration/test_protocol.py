@@ -2,11 +2,10 @@
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
-from bridge import binary, create_token
+from bridge import binary, create_token, extension_data
 from rp import ORIGIN, creation_options, request_options
 
 
@@ -31,7 +30,7 @@ def test_info_reports_versions_and_labels_the_soft_token(launch, token):
     assert info["logPath"] == str(host.log_path)
     assert info["capabilities"]["extension:credProps"] is True
     assert -7 in info["algorithms"]
-    shared = json.loads((Path(__file__).parents[2] / "docs" / "protocol-constants.json").read_text())
+    shared = extension_data("protocol-constants.js")
     assert info["protocol"] == shared["protocolVersion"]
 
 

@@ -11,8 +11,10 @@
  *   its ancestors", and topOrigin is then the top-level origin (so A→B→A is cross-origin with topOrigin A).
  * Focus is not decided here: it needs the tab's live state (router.js, host-queue.js).
  */
+import { NOT_ALLOWED } from '../common/chromium-errors.js';
 
-const MALFORMED = { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' };
+// Facts the relay could not have sent: Chromium's NotAllowedError says no more.
+const MALFORMED = NOT_ALLOWED;
 
 export function urlOrigin(url) {
   try {

@@ -5,7 +5,7 @@
  * Pure of browser globals (node tests it through router.js). Frames for requests go to deps.onFrame; a lost
  * port to deps.onLost, after the toolbar state says why.
  */
-import { isPlainObject } from '../common/protocol.js';
+import { REPLY, REQUEST, isPlainObject } from '../common/protocol.js';
 
 const BACKOFF_MIN_MS = 1000;
 const BACKOFF_MAX_MS = 60000;
@@ -81,7 +81,7 @@ export function createHostPort(deps) {
   }
 
   function askInfo() {
-    return send({ id: `${INFO_PREFIX}${++infoSeq}`, type: 'info' });
+    return send({ id: `${INFO_PREFIX}${++infoSeq}`, type: REQUEST.info });
   }
 
   function send(frame) {
@@ -124,7 +124,7 @@ export function createHostPort(deps) {
       setState('connected');
     }
     if (typeof frame.id === 'string' && frame.id.startsWith(INFO_PREFIX)) {
-      if (frame.type === 'result') {
+      if (frame.type === REPLY.result) {
         hostInfo = isPlainObject(frame.info) ? frame.info : frame;
         setState('connected');
         settleInfoWaiters(hostInfo);

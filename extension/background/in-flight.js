@@ -6,6 +6,7 @@
  *
  * Pure of browser globals (node tests it through router.js).
  */
+import { NOT_ALLOWED } from '../common/chromium-errors.js';
 import { REQUEST, REPLY, isPlainObject } from '../common/protocol.js';
 import { createHostPort } from './host-port.js';
 import { holdLimit } from './host-queue.js';
@@ -13,7 +14,6 @@ import { holdLimit } from './host-queue.js';
 // The host owns the real timeout (publicKey.timeout clamped by the shared policy, host-queue.js's holdLimit); the
 // watchdog only makes sure a page promise settles if the host never answers.
 const WATCHDOG_GRACE_MS = 30000;
-export const TIMED_OUT = 'The operation either timed out or was not allowed.';
 const HOST_STOPPED = 'The webauthn-bridge host stopped unexpectedly.';
 
 /** How long the background waits for the host before it gives up on a request. */
@@ -139,7 +139,7 @@ export function createInFlight(deps) {
     req.watchdog = deps.setTimeout(() => {
       if (requests.get(id) !== req) return;
       cancel(id, req);
-      ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: TIMED_OUT } });
+      ctx.send({ kind: 'error', rid, error: NOT_ALLOWED });
     }, watchdogDelay(entry.options));
     if (!host.send(frame)) {
       forget(id);

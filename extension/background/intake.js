@@ -6,6 +6,7 @@
  *
  * Pure of browser globals (node tests it through router.js).
  */
+import { NO_FOCUS } from '../common/chromium-errors.js';
 import * as rules from '../common/relay-shared.js';
 import * as admission from './admission.js';
 import { siteMatches } from './site-list.js';
@@ -46,7 +47,7 @@ export function createIntake(deps) {
     }
     if (type === 'create' && !(await Promise.resolve(deps.isTabFocused(ctx.tabId)).catch(() => false))) {
       log('warn', `refused create from tab ${ctx.tabId}: the tab does not have focus`);
-      ctx.send({ kind: 'error', rid, error: rules.REFUSALS.focus });
+      ctx.send({ kind: 'error', rid, error: NO_FOCUS });
       return;
     }
     if (await sitesFor(caller.origin)) {

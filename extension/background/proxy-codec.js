@@ -9,7 +9,7 @@
  * Back, the host's credential (binary members as markers) becomes `responseJson`, the
  * PublicKeyCredential.toJSON() form Chromium parses (RegistrationResponseJSON / AuthenticationResponseJSON).
  */
-import { isPlainObject } from '../common/protocol.js';
+import { BINARY_MARKER, isPlainObject } from '../common/protocol.js';
 
 export const OVERRIDE = 'remoteDesktopClientOverride';
 // Where the parse*FromJSON forms carry bytes ("*" is every element of an array or every member of a map).
@@ -33,7 +33,7 @@ function markBinary(node, path) {
       markBinary(node[key], rest);
     } else if (typeof node[key] === 'string') {
       if (!BASE64URL.test(node[key])) throw new TypeError(`${path.join('.')} is not base64url`);
-      node[key] = { __binary__: node[key] };
+      node[key] = { [BINARY_MARKER]: node[key] };
     }
   }
 }
@@ -62,9 +62,9 @@ export function parseRequestDetails(type, requestDetailsJson) {
 /** A host value with {"__binary__"} markers → the same with base64url strings (the L3 JSON form). */
 function unmark(value, depth = 0) {
   if (depth > 32) throw new TypeError('credential nested too deeply');
-  if (isPlainObject(value) && typeof value.__binary__ === 'string' && Object.keys(value).length === 1) {
-    if (!BASE64URL.test(value.__binary__)) throw new TypeError('binary member is not base64url');
-    return value.__binary__;
+  if (isPlainObject(value) && typeof value[BINARY_MARKER] === 'string' && Object.keys(value).length === 1) {
+    if (!BASE64URL.test(value[BINARY_MARKER])) throw new TypeError('binary member is not base64url');
+    return value[BINARY_MARKER];
   }
   if (Array.isArray(value)) return value.map((v) => unmark(v, depth + 1));
   if (isPlainObject(value)) {
@@ -109,5 +109,5 @@ export function errorDetails(error) {
 export function challengeOf(options) {
   const c = isPlainObject(options) ? options.challenge : null;
   if (typeof c === 'string') return c;
-  return isPlainObject(c) && typeof c.__binary__ === 'string' ? c.__binary__ : null;
+  return isPlainObject(c) && typeof c[BINARY_MARKER] === 'string' ? c[BINARY_MARKER] : null;
 }

@@ -20,13 +20,12 @@
  *
  * Pure of browser globals (node tests it); the browser is in `deps`.
  */
+import { NOT_ALLOWED, NO_FOCUS } from '../common/chromium-errors.js';
 import { urlOrigin } from './admission.js';
 import * as codec from './proxy-codec.js';
 
 export const ANNOUNCED_TTL_MS = 10000;
 const ANNOUNCED_MAX = 32;
-const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
-const NOT_ALLOWED = { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' };
 const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host is not available.' };
 
 
@@ -114,7 +113,7 @@ export function createProxy(deps) {
     }
     if (!parsed.sameOriginWithAncestors) return { refuse: NOT_ALLOWED, why: 'an unannounced cross-origin frame' };
     const tab = await Promise.resolve(deps.focusedTab()).catch(() => null);
-    if (!tab || urlOrigin(tab.url) !== parsed.origin) return { refuse: FOCUS, why: 'unannounced, and not the focused tab' };
+    if (!tab || urlOrigin(tab.url) !== parsed.origin) return { refuse: NO_FOCUS, why: 'unannounced, and not the focused tab' };
     return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', announced: false };
   }
 

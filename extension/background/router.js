@@ -7,17 +7,15 @@
  * proxied (proxy.js) enter through serveProxied() and share the queue, the focus rule and the security-key
  * window with the page's. It does not know about pages, DOM or badges: those are callbacks in `deps`.
  */
-import { isPlainObject } from '../common/protocol.js';
+import { ABORTED, NOT_ALLOWED, PENDING } from '../common/chromium-errors.js';
+import { REQUEST, isPlainObject } from '../common/protocol.js';
 import { entryFor } from './history.js';
 import { createHostQueue } from './host-queue.js';
-import { TIMED_OUT, createInFlight } from './in-flight.js';
+import { createInFlight } from './in-flight.js';
 import { createIntake } from './intake.js';
 import { createRequesters } from './requesters.js';
 
 export const PORT_NAME = 'webauthn-bridge';
-// What Chromium rejects with when the user cancels its dialog (and the host for every NotAllowedError).
-const USER_CANCELLED = 'The operation either timed out or was not allowed. See: https://www.w3.org/TR/webauthn-2/#sctn-privacy-considerations-client.';
-const PENDING = 'A request is already pending.';
 
 
 /**
@@ -49,7 +47,7 @@ export function createBridge(deps) {
       if (req) cancel(id, req);
       log('debug', `${id} (tab ${entry.tabId}) waits again: a focused tab asked`);
     },
-    expired: (entry) => entry.ctx.send({ kind: 'error', rid: entry.rid, error: { name: 'NotAllowedError', message: TIMED_OUT } }),
+    expired: (entry) => entry.ctx.send({ kind: 'error', rid: entry.rid, error: NOT_ALLOWED }),
     setTimeout: deps.setTimeout,
     clearTimeout: deps.clearTimeout,
   });
@@ -76,7 +74,7 @@ export function createBridge(deps) {
   function enqueue(entry) {
     const { ctx, rid, tabId } = entry;
     if (queue.hasTab(tabId) || [...requests.values()].some((req) => req.tabId === tabId)) {
-      ctx.send({ kind: 'error', rid, error: { name: 'NotAllowedError', message: PENDING } });
+      ctx.send({ kind: 'error', rid, error: PENDING });
     } else if (!host.connect()) {
       ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
     } else {
@@ -121,22 +119,22 @@ export function createBridge(deps) {
   /** Proxied requests whose page is gone (tab closed, navigated): Chromium is told, as its own would abort. */
   function abandoned(ctxs) {
     for (const ctx of ctxs) {
-      if (ctx.proxied) ctx.send({ kind: 'error', rid: 'proxy', error: { name: 'AbortError', message: 'The operation was aborted.' } });
+      if (ctx.proxied) ctx.send({ kind: 'error', rid: 'proxy', error: ABORTED });
     }
   }
 
   /** The user chose an account in the security-key window (never a frame: frames cannot choose). */
   function select(id, index) {
-    if (requests.has(id) && Number.isInteger(index) && index >= 0) host.send({ id, type: 'select', index });
+    if (requests.has(id) && Number.isInteger(index) && index >= 0) host.send({ id, type: REQUEST.select, index });
   }
 
   /** The user closed the security-key window: cancel, and tell the page what Chromium says when its dialog is
-   *  cancelled. */
+   *  cancelled (NOT_ALLOWED, as the host says for every NotAllowedError). */
   function userCancelled(id) {
     const req = requests.get(id);
     if (!req) return;
     cancel(id, req);
-    req.ctx.send({ kind: 'error', rid: req.rid, error: { name: 'NotAllowedError', message: USER_CANCELLED } });
+    req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED });
   }
 
   function tabClosed(tabId) {

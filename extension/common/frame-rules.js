@@ -11,7 +11,8 @@
  * frozen object, `WebAuthnBridgeFrameRules`, on the global of the realm that runs it.
  * The refusals carry Chromium 156's own DOMException names and messages, in Chromium's order (permissions
  * policy, then user activation for a cross-origin create, then the opaque origin), as measured with its own
- * WebAuthn in the same scenarios (docs/extension.md, "Who may call").
+ * WebAuthn in the same scenarios (docs/extension.md, "Who may call"). The messages are copies of
+ * common/chromium-texts.js's, which this classic file cannot import (chromium-errors.test.mjs compares them).
  *
  * It does not decide the focus rule's waiting (router.js does) nor anything about the request's options.
  */
@@ -30,7 +31,6 @@
       'Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.'),
     activation: refusal('A user activation is required to create a credential in a cross-origin iframe.'),
     opaque: refusal("The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects."),
-    focus: refusal('The operation is not allowed at this time because the page does not have focus.'),
     insecure: refusal('WebAuthn is only available in a secure context.'),
   });
 

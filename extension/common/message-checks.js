@@ -13,7 +13,7 @@
 (function (root) {
   'use strict';
 
-  /** limits.requestIdBytes of common/protocol-constants.json (this classic file cannot import it; a test checks). */
+  /** limits.requestIdBytes of common/protocol-constants.js (this classic file cannot import it; a test checks). */
   const REQUEST_ID_BYTES = 4096;
 
   /** Whether a frame, or a member of one, is a JSON object (not null, not an array). */

@@ -1,70 +1,46 @@
 /*
  * protocol.js — the names and numbers of the native-messaging protocol the extension shares with the host
- * (docs/protocol.md). docs/protocol-constants.json is their one list; extension/tests/protocol-constants.test.mjs
- * fails when this file says otherwise, as the host's ProtocolConstantsTests do for the Swift side.
+ * (docs/protocol.md), read from their one list, protocol-constants.js (the host's ProtocolConstantsTests hold
+ * its typed copies to the same file).
  *
  * Also re-exports the checks every message the extension reads goes through (isPlainObject, isRequestId), which
  * live in common/message-checks.js because the relay's content script shares them.
  */
+import constants from './protocol-constants.js';
+
 export { isPlainObject, isRequestId } from './relay-shared.js';
 
+/** A list of the JSON as a frozen map from each value to itself: REPLY.status, ERROR.NotAllowedError. A name not
+ *  in the list reads as undefined, which a test of the code using it would see. */
+function names(list) {
+  return Object.freeze(Object.fromEntries(list.map((value) => [value, value])));
+}
+
 /** The protocol's version: the host's `info` answer carries it as `protocol` (docs/protocol.md, "Versions"). */
-export const VERSION = 1;
+export const VERSION = constants.protocolVersion;
 
-/** `type` of a frame to the host. */
-export const REQUEST = Object.freeze({ create: 'create', get: 'get', info: 'info', cancel: 'cancel', select: 'select' });
+/** `type` of a frame to the host, and of a frame from it. */
+export const REQUEST = names(constants.requestTypes);
+export const REPLY = names(constants.replyTypes);
 
-/** `type` of a frame from the host. */
-export const REPLY = Object.freeze({ status: 'status', result: 'result', error: 'error' });
-
-/** `status` of a status frame: codes only; the sentences the user reads are prompt/prompt.js's. */
-export const STATUS = Object.freeze({
-  insertKey: 'insert-key',
-  keyUnusable: 'key-unusable',
-  selectKey: 'select-key',
-  touch: 'touch',
-  uv: 'uv',
-  pin: 'pin',
-  setPin: 'set-pin',
-  processing: 'processing',
-  selectAccount: 'select-account',
-});
+/** `status` of a status frame: codes only; the sentences the user reads are prompt/view.js's. */
+export const STATUS = names(constants.statuses);
 
 /** The members a status frame may carry besides id, type and status: `detail` (the host's words, for
  *  `key-unusable`), `accounts` (`select-account`), `attemptsLeft` (`pin` after a wrong PIN, a number). */
-export const STATUS_FIELDS = Object.freeze({ detail: 'detail', accounts: 'accounts', attemptsLeft: 'attemptsLeft' });
+export const STATUS_FIELDS = names(constants.statusFields);
 
 /** `error.name` of an error frame: the DOMException names (and TypeError) the host answers with. */
-export const ERROR = Object.freeze({
-  notAllowed: 'NotAllowedError',
-  invalidState: 'InvalidStateError',
-  security: 'SecurityError',
-  notSupported: 'NotSupportedError',
-  abort: 'AbortError',
-  constraint: 'ConstraintError',
-  syntax: 'SyntaxError',
-  unknown: 'UnknownError',
-  encoding: 'EncodingError',
-  typeError: 'TypeError',
-  range: 'RangeError',
-});
+export const ERROR = names(constants.errorNames);
 
 /** The member name of a binary value: {"__binary__": "<base64url>"}. */
-export const BINARY_MARKER = '__binary__';
+export const BINARY_MARKER = constants.binaryMarker;
 
-export const LIMITS = Object.freeze({
-  outboundFrameBytes: 1048576,       // host → browser, refused above by both browsers
-  defaultInboundFrameBytes: 4194304, // browser → host, the host's default
-  requestIdBytes: 4096,              // longest id the host echoes
-  credentialListEntries: 64,         // allowCredentials / excludeCredentials, as Chromium caps them
-});
+/** Frame sizes, the longest request id, list caps. */
+export const LIMITS = Object.freeze({ ...constants.limits });
 
 /** publicKey.timeout: absent → the default, otherwise clamped to the bounds. One policy for both sides. */
-export const TIMEOUTS = Object.freeze({
-  defaultMilliseconds: 300000,
-  minimumMilliseconds: 30000,
-  maximumMilliseconds: 600000,
-});
+export const TIMEOUTS = Object.freeze({ ...constants.timeouts });
 
 /** The timeout a request runs under (ms): the host's rule, so a request waiting here expires as it would there. */
 export function effectiveTimeout(options) {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { webcrypto } from 'node:crypto';
+import chromium from '../common/chromium-texts.js';
 
 const require = createRequire(import.meta.url);
 const codec = require('../page/codec.js');
@@ -196,7 +197,7 @@ test('aborting later sends cancel, rejects with AbortError and ignores the late 
 test('a second concurrent request is refused like Chromium: NotAllowedError "A request is already pending."', async () => {
   const win = fakeWindow();
   const first = win.navigator.credentials.get(getOptions());
-  await assert.rejects(win.navigator.credentials.create(createOptions()), (e) => e.name === 'NotAllowedError' && e.message === 'A request is already pending.');
+  await assert.rejects(win.navigator.credentials.create(createOptions()), (e) => e.name === 'NotAllowedError' && e.message === chromium.pending);
   assert.equal(win.posted.length, 1);
   win.reply(win.posted[0].data.rid, { kind: 'error', error: { name: 'NotAllowedError', message: 'x' } });
   await assert.rejects(first);

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as codec from '../background/proxy-codec.js';
+import chromium from '../common/chromium-texts.js';
 import { createProxy } from '../background/proxy.js';
 import * as router from '../background/router.js';
 
@@ -193,8 +194,8 @@ test('an unannounced request from no focused tab of its origin, or from a cross-
   assert.equal(t.native().sent.length, 1, 'only the info request');
   const byId = Object.fromEntries(t.wap.completed.map((c) => [c.requestId, c.error.message]));
   assert.deepEqual(byId, {
-    1: 'The operation is not allowed at this time because the page does not have focus.',
-    2: 'The operation either timed out or was not allowed.',
+    1: chromium.focus,
+    2: chromium.notAllowed,
   });
 });
 
@@ -240,7 +241,7 @@ test('a proxied request of a tab that closes is completed with AbortError', asyn
   await settle();
   t.bridge.tabClosed(7);
   await settle();
-  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 4, error: { name: 'AbortError', message: 'The operation was aborted.' } }]);
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 4, error: { name: 'AbortError', message: chromium.aborted } }]);
 });
 
 test('with the proxy attached, an admitted page request is announced and answered fallback; detached, it goes to the host', async () => {
@@ -283,5 +284,5 @@ test('a proxied request whose frame navigates away is cancelled at the host and 
   t.bridge.frameNavigated(7, 0, t.clock.now);
   await settle();
   assert.deepEqual(t.native().sent.at(-1), { id: sent.id, type: 'cancel' });
-  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 6, error: { name: 'AbortError', message: 'The operation was aborted.' } }]);
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 6, error: { name: 'AbortError', message: chromium.aborted } }]);
 });

@@ -6,10 +6,12 @@ import * as hostPort from '../background/host-port.js';
 import * as inFlight from '../background/in-flight.js';
 import * as router from '../background/router.js';
 import * as siteList from '../background/site-list.js';
+import chromium from '../common/chromium-texts.js';
 import { REFUSALS } from '../common/relay-shared.js';
 
-const OPAQUE = { name: 'NotAllowedError', message: "The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects." };
-const FOCUS = { name: 'NotAllowedError', message: 'The operation is not allowed at this time because the page does not have focus.' };
+const OPAQUE = { name: 'NotAllowedError', message: chromium.opaque };
+const FOCUS = { name: 'NotAllowedError', message: chromium.focus };
+const NOT_ALLOWED = { name: 'NotAllowedError', message: chromium.notAllowed };
 
 test('origin from a Chromium sender record (sender.origin)', () => {
   assert.deepEqual(admission.originFromSender({ origin: 'https://example.com', url: 'https://example.com/login?x=1', frameId: 0, tab: { id: 1, url: 'https://example.com/login' } }), { origin: 'https://example.com' });
@@ -278,7 +280,7 @@ test('one pending request per tab: a second one from any frame is NotAllowedErro
   const sub = t.frame({ origin: 'https://example.com', frameId: 3, tab: { id: 1, url: 'https://example.com/' } });
   sub.page(getRequest('B'));
   await settle();
-  assert.deepEqual(sub.port.sent, [{ kind: 'error', rid: 'B', error: { name: 'NotAllowedError', message: 'A request is already pending.' } }]);
+  assert.deepEqual(sub.port.sent, [{ kind: 'error', rid: 'B', error: { name: 'NotAllowedError', message: chromium.pending } }]);
   assert.equal(t.native().sent.length, 2);
 });
 
@@ -390,7 +392,7 @@ test('a host that never answers: the watchdog cancels and the page gets NotAllow
   assert.ok(watchdog && watchdog.live);
   watchdog.fn();
   assert.deepEqual(t.native().sent.at(-1), { id, type: 'cancel' });
-  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: NOT_ALLOWED }]);
 });
 
 test('the watchdog is cleared when the host answers', async () => {
@@ -579,7 +581,7 @@ test('a request held past its timeout fails as Chromium\'s would; the page abort
   a.page({ ...getRequest('A'), options: { challenge: { __binary__: 'AQ' }, timeout: 40000 } });
   await settle();
   t.timers.find((x) => x.ms === 40000 && x.live).fn();
-  assert.deepEqual(a.port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: 'The operation either timed out or was not allowed.' } }]);
+  assert.deepEqual(a.port.sent, [{ kind: 'error', rid: 'A', error: NOT_ALLOWED }]);
   const b = t.frame(topSender(2));
   b.page(getRequest('B'));
   const c = t.frame(topSender(3));

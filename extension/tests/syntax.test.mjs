@@ -95,6 +95,19 @@ test('modules parse as modules, content scripts as classic scripts (the shared c
   }
 });
 
+test('the background imports no JSON module: Chromium\'s service worker does not start again with one after a restart', () => {
+  for (const file of backgroundModules) assert.ok(file.endsWith('.js'), `the background imports ${rel(file)}`);
+});
+
+test('a data module (export default …) holds strict JSON, which the host\'s and the Python tests read', () => {
+  const data = [...modules].filter((file) => /^export default /m.test(readFileSync(file, 'utf8')));
+  assert.ok(data.length >= 2, 'protocol-constants.js and chromium-texts.js');
+  for (const file of data) {
+    const literal = readFileSync(file, 'utf8').split(/^export default /m)[1].trimEnd().replace(/;$/, '');
+    assert.doesNotThrow(() => JSON.parse(literal), rel(file));
+  }
+});
+
 test('the background neither awaits at its top level nor calls import(): Chromium refuses both in a service worker', () => {
   for (const file of [...backgroundModules].filter((path) => path.endsWith('.js'))) {
     const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');

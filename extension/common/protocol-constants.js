@@ -1,5 +1,14 @@
-{
-  "$comment": "The names and numbers the extension and the host share (docs/protocol.md). Both sides keep typed copies; ProtocolConstantsTests (Swift) and extension/tests/protocol-constants.test.mjs (node) fail when a copy differs from this file.",
+/*
+ * protocol-constants.js — the names and numbers the extension and the host share (docs/protocol.md), listed once.
+ * common/protocol.js exports them to the extension; the host keeps typed copies, which its ProtocolConstantsTests
+ * hold to this file.
+ *
+ * Data only, in a module rather than a .json file: Chromium 156 starts a service worker that imports a JSON module
+ * once, and then never again after a browser restart ("Failed to load the script unexpectedly" for the .json,
+ * docs/extension.md, "Modules"). The object is strict JSON, so the host's tests and the Python tests read it as
+ * JSON: the text after `export default`, without the final semicolon (syntax.test.mjs checks it parses).
+ */
+export default {
   "protocolVersion": 1,
   "requestTypes": ["create", "get", "info", "cancel", "select"],
   "replyTypes": ["status", "result", "error"],
@@ -23,4 +32,4 @@
     "minimumMilliseconds": 30000,
     "maximumMilliseconds": 600000
   }
-}
+};
