@@ -22,9 +22,8 @@ enum HostProbe {
         } catch {
             return .failure(ProbeError("cannot start it: \(error)"))
         }
-        // A child that died early makes the write fail with EPIPE instead of killing `doctor`; the missing reply
+        // A child that died early makes the write fail with EPIPE (Doctor.run ignores SIGPIPE); the missing reply
         // then says so.
-        signal(SIGPIPE, SIG_IGN)
         try? FrameWriter(fileDescriptor: process.input).write(Array(#"{"id":"doctor","type":"info"}"#.utf8))
         process.closeInput()
         guard process.waitForExit(seconds: timeout) else {
