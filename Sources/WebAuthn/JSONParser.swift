@@ -165,11 +165,6 @@ struct JSONParser {
             offset += 1
             return .object(members)
         }
-        if let bytes = parsePlainBinaryMarker() { return .binary(bytes) }
-        if let id = try parsePlainDescriptorStart(depth: depth) {
-            members = [("type", "public-key"), ("id", id)]
-            if try endOfMembers() { return .object(members) }
-        }
         while true {
             skipWhitespace()
             let keyOffset = offset
@@ -306,7 +301,7 @@ struct JSONParser {
                 // ASCII is valid UTF-8 as it stands, which spares the generic validating initializer (most
                 // names, types and base64url text of a frame are ASCII).
                 if decoded == nil, allBits < 0x80 {
-                    return Self.repeatedName(run) ?? String(decoding: run, as: UTF8.self)
+                    return String(decoding: run, as: UTF8.self)
                 }
                 if var bytes = decoded {
                     bytes.append(contentsOf: run)

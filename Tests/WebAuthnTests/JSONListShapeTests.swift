@@ -2,8 +2,8 @@ import Testing
 
 @testable import WebAuthn
 
-// The parser's fast paths for the shapes a long allow/exclude list repeats: each must give the general parser's
-// value, and its errors, for anything off the shape.
+// The shapes every allow/exclude list entry takes, binary values and descriptors, in each spelling JSON allows,
+// and the error (reason, offset, path) for each way off the shape.
 
 /// Parses `text` expecting an error with this reason and offset (and path, when given).
 func expectJSONError(_ text: String, _ reason: JSONError.Reason, at offset: Int, path: [String]? = nil) {
@@ -17,7 +17,7 @@ func expectJSONError(_ text: String, _ reason: JSONError.Reason, at offset: Int,
     }
 }
 
-/// `{"__binary__": "<base64url>"}` has a fast path; anything off its shape must parse (or fail) as before.
+/// `{"__binary__": "<base64url>"}` in any spelling is binary; anything off its shape is an object or an error.
 struct JSONBinaryMarkerTests {
     func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
@@ -60,7 +60,7 @@ struct JSONBinaryMarkerTests {
     }
 }
 
-/// Names every list entry repeats are returned without being built; near misses must still be built from the frame.
+/// Names every list entry repeats, and their near misses, keep their text.
 struct JSONRepeatedNameTests {
     @Test func repeatedNamesAndTheirNearMissesKeepTheirText() throws {
         let names = [
@@ -78,8 +78,8 @@ struct JSONRepeatedNameTests {
     }
 }
 
-/// `{"type":"public-key","id":…` has a fast start; the result and every error must be the general parser's.
-struct JSONDescriptorStartTests {
+/// `{"type":"public-key","id":…` in any spelling, with more members or errors after it.
+struct JSONDescriptorShapeTests {
     func parse(_ text: String) throws(JSONError) -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
 
     @Test(arguments: [
