@@ -5,23 +5,15 @@ import Foundation
 #endif
 
 /// Writes a `TokenState` as the JSON its synthesized `Decodable` reads back (same keys and value shapes as
-/// `JSONEncoder` with `.sortedKeys`: byte strings base64, nil optionals left out), by hand, one credential a line,
-/// reusing each credential's text from the previous save.
+/// `JSONEncoder` with `.sortedKeys`: byte strings base64, nil optionals left out), by hand, one credential a line.
 ///
-/// Why by hand: re-encoding every credential with `JSONEncoder` on every save made a ceremony's cost grow with
-/// the token (63 % of a get on a token holding 1,000 credentials). A cached text is reused only while its record
-/// is still equal to the one it was made from, so no code path that edits a record can forget to invalidate it.
-/// The file stays JSON so that people and the integration tests can read and edit it.
-struct StateEncoder {
-    /// `records[i]` was encoded as `texts[i]`.
-    private var records: [StoredCredential] = []
-    private var texts: [[UInt8]] = []
-    private var configuration: (value: SoftTokenConfiguration, text: [UInt8])?
-    private var largeBlob: (value: Data, text: [UInt8])?
-
+/// Why by hand: `JSONEncoder` over every credential made a save's cost grow with the token several times faster
+/// (63 % of a get on a token holding 1,000 credentials, when a get still saved the whole file). The file stays
+/// JSON so that people and the integration tests can read and edit it.
+enum StateEncoder {
     /// Fails only if `JSONEncoder` fails on the configuration.
-    mutating func encode(_ state: TokenState) throws -> [UInt8] {
-        var object = JSONObjectWriter(indent: "  ", capacity: texts.reduce(4096) { $0 + $1.count + 6 })
+    static func encode(_ state: TokenState) throws -> [UInt8] {
+        var object = JSONObjectWriter(indent: "  ", capacity: 4096 + 512 * state.credentials.count)
         if let certificate = state.attestationCertificate {
             object.field("attestationCertificate", base64: certificate)
         }
@@ -32,7 +24,8 @@ struct StateEncoder {
         object.key("credentials")
         appendCredentials(state.credentials, to: &object.out)
         object.field("format", string: state.format)
-        object.field("largeBlobArray", raw: largeBlobText(state.largeBlobArray))
+        object.key("largeBlobArray")
+        JSONText.appendQuoted(state.largeBlobArray.base64EncodedString(), to: &object.out)
         object.field("notice", string: state.notice)
         if let pinHash = state.pinHash { object.field("pinHash", base64: pinHash) }
         object.field("pinRetries", int: state.pinRetries)
@@ -44,31 +37,14 @@ struct StateEncoder {
 
     private static let recordIndent = Array("\n    ".utf8)
 
-    private mutating func appendCredentials(_ credentials: [StoredCredential], to out: inout [UInt8]) {
+    private static func appendCredentials(_ credentials: [StoredCredential], to out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
         for (index, credential) in credentials.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out += Self.recordIndent
-            out += recordText(credential, at: index)
-        }
-        if records.count > credentials.count {
-            records.removeLast(records.count - credentials.count)
-            texts.removeLast(texts.count - credentials.count)
+            out += recordIndent
+            out += encode(credential)
         }
         out += Array(credentials.isEmpty ? "]".utf8 : "\n  ]".utf8)
-    }
-
-    private mutating func recordText(_ credential: StoredCredential, at index: Int) -> [UInt8] {
-        if index < records.count, records[index] == credential { return texts[index] }
-        let text = Self.encode(credential)
-        if index < records.count {
-            records[index] = credential
-            texts[index] = text
-        } else {
-            records.append(credential)
-            texts.append(text)
-        }
-        return text
     }
 
     static func encode(_ credential: StoredCredential) -> [UInt8] {
@@ -87,27 +63,14 @@ struct StateEncoder {
         return object.finish(newline: false)
     }
 
-    /// The configuration is small, rarely changes and has enum cases with payloads, so `JSONEncoder` writes it
-    /// (once per change) and its shape stays whatever the synthesized `Codable` conformance says. It keeps the
-    /// pretty-printed layout of earlier files, one field a line, which people (and tests) edit by hand.
-    private mutating func configurationText(_ value: SoftTokenConfiguration) throws -> [UInt8] {
-        if let configuration, configuration.value == value { return configuration.text }
+    /// The configuration is small and has enum cases with payloads, so `JSONEncoder` writes it and its shape stays
+    /// whatever the synthesized `Codable` conformance says. It keeps the pretty-printed layout of earlier files,
+    /// one field a line, which people (and tests) edit by hand.
+    private static func configurationText(_ value: SoftTokenConfiguration) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let json = try encoder.encode(value)
         // Nested one level deeper than JSONEncoder put it.
-        let text = json.flatMap { $0 == UInt8(ascii: "\n") ? Array("\n  ".utf8) : [$0] }
-        configuration = (value, text)
-        return text
-    }
-
-    /// Up to `maxSerializedLargeBlobArray` bytes (the benchmark uses 1 MiB), so its base64 is kept too.
-    private mutating func largeBlobText(_ value: Data) -> [UInt8] {
-        if let largeBlob, largeBlob.value == value { return largeBlob.text }
-        var text: [UInt8] = []
-        JSONText.appendQuoted(value.base64EncodedString(), to: &text)
-        largeBlob = (value, text)
-        return text
+        return try encoder.encode(value).flatMap { $0 == UInt8(ascii: "\n") ? Array("\n  ".utf8) : [$0] }
     }
 }
 

@@ -9,7 +9,6 @@ import Glibc
 ///   fsynced, under a new generation, which retires both the journal and the counter file.
 struct StateStore {
     let path: String
-    private var encoder = StateEncoder()
     /// The generation and size of the journal this store may append to; nil until this store has written the
     /// state file whole or loaded it with its journal.
     private var journal: (generation: String, size: Int)?
@@ -54,7 +53,9 @@ struct StateStore {
         let generation = CounterFile.newGeneration()
         saved.counterGeneration = generation
         let bytes: [UInt8]
-        do { bytes = try encoder.encode(saved) } catch { throw .cannotWrite(path: path, step: "encode", errno: EINVAL) }
+        do { bytes = try StateEncoder.encode(saved) } catch {
+            throw .cannotWrite(path: path, step: "encode", errno: EINVAL)
+        }
         try StateFile.writeAtomically(bytes, to: path, durable: true)
         state = saved
         // The old journal and counter file no longer apply (their generation is gone): removing them only keeps
