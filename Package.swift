@@ -7,7 +7,8 @@ import PackageDescription
 //   webauthn-bridge → tools, each over the host's modules and never depended on by them:
 //     Diagnostics → {BridgeHost, FIDO, Prompts, Processes}   (doctor, devices, log)
 //     Benchmark → {BridgeHost, SoftToken, Processes}         (bench)
-//     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo; the token command is the executable's, over SoftToken)
+//     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo)
+//     TokenTool → {SoftToken, FIDO, WebAuthn}                 (token)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
 //   SoftToken → {CFIDO2, CBOR, CTAP, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 //   CTAP (command and status bytes) ← SoftToken and BridgeHost's CTAP trace
@@ -69,6 +70,8 @@ let package = Package(
         .target(
             name: "Diagnostics",
             dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Processes"]),
+        // `webauthn-bridge token`: a SoftToken shown to a person (text, JSON), the presence option, U2F-era registration.
+        .target(name: "TokenTool", dependencies: ["SoftToken", "FIDO", "WebAuthn"]),
         // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
         .target(
             name: "Benchmark",
@@ -81,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "webauthn-bridge",
             dependencies: [
-                "BridgeHost", "Diagnostics", "Benchmark", "Demo", "SoftToken", "FIDO", "WebAuthn",
+                "BridgeHost", "Diagnostics", "Benchmark", "Demo", "TokenTool", "SoftToken", "FIDO", "WebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], linkerSettings: releaseLinkLayout),
 
@@ -103,6 +106,7 @@ let package = Package(
             name: "BridgeHostTests",
             dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn", "SoftToken", "Prompts", "Secrets", "Threading"]),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "BridgeHost"]),
-        .testTarget(name: "DemoTests", dependencies: ["Demo", "WebAuthn", "Cryptography", "CBOR"]),
+        .testTarget(name: "TokenToolTests", dependencies: ["TokenTool", "SoftToken"]),
+        .testTarget(name: "DemoTests", dependencies: ["Demo", "Processes", "WebAuthn", "Cryptography", "CBOR"]),
     ]
 )

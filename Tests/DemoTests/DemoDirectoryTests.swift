@@ -1,4 +1,5 @@
 import Glibc
+import Processes
 import Testing
 
 @testable import Demo
@@ -14,15 +15,11 @@ import Testing
     }
 
     /// A PID that no longer runs: a child that has exited and been reaped.
-    static func deadPID() -> pid_t {
-        var child: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
-        defer {
-            for pointer in argv { free(pointer) }
-        }
-        #expect(posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0)
-        var status: Int32 = 0
-        waitpid(child, &status, 0)
+    static func deadPID() throws -> pid_t {
+        let child = try Spawn.start(
+            ["/bin/true"], environment: [], stdin: .file("/dev/null", flags: O_RDONLY),
+            stdout: .file("/dev/null", flags: O_WRONLY), stderr: .descriptor(1))
+        #expect(ProcessHandle(pid: child).waitForExit(seconds: 10) != nil)
         return child
     }
 
@@ -40,7 +37,7 @@ import Testing
         let mine = try DemoDirectory.create(in: base)
         #expect(ProcessIdentity(recorded: readFile("\(mine)/owner") ?? "") == me)
 
-        let dead = ProcessIdentity(pid: Self.deadPID(), startTime: me.startTime, bootID: me.bootID)
+        let dead = ProcessIdentity(pid: try Self.deadPID(), startTime: me.startTime, bootID: me.bootID)
         let reused = ProcessIdentity(pid: me.pid, startTime: me.startTime + 1, bootID: me.bootID)
         let earlierBoot = ProcessIdentity(pid: me.pid, startTime: me.startTime, bootID: "another-boot")
         let left = try ["dead00", "reused", "booted"].enumerated().map { index, suffix in
@@ -62,7 +59,7 @@ import Testing
 
     @Test func keepsWhatIsNotADemosLeftDirectory() throws {
         defer { _ = system("rm -rf '\(base)'") }
-        let dead = ProcessIdentity(pid: Self.deadPID(), startTime: 1, bootID: ProcessIdentity.currentBootID())
+        let dead = ProcessIdentity(pid: try Self.deadPID(), startTime: 1, bootID: ProcessIdentity.currentBootID())
         _ = try demoDirectory("noOwnr", owner: nil)  // a demo that has not written its owner yet
         let wrongName = "\(base)/\(DemoDirectory.prefix)toolong1"
         #expect(mkdir(wrongName, 0o700) == 0)
