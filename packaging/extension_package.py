@@ -31,6 +31,10 @@ EXCLUDED_SUFFIXES = (".test.mjs", ".test.js", ".md", "~")
 
 # Chromium-only permissions: Firefox warns on every start and AMO's linter flags them.
 CHROMIUM_ONLY_PERMISSIONS = {"webAuthenticationProxy"}
+# Firefox-only, so added to Firefox's manifest alone: background/certificates.js reads Firefox's security info in
+# a blocking webRequest listener. An unpacked Chromium 156 extension that declares "webRequest" held up the page
+# Chromium opens at start-up (measured: the demo's page stayed about:blank), and Chromium has no use for them.
+FIREFOX_ONLY_PERMISSIONS = ["webRequest", "webRequestBlocking"]
 
 CRX3_MAGIC = b"Cr24"
 CRX3_VERSION = 3
@@ -60,6 +64,7 @@ def store_manifest(manifest, store):
         # Firefox runs background.scripts (an event page, a module as "type" says); it has no extension service workers.
         background.pop("service_worker", None)
         m["permissions"] = [p for p in m.get("permissions", []) if p not in CHROMIUM_ONLY_PERMISSIONS]
+        m["permissions"] += [p for p in FIREFOX_ONLY_PERMISSIONS if p not in m["permissions"]]
         # AMO refuses new add-ons without a data-collection declaration (since 2025-11-03). The extension sends
         # nothing off the machine (only to the local native host), so it declares none, unless the source says more.
         gecko = m.setdefault("browser_specific_settings", {}).setdefault("gecko", {})

@@ -35,6 +35,14 @@ def chromium_own(host, rp_server):
     session.close()
 
 
+@pytest.fixture(scope="module")
+def firefox_own(host, rp_server):
+    """Firefox's own WebAuthn (Marionette, virtual authenticator): the reference where Firefox and Chromium differ."""
+    session = BrowserSession("firefox", host, rp_server.origin, install=False, own_webauthn=True)
+    yield session
+    session.close()
+
+
 def json_of(value) -> str:
     return json.dumps(value)
 
@@ -132,6 +140,27 @@ def test_cross_origin_iframe_without_allow_that_subverts_its_world_is_refused(br
     theirs = frame_results(chromium_own, "/hostile.html", spec)
     assert ours[0] is True and ours[1]["origin"] == rp_server.frame_origin
     assert_answered_as_chromium(browser, ours[3:], theirs[3:], [policy_refusal("get"), policy_refusal("create")])
+    reached_nothing_since(browser, seen)
+
+
+def test_a_same_origin_frame_its_embedder_denied_is_refused_as_the_browsers_own_refuse_it(browser, chromium_own,
+                                                                                          rp_server, request):
+    # The embedder turns WebAuthn off for a frame of its own origin (user content, a widget it does not trust).
+    # Firefox exposes no permissions policy to the frame, so the frame's own world cannot tell; Firefox's own
+    # refuses it, as Chromium's does.
+    options = {kind: options_for(browser, rp_server, kind) for kind in ("get", "create")}
+    seen = len(browser.ceremonies())
+    spec = {"src": f"{browser.site_origin}/hostile.html",
+            "allow": "publickey-credentials-get 'none'; publickey-credentials-create 'none'",
+            "calls": [{"action": "call", "args": {"kind": kind, "options": options[kind]}} for kind in options]}
+    ours = frame_results(browser, "/hostile.html", spec)
+    if browser.kind == "chromium":
+        theirs = frame_results(chromium_own, "/hostile.html", spec)
+        assert [answer(r) for r in theirs] == [policy_refusal("get"), policy_refusal("create")]
+    else:
+        theirs = frame_results(request.getfixturevalue("firefox_own"), "/hostile.html", spec)
+        assert [answer(r) for r in theirs] == [("NotAllowedError", "CredentialsContainer request is not allowed.")] * 2
+    assert [answer(r) for r in ours] == [answer(r) for r in theirs]
     reached_nothing_since(browser, seen)
 
 

@@ -94,7 +94,9 @@ def wait_until(condition, timeout: float, what: str) -> None:
 
 
 def start(session, function: str, **args) -> None:
-    """Starts window.rp.<function>(args) without waiting; its result lands in window.__e2eResult."""
+    """The user clicks in the page, which starts window.rp.<function>(args) without waiting; its result lands in
+    window.__e2eResult."""
+    session.press_in_page()
     session.call(f"(window.__e2eResult = undefined, rp.{function}({json.dumps(args)}).then((r) => {{ window.__e2eResult = r; }}), true)")
 
 
@@ -194,6 +196,7 @@ def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chro
     assert answers[0].get("name") == "SecurityError" and opened == [], (answers, opened)
 
     assert session.call(SPY_JS) is True
+    session.press_in_page()
     again = session.rp("register", username=user, excludeRegistered=True)
     assert again.get("name") == "InvalidStateError", again
     assert again["message"] == CHROMIUM_EXCLUDED, f"the page gets Chromium's text, not the reason: {again}"

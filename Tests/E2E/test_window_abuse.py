@@ -1,19 +1,22 @@
 """What a hostile page can do to the security-key window from outside it (test_notice.py covers what it cannot
-see): put its own words in it, and have a key the user holds down answer its chooser.
+see): put its own words in it, pop it up again and again, and have a key the user holds down answer its chooser.
 
 Chromium's own dialog shows only what the browser knows (the rp.id and the origin), is tab-modal and never takes
 the focus from another application, and drops repeated key events and input that comes too soon after it shows;
 the bridge's window must hold the same line, in both browsers and on Chromium's proxy path.
 """
 import json
+import time
 
 import pytest
 
-from harness.prompt_window import PromptWindow
+from harness.prompt_window import PromptWindow, windows_opened_during
+from harness.protocol import ProtocolError
 # The sessions (a key that waits for its touch; one with built-in UV, for the chooser) and the helpers that start
 # a ceremony and wait for its result, as test_notice.py has them.
 from test_notice import chooser, result, start, waiting  # noqa: F401 (fixtures)
 
+LOOP_SECONDS = 12
 # What a page titled with a right-to-left override shows: "Asked by https://accounts.google.com".
 SPOOF_TITLE = "\u202e" + "Asked by https://accounts.google.com"[::-1]
 # Bidirectional and invisible format characters: none may reach the window from a page.
@@ -34,6 +37,48 @@ def test_the_window_shows_no_text_the_page_chose(waiting):
     window.close()
     outcome = result(session)
     assert outcome.get("name") == "NotAllowedError", outcome
+
+
+LOOP_JS = """(window.__loop = (async () => {
+  // A page that asks, aborts and asks again, for LOOP_SECONDS, as fast as the bridge answers.
+  const end = performance.now() + %d * 1000;
+  let requests = 0;
+  while (performance.now() < end) {
+    const controller = new AbortController();
+    const challenge = crypto.getRandomValues(new Uint8Array(32));
+    const asked = navigator.credentials.get({ publicKey: { challenge, timeout: 60000 }, signal: controller.signal });
+    requests++;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    await asked.catch(() => {});
+  }
+  return { requests };
+})(), true)""" % LOOP_SECONDS
+
+
+def test_a_page_looping_get_and_abort_gets_at_most_two_windows_and_takes_no_focus(waiting):
+    session = waiting
+    session.open("/index.html")
+    focused = {}   # window URL → whether its document had the focus when seen
+
+    def loop():
+        session.call(LOOP_JS)
+        deadline = time.monotonic() + LOOP_SECONDS + 30
+        while session.call("Promise.race([window.__loop, new Promise((r) => setTimeout(() => r(null), 100))])") is None:
+            assert time.monotonic() < deadline, "the page's loop did not end"
+            try:
+                window = PromptWindow.find(session.browser)
+                focused[window.url] = focused.get(window.url, False) or window.evaluate("document.hasFocus()")
+            except (AttributeError, RuntimeError, ProtocolError):
+                pass   # no window, or it closed while being read
+
+    opened = windows_opened_during(session.browser, loop)
+    requests = session.call("window.__loop")["requests"]
+    PromptWindow.wait_gone(session.browser, timeout=15)
+    assert requests >= 20, requests
+    prompts = [url for url in opened if "/prompt/prompt.html" in url]
+    assert len(prompts) <= 2, f"{len(prompts)} security-key windows for {requests} requests of one page"
+    assert not any(focused.values()), f"a security-key window took the focus: {focused}"
 
 
 def hold_on_a_new_chooser(session, key: str) -> PromptWindow:

@@ -104,6 +104,7 @@ def test_xpi_holds_exactly_the_extension_with_the_firefox_manifest(built):
     # Firefox runs background.scripts, as a module (no extension service workers)
     assert m["background"] == {"scripts": SOURCE_MANIFEST["background"]["scripts"], "type": "module"}
     assert "webAuthenticationProxy" not in m["permissions"]     # a Chromium-only API
+    assert {"webRequest", "webRequestBlocking"} <= set(m["permissions"])   # Firefox only: the certificate check
     assert m["browser_specific_settings"]["gecko"]["id"] == "webauthn-bridge@webauthn-bridge"
     source_gecko = SOURCE_MANIFEST["browser_specific_settings"]["gecko"]
     assert m["browser_specific_settings"]["gecko"]["data_collection_permissions"] == \

@@ -8,7 +8,8 @@
  *
  * Result: {refuse: {name, message}}, {fallback: reason}, or the caller for the host frame:
  *   {origin, topOrigin?, crossOrigin}   — WebAuthn L3 §5.1.3/§5.1.4: crossOrigin is "not same-origin with all
- *   its ancestors", and topOrigin is then the top-level origin (so A→B→A is cross-origin with topOrigin A).
+ *   its ancestors", and topOrigin is then the top-level origin (so A→B→A is cross-origin with topOrigin A);
+ *   and userInputAt, the relay's last trusted press in the document (or null), for the security-key window.
  * Focus is not decided here: it needs the tab's live state (router.js, host-queue.js).
  */
 import { NOT_ALLOWED } from '../common/chromium-errors.js';
@@ -97,8 +98,10 @@ export function admit(type, sender, relayFacts, frames, rules) {
   };
   const verdict = rules.frameVerdict(type, merged);
   if (verdict) return verdict;
-  if (merged.sameOriginWithAncestors) return { origin, crossOrigin: false };
+  // Not the host's business: when the document last saw the user press something, for the security-key window.
+  const userInputAt = facts.lastInput;
+  if (merged.sameOriginWithAncestors) return { origin, crossOrigin: false, userInputAt };
   const topOrigin = topOriginOf(frames, sender);
   if (!topOrigin) return { refuse: rules.REFUSALS.opaque };
-  return { origin, topOrigin, crossOrigin: true };
+  return { origin, topOrigin, crossOrigin: true, userInputAt };
 }

@@ -99,7 +99,8 @@ export function createInFlight(deps) {
 
   /** What the security-key window may show about a request: all from the bridge's records. */
   function promptRequest(req) {
-    return { tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '', rpId: req.rpId };
+    return { tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '', rpId: req.rpId,
+      userInputAt: req.userInputAt };
   }
 
   /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */
@@ -134,7 +135,8 @@ export function createInFlight(deps) {
       frame.crossOrigin = true;
     }
     frame.options = entry.options;
-    const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options) };
+    const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options),
+      userInputAt: caller.userInputAt ?? null };
     requests.set(id, req);
     req.watchdog = deps.setTimeout(() => {
       if (requests.get(id) !== req) return;

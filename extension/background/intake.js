@@ -13,7 +13,8 @@ import { siteMatches } from './site-list.js';
 
 
 /**
- * deps: frameTree(tabId), isTabFocused(tabId), loadSiteList(), proxy (optional), log(level, text) — as for
+ * deps: frameTree(tabId), isTabFocused(tabId), loadSiteList(), proxy (optional), certificates (optional:
+ * certificates.js's watch), log(level, text) — as for
  * router.js's createBridge — and enqueue(entry), which takes an admitted request into the queue.
  */
 export function createIntake(deps) {
@@ -45,6 +46,15 @@ export function createIntake(deps) {
       else ctx.send({ kind: 'fallback', rid, reason: caller.fallback });
       return;
     }
+    // A document the browser loaded past a certificate error: refused with the browser's own error; one Firefox
+    // told us nothing about goes to Firefox's own WebAuthn (certificates.js).
+    const certificate = deps.certificates ? deps.certificates.verdict(ctx.sender, caller.origin) : null;
+    if (certificate) {
+      log('warn', `refused ${type} from ${caller.origin}: ${certificate.fallback || certificate.refuse.message}`);
+      if (certificate.refuse) ctx.send({ kind: 'error', rid, error: certificate.refuse });
+      else ctx.send({ kind: 'fallback', rid, reason: certificate.fallback });
+      return;
+    }
     if (type === 'create' && !(await Promise.resolve(deps.isTabFocused(ctx.tabId)).catch(() => false))) {
       log('warn', `refused create from tab ${ctx.tabId}: the tab does not have focus`);
       ctx.send({ kind: 'error', rid, error: NO_FOCUS });
@@ -58,7 +68,7 @@ export function createIntake(deps) {
       // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the
       // announcement tells which tab and frame it comes from (the proxy event does not say).
       deps.proxy.announce({ type, origin: caller.origin, options: message.options, tabId: ctx.tabId, frameId: ctx.frameId,
-        crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '' });
+        crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '', userInputAt: caller.userInputAt ?? null });
       ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
       return;
     }

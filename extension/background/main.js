@@ -10,6 +10,7 @@
  */
 import { PROMPT_PAGE_PATH, PROMPT_PORT_NAME, PROXY_DEFAULT, PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
 import { reasonText } from '../common/host-states.js';
+import { createCertificateWatch } from './certificates.js';
 import { createHistory } from './history.js';
 import { createPrompts } from './prompt-window.js';
 import { createProxy } from './proxy.js';
@@ -132,6 +133,15 @@ const proxy = createProxy({
 });
 proxy.listen();
 
+// What the browser says about each document's certificate (Firefox: getSecurityInfo; Chromium: its own check).
+const certificates = createCertificateWatch({
+  firefox: typeof api.runtime.getBrowserInfo === 'function',   // a Firefox-only API
+  webRequest: api.webRequest || null,
+  proxyState: () => proxy.status().state,
+  log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
+});
+certificates.listen();
+
 // The popup's last requests; storage.session outlives a service worker restart, not the browser.
 const session = api.storage.session || null;
 const history = createHistory({
@@ -154,6 +164,7 @@ const bridge = createBridge({
   frameTree,
   isTabFocused,
   proxy,
+  certificates,
   history,
 });
 

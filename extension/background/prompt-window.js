@@ -7,6 +7,12 @@
  * only trusted input. Status frames and the account choice travel host ⇄ background ⇄ window; the requesting
  * frame never sees them, it only gets the final result or error.
  *
+ * A page must not be able to pop windows up at will (a get() + abort() loop) nor take the focus from whatever
+ * the user is doing: at most one window per tab at a time (a window still showing an error is reused); a new
+ * one for a tab no sooner than COOLDOWN_MS after its last, unless the user pressed something in the page since
+ * (the relay's last trusted press, request.userInputAt); and the window takes the focus only for such a press,
+ * once. Chromium's own dialog is tab-modal and never takes the focus from another application.
+ *
  * Lifecycle, per host request id:
  *   first status the user must see (any but "processing") → window opened, named for the trusted origin and
  *   rp.id; later statuses update it; the request settling closes it, unless it failed with a `detail` for
@@ -26,8 +32,13 @@ const UPDATE_ONLY = new Set(['processing']);
 // SecurityError, NotSupportedError …) are about the page's own request: the page is told, and a window
 // would let any page pop one up at will. With a window already open, any reason is shown.
 const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
-// What the user must act on in the window itself: it comes to the front again if it went behind the tab.
+// What the user must act on in the window itself: it comes to the front again if it went behind the tab (only a
+// window that was given the focus for a user's press).
 const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
+/** A tab's next new window, without a user's press in between, waits until this long after its last. */
+export const COOLDOWN_MS = 10000;
+/** A press counts as the user's action for a window opened at most this long after it. */
+export const USER_ACTION_MS = 10000;
 
 /** Where to put the window: centred over the requesting tab's window, near its top; null lets the browser
  *  choose (the tab's window unknown). */
@@ -55,6 +66,7 @@ export function accountsForView(accounts) {
  *   randomToken()              → an unguessable string naming one window
  *   select(hostId, index)      → the bridge sends the user's choice to the host
  *   userCancelled(hostId)      → the bridge cancels the request and answers NotAllowedError
+ *   now(), setTimeout(fn, ms), clearTimeout(handle)   (default: the global ones)
  *   log(level, text)
  */
 export function createPrompts(deps) {
@@ -62,6 +74,10 @@ export function createPrompts(deps) {
   const byHostId = new Map();   // host id → prompt, while its request runs
   const byToken = new Map();    // token (in the window's URL) → prompt, while its window is open
   const byWindow = new Map();   // window id → prompt
+  const tabs = new Map();       // tab id → {openedAt, pressUsed}: its last new window, the press that focused one
+  const now = deps.now || (() => Date.now());
+  const later = deps.setTimeout || ((fn, ms) => setTimeout(fn, ms));
+  const cancelLater = deps.clearTimeout || ((handle) => clearTimeout(handle));
 
   function view(prompt) {
     return {
@@ -84,6 +100,29 @@ export function createPrompts(deps) {
     }
   }
 
+  /**
+   * When the new window of `prompt` may open, and whether it takes the focus: at once and focused for a press of
+   * the user's in the page that no window used yet; otherwise unfocused, and not before the tab's cooldown ends.
+   */
+  function schedule(prompt, userInputAt) {
+    const at = now();
+    for (const [tabId, t] of tabs) if (at - t.openedAt > 2 * COOLDOWN_MS) tabs.delete(tabId);
+    const tab = tabs.get(prompt.tabId) || { openedAt: -Infinity, pressUsed: null };
+    tabs.set(prompt.tabId, tab);
+    const pressed = Number.isFinite(userInputAt) && userInputAt !== tab.pressUsed && at - userInputAt <= USER_ACTION_MS;
+    if (pressed) tab.pressUsed = userInputAt;
+    prompt.focused = pressed;
+    const go = () => {
+      prompt.timer = null;
+      if (prompt.closed) return;
+      tab.openedAt = now();
+      open(prompt);
+    };
+    const wait = pressed ? 0 : tab.openedAt + COOLDOWN_MS - at;
+    if (wait <= 0) go();
+    else prompt.timer = later(go, wait);
+  }
+
   async function open(prompt) {
     const url = `${deps.pageUrl(PROMPT_PAGE_PATH)}?w=${encodeURIComponent(prompt.token)}`;
     let where = null;
@@ -93,7 +132,7 @@ export function createPrompts(deps) {
     if (prompt.closed) return;
     let created;
     try {
-      created = await deps.createWindow({ url, type: 'popup', focused: true, width: WIDTH, height: HEIGHT, ...(where || {}) });
+      created = await deps.createWindow({ url, type: 'popup', focused: prompt.focused, width: WIDTH, height: HEIGHT, ...(where || {}) });
     } catch (error) {
       // Without the window the user can neither see what to do nor choose: the request ends, as a cancel.
       log('error', `cannot open the security-key window: ${error && error.message}`);
@@ -107,6 +146,8 @@ export function createPrompts(deps) {
 
   function close(prompt) {
     prompt.closed = true;
+    if (prompt.timer) cancelLater(prompt.timer);
+    prompt.timer = null;
     byToken.delete(prompt.token);
     if (byHostId.get(prompt.hostId) === prompt) byHostId.delete(prompt.hostId);
     if (prompt.windowId === null) return; // still opening: open() closes it once it exists
@@ -114,29 +155,42 @@ export function createPrompts(deps) {
     deps.removeWindow(prompt.windowId).catch(() => { /* closed by the user already */ });
   }
 
-  /** A window left open to show an error is replaced when the same tab needs a new one. */
-  function closeFinalWindowsOf(tabId) {
-    for (const prompt of byToken.values()) if (prompt.final && prompt.tabId === tabId) close(prompt);
+  /** A window of the tab left open to show an error, taken over by the tab's new request: no new window. */
+  function reuseFinalWindowOf(tabId, hostId, request) {
+    for (const prompt of byToken.values()) {
+      if (!prompt.final || prompt.tabId !== tabId || prompt.closed) continue;
+      prompt.hostId = hostId;
+      prompt.final = false;
+      prompt.site = siteOf(request);
+      byHostId.set(hostId, prompt);
+      return prompt;
+    }
+    return null;
+  }
+
+  function siteOf(request) {
+    return { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '' };
   }
 
   /**
-   * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId} from the bridge's
-   * own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the host.
+   * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId, userInputAt} from the
+   * bridge's own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the host.
    */
   function status(hostId, request, frame) {
     let prompt = byHostId.get(hostId);
     if (!prompt) {
       if (UPDATE_ONLY.has(frame.status)) return;
-      closeFinalWindowsOf(request.tabId);
+      prompt = reuseFinalWindowOf(request.tabId, hostId, request);
+    }
+    if (!prompt) {
       prompt = {
         hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
-        site: { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '' },
-        status: '', detail: '', accounts: null, attemptsLeft: null,
+        site: siteOf(request), status: '', detail: '', accounts: null, attemptsLeft: null, focused: false, timer: null,
       };
       byHostId.set(hostId, prompt);
       byToken.set(prompt.token, prompt);
-      open(prompt);
-    } else if (prompt.windowId !== null && NEEDS_THE_WINDOW.has(frame.status) && prompt.status !== frame.status) {
+      schedule(prompt, request.userInputAt);
+    } else if (prompt.focused && prompt.windowId !== null && NEEDS_THE_WINDOW.has(frame.status) && prompt.status !== frame.status) {
       deps.focusWindow(prompt.windowId).catch(() => { /* closed meanwhile: windowRemoved handles it */ });
     }
     prompt.status = String(frame.status || '');

@@ -47,7 +47,7 @@ export function createProxy(deps) {
   let detail = '';
   let wanted = { enabled: false, hostConnected: false, sitesEmpty: true };
   let transition = Promise.resolve();
-  const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, at}
+  const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, userInputAt, at}
   const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled}
   let served = 0;
 
@@ -95,12 +95,12 @@ export function createProxy(deps) {
   }
 
   /** router.js admitted a page's request and answers it `fallback`: Chromium will proxy it back shortly. */
-  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin }) {
+  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null }) {
     const challenge = codec.challengeOf(options);
     if (!challenge) return;
     const now = deps.now();
     for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
-    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, at: now });
+    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, at: now });
   }
 
   /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
@@ -109,12 +109,12 @@ export function createProxy(deps) {
     const a = announced.get(key);
     announced.delete(key);
     if (a && deps.now() - a.at <= ANNOUNCED_TTL_MS && a.crossOrigin === !parsed.sameOriginWithAncestors) {
-      return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, announced: true };
+      return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, userInputAt: a.userInputAt, announced: true };
     }
     if (!parsed.sameOriginWithAncestors) return { refuse: NOT_ALLOWED, why: 'an unannounced cross-origin frame' };
     const tab = await Promise.resolve(deps.focusedTab()).catch(() => null);
     if (!tab || urlOrigin(tab.url) !== parsed.origin) return { refuse: NO_FOCUS, why: 'unannounced, and not the focused tab' };
-    return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', announced: false };
+    return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', userInputAt: null, announced: false };
   }
 
   function complete(type, requestId, body) {
@@ -167,7 +167,7 @@ export function createProxy(deps) {
     }
     entry.handle = deps.bridge.serveProxied({
       type, options: parsed.options, origin: parsed.origin, crossOrigin: who.crossOrigin, topOrigin: who.topOrigin,
-      tabId: who.tabId, frameId: who.frameId, send: (message) => answer(type, requestId, message),
+      tabId: who.tabId, frameId: who.frameId, userInputAt: who.userInputAt, send: (message) => answer(type, requestId, message),
     });
   }
 

@@ -109,9 +109,9 @@ export function createBridge(deps) {
    * final answer (result, error, or fallback when the host is gone). Returns the handle for proxiedGone().
    */
   function serveProxied(fields) {
-    const { type, options, origin, crossOrigin, topOrigin, tabId, frameId } = fields;
+    const { type, options, origin, crossOrigin, topOrigin, tabId, frameId, userInputAt = null } = fields;
     const ctx = requesters.proxied(fields);
-    const caller = crossOrigin ? { origin, topOrigin, crossOrigin: true } : { origin, crossOrigin: false };
+    const caller = crossOrigin ? { origin, topOrigin, crossOrigin: true, userInputAt } : { origin, crossOrigin: false, userInputAt };
     enqueue({ ctx, rid: 'proxy', type, tabId, frameId, options, caller });
     return ctx;
   }

@@ -9,7 +9,7 @@ export const SITES_KEY = 'browserSites';
 
 /** storage.local: Chromium's proxy path (background/proxy.js), true/false; unset → PROXY_DEFAULT. */
 export const PROXY_KEY = 'proxyPath';
-export const PROXY_DEFAULT = false;
+export const PROXY_DEFAULT = true;
 
 /** runtime.sendMessage({kind: STATUS_MESSAGE, refresh}) from a page → the background's status(). */
 export const STATUS_MESSAGE = 'bridge-status';

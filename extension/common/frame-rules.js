@@ -34,8 +34,10 @@
     insecure: refusal('WebAuthn is only available in a secure context.'),
   });
 
-  /** Firefox exposes no permissions policy, so a cross-origin frame is left to Firefox's own WebAuthn. */
+  /** Firefox exposes no permissions policy, so a cross-origin frame is left to Firefox's own WebAuthn… */
   const FALLBACK_CROSS_ORIGIN = 'cross-origin-frame';
+  /** …and so is a frame whose embedder's `allow` names a WebAuthn feature (it may deny it: 'none'). */
+  const FALLBACK_EMBEDDER_POLICY = 'embedder-policy';
 
   function isBoolOrNull(v) {
     return v === true || v === false || v === null;
@@ -51,15 +53,22 @@
    *   policy                   {get, create}: the permissions policy allows the feature; null where the browser
    *                            does not expose the policy (Firefox)
    *   activation               transient user activation (navigator.userActivation.isActive); null if unknown
+   *   embedderAllow            where the policy is not exposed: the `allow` attribute of this document's frame
+   *                            element or an ancestor's names a WebAuthn feature; null otherwise
+   *   lastInput                when the document last saw a trusted press (Date.now()), or null: for the
+   *                            security-key window's focus, not for admission
    */
   function parseFrameFacts(value) {
     if (!isPlainObject(value)) return null;
     const { opaque, secure, sameOriginWithAncestors, topOpaque, policy, activation } = value;
+    const embedderAllow = value.embedderAllow ?? null;
+    const lastInput = value.lastInput ?? null;
     if (typeof opaque !== 'boolean' || typeof secure !== 'boolean' || typeof sameOriginWithAncestors !== 'boolean') return null;
-    if (!isBoolOrNull(topOpaque) || !isBoolOrNull(activation)) return null;
+    if (!isBoolOrNull(topOpaque) || !isBoolOrNull(activation) || !isBoolOrNull(embedderAllow)) return null;
+    if (lastInput !== null && !Number.isFinite(lastInput)) return null;
     if (policy !== null && (!isPlainObject(policy) || typeof policy.get !== 'boolean' || typeof policy.create !== 'boolean')) return null;
     return {
-      opaque, secure, sameOriginWithAncestors, topOpaque, activation,
+      opaque, secure, sameOriginWithAncestors, topOpaque, activation, embedderAllow, lastInput,
       policy: policy === null ? null : { get: policy.get, create: policy.create },
     };
   }
@@ -73,6 +82,7 @@
   function frameVerdict(type, facts) {
     if (!facts.secure) return { refuse: REFUSALS.insecure };
     if (facts.policy !== null && facts.policy[type] !== true) return { refuse: REFUSALS.policy(type) };
+    if (facts.policy === null && facts.embedderAllow === true) return { fallback: FALLBACK_EMBEDDER_POLICY };
     if (!facts.sameOriginWithAncestors) {
       if (facts.policy === null) return { fallback: FALLBACK_CROSS_ORIGIN };
       if (type === 'create' && facts.activation !== true) return { refuse: REFUSALS.activation };
@@ -84,5 +94,5 @@
     return null;
   }
 
-  root.WebAuthnBridgeFrameRules = Object.freeze({ REFUSALS, FALLBACK_CROSS_ORIGIN, parseFrameFacts, frameVerdict });
+  root.WebAuthnBridgeFrameRules = Object.freeze({ REFUSALS, FALLBACK_CROSS_ORIGIN, FALLBACK_EMBEDDER_POLICY, parseFrameFacts, frameVerdict });
 })(globalThis);

@@ -75,6 +75,29 @@
     return true;
   }
 
+  /**
+   * Whether the `allow` attribute of this document's frame element, or of an ancestor's, names a WebAuthn feature:
+   * an embedder that delegates or denies it ("publickey-credentials-get 'none'"). Firefox exposes no permissions
+   * policy, so such a frame goes to Firefox's own WebAuthn, which applies the policy. Read through this world's
+   * wrappers; the walk stops at the first ancestor of another origin (its frame element is not readable, and
+   * such frames go to Firefox's own anyway).
+   */
+  function embedderNamesWebAuthn(win) {
+    let w = win;
+    for (let hops = 0; w.parent && w.parent !== w && hops < 64; hops++) {
+      let element;
+      try {
+        element = w.frameElement;
+      } catch (_) {
+        return false;
+      }
+      if (!element) return false;
+      if (/publickey-credentials-(get|create)/i.test(element.getAttribute('allow') || '')) return true;
+      w = w.parent;
+    }
+    return false;
+  }
+
   /** A feature the browser does not know (an old policy list) is no reason to refuse. */
   function policyAllows(policy, feature) {
     try {
@@ -91,6 +114,16 @@
     // message targeted there is silently dropped by its own (opaque) window.
     const selfOrigin = win.origin && win.origin !== 'null' ? win.origin : '*';
     const policy = (win.document && (win.document.permissionsPolicy || win.document.featurePolicy)) || null;
+    // Read now, at document_start, before this document's own scripts run: a same-origin frame could otherwise
+    // edit its frame element's `allow` before asking (its policy was fixed when it loaded).
+    const embedderAtStart = policy ? null : embedderNamesWebAuthn(win);
+    // The last trusted press in this document (Date.now()): the security-key window takes the focus only for
+    // a user action (background/prompt-window.js). Page script can dispatch events, never trusted ones, and this
+    // listener, added at document_start, runs before any of the page's.
+    let lastInput = null;
+    const noteInput = (event) => { if (event.isTrusted === true && event.repeat !== true) lastInput = Date.now(); };
+    win.addEventListener('pointerdown', noteInput, true);
+    win.addEventListener('keydown', noteInput, true);
 
     function toPage(message) {
       win.postMessage({ channel: CHANNEL, dir: 'to-page', ...message }, selfOrigin);
@@ -158,7 +191,11 @@
         }
         // The frame rules, applied before anything leaves the document: the page's own world may have been
         // talked past (or skipped: this message format is public), this world cannot be.
-        const frame = documentFacts(win, policy);
+        const frame = {
+          ...documentFacts(win, policy),
+          embedderAllow: policy ? null : embedderAtStart || embedderNamesWebAuthn(win),
+          lastInput,
+        };
         const verdict = rules.frameVerdict(message.type, frame);
         if (verdict && verdict.refuse) {
           toPage({ kind: 'error', rid, error: verdict.refuse });
@@ -187,7 +224,7 @@
   }
 
   if (typeof module === 'object' && module && module.exports) {
-    module.exports = { createRelay, parsePageMessage, documentFacts, CHANNEL };
+    module.exports = { createRelay, parsePageMessage, documentFacts, embedderNamesWebAuthn, CHANNEL };
     return;
   }
   const ext = root.browser ?? root.chrome;

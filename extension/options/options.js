@@ -3,7 +3,7 @@
  * "proxyPath": boolean, background/proxy.js) and a view of the host state. background/main.js picks up changes
  * through storage.onChanged; nothing else is stored.
  */
-import { PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
+import { PROXY_DEFAULT, PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
 
 const api = globalThis.browser ?? globalThis.chrome;
 // What background/proxy.js's states mean for the user.
@@ -56,7 +56,7 @@ async function showPath(proxy) {
     return;
   }
   const stored = await api.storage.local.get(PROXY_KEY);
-  toggle.checked = proxy.state === 'attached' || stored[PROXY_KEY] === true;
+  toggle.checked = proxy.state === 'attached' || (stored[PROXY_KEY] ?? PROXY_DEFAULT) === true;
   const why = proxy.detail ? ` (${proxy.detail})` : '';
   line.textContent = `${PROXY_STATES[proxy.state] || proxy.state}${why}. Served through the proxy so far: ${proxy.served}.`;
 }

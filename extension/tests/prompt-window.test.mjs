@@ -30,7 +30,16 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
   let nextWindowId = 100;
   let tokens = 0;
   let bridge;
+  // The prompts' clock and timers, moved by the test (advance).
+  const clock = { now: 100000, timers: [] };
+  const advance = (ms) => {
+    clock.now += ms;
+    for (const timer of clock.timers.filter((x) => !x.done && x.at <= clock.now)) { timer.done = true; timer.fn(); }
+  };
   const prompts = promptWindow.createPrompts({
+    now: () => clock.now,
+    setTimeout: (fn, ms) => { const timer = { fn, at: clock.now + ms, done: false }; clock.timers.push(timer); return timer; },
+    clearTimeout: (timer) => { timer.done = true; },
     createWindow: (options) => {
       windows.created.push(options);
       if (windowsFail) return Promise.reject(new Error('No windows here'));
@@ -72,13 +81,16 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     prompts.attach(port, PAGE_URL);
     return port;
   };
-  return { bridge, prompts, native, hostSays, frame, windows, windowPage };
+  return { bridge, prompts, native, hostSays, frame, windows, windowPage, clock, advance };
 }
 
-async function started(t, type = 'get', options = { challenge: { __binary__: 'AQ' }, rpId: 'example.com' }) {
+/** A request from tab 1's top-level document; `pressed`: the user pressed something in the page just before
+ *  (the relay's lastInput), as when clicking "Sign in"; null: no press at all. */
+async function started(t, type = 'get', options = { challenge: { __binary__: 'AQ' }, rpId: 'example.com' }, { pressed = 100 } = {}) {
   const f = t.frame();
   // What the relay reports for a top-level document of a focused tab (content/relay.js documentFacts).
-  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true };
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true,
+    lastInput: pressed === null ? null : t.clock.now - pressed };
   f.page({ kind: 'request', rid: 'A', type, options, frame });
   await settle();
   return { ...f, id: t.native.sent.at(-1).id };
@@ -306,4 +318,69 @@ test('a window that cannot be opened ends the request as a cancel: no chooser wa
   assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
   assert.equal(port.sent[0].error.name, 'NotAllowedError');
   assert.equal(t.prompts.openCount(), 0);
+});
+
+/** One get() of tab 1 that the key makes wait (a `touch` status), then aborted by the page and ended by the host. */
+async function askedAndAborted(t, pressed) {
+  const { page, id } = await started(t, 'get', undefined, { pressed });
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  page({ kind: 'cancel', rid: 'A' });
+  t.hostSays({ id, type: 'error', error: { name: 'AbortError', message: 'cancelled' } });
+  await settle();
+}
+
+test('a page looping get() and abort() gets one window per cooldown, none of them focused, without a press of the user', async () => {
+  const t = setup();
+  for (let i = 0; i < 30; i++) {
+    await askedAndAborted(t, null);
+    t.advance(400);   // 30 requests over 12 s
+  }
+  assert.equal(t.windows.created.length, 2, 'the first, and one after the cooldown');
+  assert.deepEqual(t.windows.created.map((w) => w.focused), [false, false]);
+  assert.deepEqual(t.windows.focused, []);
+  assert.equal(t.prompts.openCount(), 0);
+});
+
+test('a press of the user\'s in the page opens a focused window at once, once per press', async () => {
+  const t = setup();
+  await askedAndAborted(t, null);                 // a window, unfocused: the cooldown starts
+  const { id } = await started(t, 'get', undefined, { pressed: 50 });
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  assert.deepEqual(t.windows.created.map((w) => w.focused), [false, true], 'the press opens it within the cooldown, focused');
+  t.hostSays({ id, type: 'result', credential: {} });
+  await settle();
+  const again = await started(t, 'get', undefined, { pressed: 50 });   // the same press (clock unmoved): no second focus
+  t.hostSays({ id: again.id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  await settle();
+  assert.equal(t.windows.created.length, 2, 'within the cooldown, without a new press: no window yet');
+  t.advance(promptWindow.COOLDOWN_MS);
+  await settle();
+  assert.deepEqual(t.windows.created.map((w) => w.focused), [false, true, false], 'the chooser opens once the cooldown ends');
+  assert.deepEqual(t.windows.focused, [], 'and is not brought to the front');
+});
+
+test('a press long before the request is not the user\'s action for it', async () => {
+  const t = setup();
+  const { id } = await started(t, 'get', undefined, { pressed: promptWindow.USER_ACTION_MS + 1 });
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  assert.deepEqual(t.windows.created.map((w) => w.focused), [false]);
+});
+
+test('a window left open to show an error is reused by the tab\'s next request: one window per tab', async () => {
+  const t = setup();
+  const first = await started(t);
+  t.hostSays({ id: first.id, type: 'error', error: { name: 'NotAllowedError', message: '' }, detail: 'Your PIN is blocked.' });
+  await settle();
+  const page = t.windowPage();
+  const second = await started(t);
+  t.hostSays({ id: second.id, type: 'status', status: 'touch' });
+  await settle();
+  assert.equal(t.windows.created.length, 1);
+  assert.deepEqual(t.windows.removed, []);
+  assert.deepEqual([page.sent.at(-1).status, page.sent.at(-1).final], ['touch', false]);
+  t.hostSays({ id: second.id, type: 'result', credential: {} });
+  assert.deepEqual(t.windows.removed, [100]);
 });

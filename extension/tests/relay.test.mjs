@@ -22,16 +22,19 @@ function event() {
  * the URL's origin); parent: the parent window (itself at the top); policy: document.featurePolicy (Chromium)
  * or none (Firefox); active: navigator.userActivation.isActive.
  */
-function fakeWindow({ origin = 'https://example.com', urlOrigin = origin, parent = null, policy = { get: true, create: true }, active = false, ancestorOrigins = [] } = {}) {
+function fakeWindow({ origin = 'https://example.com', urlOrigin = origin, parent = null, policy = { get: true, create: true }, active = false, ancestorOrigins = [], frameElement = null } = {}) {
+  const listeners = {};
   const win = {
     origin,
     isSecureContext: true,
     location: { origin: urlOrigin, ancestorOrigins },
     navigator: { userActivation: { isActive: active } },
     document: policy ? { featurePolicy: fakePolicy(policy) } : {},
+    frameElement,
     toPage: [],
     postMessage(data, target) { win.toPage.push({ data: structuredClone(data), target }); },
-    addEventListener() {},
+    addEventListener(type, listener) { (listeners[type] ||= []).push(listener); },
+    dispatch(type, event) { for (const listener of listeners[type] || []) listener(event); },
   };
   win.parent = parent || win;
   return win;
@@ -81,8 +84,49 @@ test('no port until the first request; then one port per document', () => {
   assert.equal(t.ports[0].name, 'webauthn-bridge');
   assert.deepEqual(t.ports[0].sent[0], {
     kind: 'request', rid: 'A', type: 'get', options: { challenge: { __binary__: 'AQ' } },
-    frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false },
+    frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false, embedderAllow: null, lastInput: null },
   });
+});
+
+/** An iframe element as the frame's isolated world reads it (Firefox: through an Xray wrapper). */
+function iframeElement(allow) {
+  const element = { attributes: { allow }, getAttribute: (name) => element.attributes[name] ?? null };
+  return element;
+}
+
+test('Firefox: a same-origin frame whose embedder\'s allow= names WebAuthn goes to Firefox\'s own, even if the attribute goes later', () => {
+  const top = fakeWindow({ policy: null });
+  const element = iframeElement("publickey-credentials-get 'none'; publickey-credentials-create 'none'");
+  const t = setup({ policy: null, parent: top, frameElement: element });
+  delete element.attributes.allow; // the frame's own script edits its embedder's DOM: too late, read at start
+  t.fromPage(request);
+  assert.deepEqual(t.win.toPage.map((m) => [m.data.kind, m.data.reason]), [['fallback', 'embedder-policy']]);
+  assert.equal(t.ports.length, 0, 'nothing reaches the background');
+  // A frame inside such a frame inherits its policy: found on the way up.
+  const middle = fakeWindow({ policy: null, parent: top, frameElement: iframeElement('publickey-credentials-create *') });
+  const inner = setup({ policy: null, parent: middle, frameElement: iframeElement('') });
+  inner.fromPage(request);
+  assert.deepEqual(inner.win.toPage.map((m) => m.data.reason), ['embedder-policy']);
+  // No allow= naming WebAuthn: served by the bridge, as before.
+  const plain = setup({ policy: null, parent: top, frameElement: iframeElement('camera *') });
+  plain.fromPage(request);
+  assert.equal(plain.ports[0].sent[0].frame.embedderAllow, false);
+  // Chromium reads the policy itself: the attribute is not consulted.
+  const chromium = setup({ parent: fakeWindow(), frameElement: iframeElement("publickey-credentials-get 'none'") });
+  chromium.fromPage(request);
+  assert.equal(chromium.ports[0].sent[0].frame.embedderAllow, null);
+});
+
+test('the last trusted press in the document goes with a request; script-made and repeated keys do not count', () => {
+  const t = setup();
+  t.win.dispatch('pointerdown', { isTrusted: false });
+  t.win.dispatch('keydown', { isTrusted: true, repeat: true });
+  t.fromPage(request);
+  assert.equal(t.ports[0].sent[0].frame.lastInput, null);
+  const before = Date.now();
+  t.win.dispatch('pointerdown', { isTrusted: true });
+  t.fromPage({ ...request, rid: 'B' });
+  assert.ok(t.ports[0].sent[1].frame.lastInput >= before);
 });
 
 test('messages from other windows, without the tag, or in the wrong direction are ignored', () => {

@@ -84,7 +84,7 @@ function fakePort(sender) {
   return port;
 }
 
-function setup({ sites = [], now = 1000 } = {}) {
+function setup({ sites = [], now = 1000, certificates = undefined } = {}) {
   const natives = [];
   const timers = [];
   const indicator = [];
@@ -101,6 +101,7 @@ function setup({ sites = [], now = 1000 } = {}) {
     now: () => clock.now,
     frameTree: async (tabId) => trees.get(tabId) ?? null,
     isTabFocused: async (tabId) => !unfocused.has(tabId),
+    certificates,
   });
   const native = () => natives[natives.length - 1];
   const hostSays = (frame) => native().onMessage.fire(frame);
@@ -610,4 +611,37 @@ test('a cancel the host never answers frees the host after a grace period', asyn
   t.timers.find((x) => x.ms === 10000 && x.live).fn();
   await settle();
   assert.equal(hostRequests(t).length, 2);
+});
+
+test('a document the browser loaded past a certificate error is refused before the queue; an unknown one goes to the browser', async () => {
+  const seen = [];
+  const certificates = {
+    verdict: (sender, origin) => {
+      seen.push([sender.frameId, origin]);
+      if (origin === 'https://victim.example') return { refuse: { name: 'SecurityError', message: 'The operation is insecure.' } };
+      return origin === 'https://new.example' ? { fallback: 'certificate-unknown' } : null;
+    },
+  };
+  const t = setup({ certificates });
+  t.bridge.start();
+  const refused = t.frame(victim({ origin: 'https://victim.example' }));
+  refused.page(createRequest('A'));
+  const unknown = t.frame(victim({ origin: 'https://new.example', url: 'https://new.example/', tab: { id: 2, url: 'https://new.example/' } }));
+  unknown.page(getRequest('B'));
+  await settle();
+  assert.deepEqual(refused.port.sent, [{ kind: 'error', rid: 'A', error: { name: 'SecurityError', message: 'The operation is insecure.' } }]);
+  assert.deepEqual(unknown.port.sent, [{ kind: 'fallback', rid: 'B', reason: 'certificate-unknown' }]);
+  assert.deepEqual(seen, [[0, 'https://victim.example'], [0, 'https://new.example']], 'asked with the sender record\'s origin');
+  assert.deepEqual(hostRequests(t), []);
+});
+
+test('Firefox: a same-origin frame whose embedder names WebAuthn in allow= goes to Firefox in the background too', async () => {
+  const t = setup();
+  t.bridge.start();
+  t.trees.set(1, [{ frameId: 0, parentFrameId: -1, url: 'https://victim.example/' }, { frameId: 4, parentFrameId: 0, url: 'https://victim.example/widget' }]);
+  const { port, page } = t.frame(victim({ origin: 'https://victim.example', url: 'https://victim.example/widget', frameId: 4 }));
+  page(getRequest('A', { ...TOP_FACTS, policy: null, embedderAllow: true }));
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'A', reason: 'embedder-policy' }]);
+  assert.deepEqual(hostRequests(t), []);
 });

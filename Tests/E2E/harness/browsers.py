@@ -32,6 +32,17 @@ FIREFOX_PREFS = {
 }
 
 
+def write_profile(profile: Path, prefs: dict | None, files: dict | None) -> None:
+    """A Firefox profile: the quiet prefs plus `prefs` in user.js, and `files` ({name: text}: cert_override.txt,
+    for one) as a user's profile would hold them."""
+    profile.mkdir(parents=True, exist_ok=True)
+    all_prefs = {**FIREFOX_PREFS, **(prefs or {})}
+    (profile / "user.js").write_text("".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n"
+                                             for k, v in all_prefs.items()))
+    for name, text in (files or {}).items():
+        (profile / name).write_text(text)
+
+
 def _wrap(expression: str) -> str:
     # The answer travels as one JSON string: simpler than either protocol's remote-object encoding.
     return f"(async () => JSON.stringify(await ({expression})))()"
@@ -124,14 +135,14 @@ class Chromium(Browser):
     name = "chromium"
 
     def __init__(self, workdir: Path, env: dict, extension: Path | None, user_data_dir: Path,
-                 launcher: tuple[str, ...] = ()):
+                 launcher: tuple[str, ...] = (), flags: tuple[str, ...] = ()):
         super().__init__(workdir, env)
         self.user_data_dir = user_data_dir
         extension_flags = ([f"--load-extension={extension}", f"--disable-extensions-except={extension}"]
                            if extension else [])
         with open(self.log_path, "ab") as log:
             self._spawn([*launcher, CHROMIUM, "--headless=new", "--no-sandbox", f"--user-data-dir={user_data_dir}",
-                         "--no-first-run", "--no-default-browser-check", "--log-level=3", *extension_flags,
+                         "--no-first-run", "--no-default-browser-check", "--log-level=3", *extension_flags, *flags,
                          "--remote-debugging-port=0", "about:blank"], log)
         port_file = user_data_dir / "DevToolsActivePort"
         deadline = time.monotonic() + 30
@@ -179,6 +190,27 @@ class Chromium(Browser):
                              timeout=timeout):
             raise TimeoutError(f"chromium did not finish loading {url} in {timeout} s")
 
+    def click(self, x: float, y: float) -> None:
+        """A real (trusted) mouse click in the page, as a person's."""
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    def open_past_certificate_error(self, url: str, timeout: float = 30) -> None:
+        """Loads a page whose certificate Chromium rejects as a user would: its warning page ("Your connection is
+        not private") comes up, and the user clicks Advanced → Proceed (the warning page's own proceed()). Chromium
+        remembers that decision for the host until it quits: later loads show no warning."""
+        result = self.call("Page.navigate", {"url": url}, timeout=timeout)
+        error = str(result.get("errorText", ""))
+        if error and not error.startswith("net::ERR_CERT_"):
+            raise RuntimeError(f"navigate {url}: {error}")
+        if error:
+            if not self.wait_for("typeof certificateErrorPageController === 'object'", timeout=timeout):
+                raise TimeoutError(f"chromium showed no certificate warning for {url}")
+            self.evaluate("(certificateErrorPageController.proceed(), true)")
+        if not self.wait_for(f"document.readyState === 'complete' && location.href === {json.dumps(url)}",
+                             timeout=timeout):
+            raise TimeoutError(f"chromium did not load {url} past its certificate warning in {timeout} s")
+
     def evaluate(self, expression: str, timeout: float = 60):
         result = self.call("Runtime.evaluate", {"expression": _wrap(expression), "awaitPromise": True,
                                                 "returnByValue": True, "userGesture": True}, timeout=timeout)
@@ -196,12 +228,9 @@ class Firefox(Browser):
     name = "firefox"
 
     def __init__(self, workdir: Path, env: dict, extension: Path | None, profile: Path, prefs: dict | None = None,
-                 launcher: tuple[str, ...] = ()):
+                 launcher: tuple[str, ...] = (), profile_files: dict | None = None):
         super().__init__(workdir, env)
-        profile.mkdir(parents=True, exist_ok=True)
-        all_prefs = {**FIREFOX_PREFS, **(prefs or {})}
-        (profile / "user.js").write_text("".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n"
-                                                 for k, v in all_prefs.items()))
+        write_profile(profile, prefs, profile_files)
         self._spawn([*launcher, FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
                      "--remote-debugging-port", "0", "about:blank"], subprocess.PIPE)
         url = self._bidi_url(timeout=60)
@@ -247,6 +276,13 @@ class Firefox(Browser):
             if time.monotonic() > deadline:
                 raise TimeoutError(f"firefox announced no BiDi port in {timeout} s:\n{self.log_tail()}")
         return found[0]
+
+    def click(self, x: float, y: float) -> None:
+        """A real (trusted) mouse click in the page, as a person's."""
+        self.conn.call("input.performActions", {"context": self.context, "actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "x": round(x), "y": round(y), "origin": "viewport"},
+                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
 
     def open(self, url: str, timeout: float = 30) -> None:
         self.conn.call("browsingContext.navigate", {"context": self.context, "url": url, "wait": "complete"},

@@ -1,5 +1,7 @@
 """The host as a user gets it: install.sh into a scratch HOME, and a SoftToken state file from the host's CLI."""
+import importlib.util
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -39,3 +41,16 @@ def create_token(host: Path, state_file: Path, *args: str, env: dict) -> None:
     if result.returncode != 0 or not state_file.exists():
         raise RuntimeError(f"{host} token create {state_file} {' '.join(args)} failed ({result.returncode}):\n"
                            f"{result.stdout}\n{result.stderr}")
+
+
+def firefox_extension(scratch: Path) -> Path:
+    """The extension as the .xpi carries it: a copy with the Firefox manifest packaging/extension_package.py writes
+    (Firefox-only permissions such as webRequestBlocking, which the source manifest leaves out for Chromium)."""
+    spec = importlib.util.spec_from_file_location("extension_package", REPO / "packaging/extension_package.py")
+    package = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(package)
+    copy = scratch / "extension-firefox"
+    shutil.copytree(extension_dir(), copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    (copy / "manifest.json").write_text(json.dumps(package.store_manifest(manifest, "firefox"), indent=2))
+    return copy

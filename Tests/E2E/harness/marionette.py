@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .browsers import FIREFOX, FIREFOX_PREFS, Browser
+from .browsers import FIREFOX, Browser, write_profile
 
 ORACLE_PREFS = {
     "marionette.port": 0,
@@ -26,16 +26,16 @@ ORACLE_PREFS = {
 
 class MarionetteFirefox(Browser):
     """Firefox with a CTAP 2.1 USB virtual authenticator (resident keys, UV, always consenting); open(url) and
-    evaluate(js) as the other drivers offer them."""
+    evaluate(js) as the other drivers offer them. `prefs` and `profile_files` ({name: text}, e.g. a user's
+    cert_override.txt) go into its profile as for the bridge's Firefox (browsers.write_profile)."""
     name = "firefox-own"
+    tab = None   # one tab only
 
-    def __init__(self, workdir: Path | None = None):
+    def __init__(self, workdir: Path | None = None, prefs: dict | None = None, profile_files: dict | None = None):
         workdir = workdir or Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-firefox-own-"))
         super().__init__(workdir, {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workdir)})
         profile = workdir / "profile"
-        profile.mkdir(parents=True, exist_ok=True)
-        prefs = {**FIREFOX_PREFS, **ORACLE_PREFS}
-        (profile / "user.js").write_text("".join(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n" for k, v in prefs.items()))
+        write_profile(profile, {**ORACLE_PREFS, **(prefs or {})}, profile_files)
         with open(self.log_path, "ab") as log:
             self._spawn([FIREFOX, "--marionette", "--headless", "--no-remote", "--profile", str(profile), "about:blank"], log)
         port_file = profile / "MarionetteActivePort"

@@ -2,8 +2,9 @@
 
 A test module gets one BrowserSession per browser (Firefox takes seconds to start); the module can ask for a
 SoftToken that waits before "touch" (TOKEN_ARGS) or for no host at all (INSTALL_HOST = False). A session with
-own_webauthn=True is the baseline: Chromium without the extension or a host, its own WebAuthn answered by
-DevTools' virtual authenticator; its times are recorded under "chromium-own".
+own_webauthn=True is the baseline: the browser without the extension or a host, its own WebAuthn answered by a
+virtual authenticator (Chromium: DevTools'; Firefox: Marionette's, harness/marionette.py); Chromium's times are
+recorded under "chromium-own".
 
 Chromium serves a request by one of two paths (docs/extension.md): the page path (page/interceptor.js → relay →
 background → host) or the proxy path (chrome.webAuthenticationProxy). A Chromium session sets the extension's
@@ -22,7 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .browsers import Chromium, Firefox
-from .install import create_token, install_host
+from .install import create_token, firefox_extension, install_host
+from .marionette import MarionetteFirefox
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
 from .timings import record
 
@@ -42,8 +44,9 @@ PROXY_KEY = "proxyPath"
 class BrowserSession:
     def __init__(self, kind: str, host_binary: Path, site_origin: str, *, install: bool = True,
                  token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False,
-                 extra_env: dict | None = None, path: str = "page"):
-        assert not own_webauthn or (kind == "chromium" and not install), "only Chromium has a virtual authenticator"
+                 extra_env: dict | None = None, path: str = "page", chromium_flags: tuple[str, ...] = (),
+                 profile_files: dict | None = None, virtual_authenticator: bool = True):
+        assert not own_webauthn or not install, "the browser's own WebAuthn runs without the bridge"
         assert path == "page" or kind == "chromium", "only Chromium has the proxy path"
         self.kind = kind
         self.path = path
@@ -69,6 +72,11 @@ class BrowserSession:
             "WEBAUTHN_BRIDGE_LOG_LEVEL": "debug",
             **(extra_env or {}),   # e.g. WEBAUTHN_BRIDGE_PINENTRY: the host sees what the browser was given
         }
+        self.chromium_flags = chromium_flags
+        self.profile_files = profile_files
+        # Chromium skips its certificate check while a DevTools virtual authenticator is attached: the reference
+        # for that check is Chromium's own without one.
+        self.virtual_authenticator = virtual_authenticator
         try:
             self._start(host_binary, install, token_args, firefox_prefs)
         except BaseException:
@@ -88,14 +96,18 @@ class BrowserSession:
         if install:
             host = install_host(host_binary, self.kind, self.home, self.workdir / "prefix", manifest_dir)
             create_token(host, self.token, *token_args, env=self.env)
-        if self.own_webauthn:
-            self.browser = Chromium(self.workdir, self.env, None, user_data_dir)
-            self.browser.add_virtual_authenticator()
+        profile = self.workdir / "firefox-profile"
+        if self.own_webauthn and self.kind == "firefox":
+            self.browser = MarionetteFirefox(self.workdir, firefox_prefs, self.profile_files)
+        elif self.own_webauthn:
+            self.browser = Chromium(self.workdir, self.env, None, user_data_dir, flags=self.chromium_flags)
+            if self.virtual_authenticator:
+                self.browser.add_virtual_authenticator()
         elif self.kind == "chromium":
-            self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir)
+            self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir, flags=self.chromium_flags)
         else:
-            self.browser = Firefox(self.workdir, self.env, extension_dir(), self.workdir / "firefox-profile",
-                                   firefox_prefs)
+            self.browser = Firefox(self.workdir, self.env, firefox_extension(self.workdir), profile, firefox_prefs,
+                                   profile_files=self.profile_files)
         self.front_tab = self.browser.tab   # the tab every test drives unless it opens another
         if self.kind == "chromium" and not self.own_webauthn:
             self.choose_path(self.path, expect_attached=install and self.path == "proxy")
@@ -118,10 +130,16 @@ class BrowserSession:
             raise AssertionError(f"chromium: the proxy path did not become {'attached' if expect_attached else 'detached'}: "
                                  f"{self.extension_status()}\n{self.diagnostics()}")
 
-    def open(self, path: str) -> None:
-        """Loads a page of the site and checks the bridge's override is in place before any test uses it."""
-        url = self.site_origin + path
-        self.browser.open(url)
+    def open(self, path: str, past_certificate_warning: bool = False) -> None:
+        """Loads a page of the site (or any `https://` URL) and checks the bridge's override is in place before any
+        test uses it. past_certificate_warning: the page's certificate is one the browser rejects, and the user
+        goes on anyway — Chromium's "Proceed" on its warning page; in Firefox the override ("Accept the risk")
+        must be in the profile already (cert_override.txt)."""
+        url = path if path.startswith("https://") else self.site_origin + path
+        if past_certificate_warning and isinstance(self.browser, Chromium):
+            self.browser.open_past_certificate_error(url)
+        else:
+            self.browser.open(url)
         if self.own_webauthn:
             return
         active = self.browser.wait_for(OVERRIDE_ACTIVE_JS, timeout=5)
@@ -150,6 +168,11 @@ class BrowserSession:
         finally:
             self.browser.close_tab(tab)
             self.browser.activate(self.front_tab)
+
+    def press_in_page(self) -> None:
+        """The user clicks in the page (its top-left corner, away from any control), as before pressing "Sign in":
+        the security-key window takes the focus, at once, only after such a press (prompt-window.js)."""
+        self.browser.click(2, 2)
 
     def call(self, js: str, timeout: float = 60):
         return self.browser.evaluate(js, timeout=timeout)
