@@ -77,8 +77,8 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
             excludeCredentials, listed: options.listedCount("excludeCredentials"), member: "excludeCredentials")
         // An empty id names no credential (a detached buffer gives one): both browsers register past it.
         excludeCredentials.removeAll { $0.id.isEmpty }
-        guard (1...64).contains(userID.count) else {
-            throw .typeError("user.id must be 1 to 64 bytes, found \(userID.count)")
-        }
+        // Over 64 bytes in Chromium 156's words; an empty one libfido2 cannot send (both browsers register it).
+        guard userID.count <= 64 else { throw .typeError("User handle exceeds 64 bytes.") }
+        guard !userID.isEmpty else { throw .typeError("user.id must be 1 to 64 bytes, found 0") }
     }
 }

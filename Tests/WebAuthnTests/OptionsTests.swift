@@ -67,7 +67,7 @@ struct CreationOptionsTests {
             ("user", ["id": .binary([]), "name": "a", "displayName": "A"], "user.id must be 1 to 64 bytes, found 0"),
             (
                 "user", ["id": .binary(Array(repeating: 1, count: 65)), "name": "a", "displayName": "A"],
-                "user.id must be 1 to 64 bytes, found 65"
+                "User handle exceeds 64 bytes."
             ),
             ("challenge", nil, "challenge is required"),
             ("challenge", .null, "challenge is required"),

@@ -284,7 +284,10 @@
    */
   function dictionary(name, members) {
     const convert = (value, at, ctx) => {
-      if (value === null && at && ctx.browser === 'chromium' && (at.required || at.element || at.member === 'publicKey')) {
+      // Chromium refuses null for publicKey, for a required member and for a sequence's element, and undefined for
+      // the element too; elsewhere both are an empty dictionary, as WebIDL says.
+      if (at && ctx.browser === 'chromium' && ((value === null && (at.required || at.element || at.member === 'publicKey'))
+        || (value === undefined && at.element))) {
         fail(ctx, at, 'dictionary', name);
       }
       if (value !== undefined && value !== null && !isObject(value)) fail(ctx, at, 'dictionary', name);
