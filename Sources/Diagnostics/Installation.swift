@@ -10,7 +10,9 @@ import Foundation
 /// every user and are fixed by reinstalling the package, install.sh's by running it again (with `--system` for a
 /// system install), and a binary that was never installed needs install.sh first.
 public enum Installation: Equatable, Sendable {
-    /// The Debian package: /usr/libexec/webauthn-bridge/webauthn-bridge, listed by dpkg.
+    /// The Debian package: /usr/libexec/webauthn-bridge/webauthn-bridge beside the package's copyright file (every
+    /// Debian package ships /usr/share/doc/NAME/copyright; install.sh writes none). Not dpkg's database: a program
+    /// must not read it directly (lintian's uses-dpkg-database-directly), and the file answers the same question.
     case package
     /// `install.sh`: an `installed-files` record beside the binary; `system` when it says `mode system`
     /// (install.sh --system).
@@ -19,12 +21,13 @@ public enum Installation: Equatable, Sendable {
     case notInstalled
 
     public static let packagedHost = "/usr/libexec/webauthn-bridge/webauthn-bridge"
+    static let packageCopyright = "/usr/share/doc/webauthn-bridge/copyright"
 
-    /// `systemRoot` prefixes dpkg's database (tests).
+    /// `systemRoot` prefixes the package's files (tests).
     public static func of(executable: String, systemRoot: String = "") -> Installation {
         let directory = parentDirectory(of: executable)
         if executable == packagedHost,
-            FileManager.default.fileExists(atPath: systemRoot + "/var/lib/dpkg/info/webauthn-bridge.list")
+            FileManager.default.fileExists(atPath: systemRoot + packageCopyright)
         {
             return .package
         }

@@ -19,11 +19,12 @@ struct InstallationTests {
         FileManager.default.createFile(atPath: directory + "/installed-files", contents: Data(record.utf8))
     }
 
-    @Test func thePackagedHostListedByDpkgIsThePackage() throws {
+    @Test func thePackagedHostBesideThePackagesCopyrightIsThePackage() throws {
         let root = try Self.scratch()
         #expect(Installation.of(executable: Installation.packagedHost, systemRoot: root) == .notInstalled)
-        try FileManager.default.createDirectory(atPath: root + "/var/lib/dpkg/info", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: root + "/var/lib/dpkg/info/webauthn-bridge.list", contents: Data())
+        try FileManager.default.createDirectory(
+            atPath: root + "/usr/share/doc/webauthn-bridge", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root + Installation.packageCopyright, contents: Data())
         let installation = Installation.of(executable: Installation.packagedHost, systemRoot: root)
         #expect(installation == .package && installation.isSystemWide)
         #expect(installation.registerAgain(browser: "chromium") == "sudo apt install --reinstall webauthn-bridge")
