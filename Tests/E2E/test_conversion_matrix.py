@@ -63,6 +63,8 @@ def seen(result: dict) -> dict:
         out["error"] = result.get("thrown") or result.get("name")
     if result["outcome"] == "resolved":
         out["used"] = result.get("used")
+    if "reads" in result:   # the variants read through a logging Proxy: each member once, in the browser's order
+        out["reads"] = result["reads"]
     return out
 
 

@@ -103,6 +103,8 @@
 
   // Values of every type for every member, plus the strings the members' own types know.
   const SPECIAL = [
+    ['create', ['*'], 'readThroughAProxy', 'logged'],
+    ['get', ['*'], 'readThroughAProxy', 'logged'],
     ['create', ['mediation'], 'conditional', () => 'conditional'],
     ['create', ['mediation'], 'silent', () => 'silent'],
     ['create', ['mediation'], 'required', () => 'required'],
@@ -142,8 +144,23 @@
   }
 
   /** Sets the member at `path` of fresh valid options to the variant's value (or a throwing getter). */
+  /** `target` behind Proxies that log every property read, as "o.publicKey.rp.name", into `log`. */
+  function logged(target, path, log) {
+    return new Proxy(target, {
+      get(t, key, receiver) {
+        const where = `${path}.${String(key)}`;
+        log.push(where);
+        const value = Reflect.get(t, key, receiver);
+        const plain = value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)
+          && !(value instanceof ArrayBuffer) && !(value instanceof AbortSignal);
+        return plain ? logged(value, where, log) : value;
+      },
+    });
+  }
+
   function optionsFor(variant) {
     const options = variant.op === 'create' ? baseCreate() : baseGet();
+    if (variant.make === 'logged') return logged(options, 'o', variant.reads = []);
     let holder = options;
     for (const key of variant.path.slice(0, -1)) holder = holder[key];
     const key = variant.path[variant.path.length - 1];
@@ -241,6 +258,8 @@
       (error) => ({ outcome: 'rejected', ...describeError(error) }));
     const result = await Promise.race([settled, pending]);
     clearTimeout(timer);
+    // Which members were read, in which order, how often (setting our signal above reads nothing).
+    if (variant.reads) result.reads = variant.reads.slice();
     if (result.outcome === 'pending') {
       controller.abort();
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, PENDING_MS))]);
