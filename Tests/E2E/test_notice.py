@@ -122,7 +122,10 @@ def test_touch_instruction_is_in_a_window_of_its_own_that_names_the_site_and_the
     window.wait_for("document.getElementById('text').textContent === 'Touch your security key.'")
     text = window.text()
     tab_title = session.call("document.title")
-    assert "localhost" in text.splitlines()[0], f"the headline names the rp.id: {text!r}"
+    lines = [line for line in text.splitlines() if line.strip()]
+    # Who speaks, then what is asked of which site (as Chromium's "Use your security key with …").
+    assert lines[0] == "webauthn-bridge · security key", f"the bridge says it is speaking: {text!r}"
+    assert lines[1] == "Register a passkey with localhost", f"the headline names the action and the rp.id: {text!r}"
     assert f"Asked by {session.site_origin}" in text, text
     assert tab_title not in text, f"the page's own title is not shown (test_window_abuse.py): {text!r}"
     assert window.window_id() != window.page_window_id(), "the window is not the tab's window (the page cannot overlay it)"

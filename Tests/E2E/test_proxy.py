@@ -10,6 +10,7 @@
   authenticator (a DevTools virtual one), not at the host.
 """
 import json
+import re
 
 import pytest
 
@@ -120,3 +121,18 @@ def test_the_switch_and_the_site_list_detach_the_proxy_and_attach_it_again(proxi
     proxied.browser.open(f"chrome-extension://{ext_id}/options/options.html")
     proxied.call("chrome.storage.local.set({browserSites: []})")
     proxied.choose_path("proxy", expect_attached=True)
+
+
+def test_the_options_page_says_one_thing_about_the_host_in_the_popups_words(proxied):
+    """The host line is the popup's (popup/view.js hostSummary) and follows the host while the page is open; no line
+    lower down says the host is not connected beside it; a SoftToken is not called a software token twice."""
+    ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
+    proxied.browser.open(f"chrome-extension://{ext_id}/options/options.html")
+    assert proxied.browser.wait_for("document.getElementById('host').dataset.state === 'connected'", timeout=10)
+    host = proxied.call("document.getElementById('host').textContent")
+    assert re.match(r"On: Host \d+\.\d+\.\d+ · libfido2 1\.", host), host
+    page = proxied.call("document.body.innerText")
+    assert "not connected" not in page, page
+    keys = proxied.call("[...document.querySelectorAll('#details li')].map((li) => li.textContent)")
+    key_line = next(line for line in keys if line.startswith("Keys: "))
+    assert key_line.lower().count("software token") == 1, key_line

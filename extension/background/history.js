@@ -4,7 +4,8 @@
  *
  * An entry holds only what the bridge itself decided or read from the browser's records: the trusted origin
  * (never a string the page chose), the type, the outcome (a DOMException name, or why the browser's own WebAuthn
- * served) — no options, no credential, no message text. Kept in memory, mirrored by background/main.js into
+ * served) and, for an error, the bridge's own reason (the host's `detail`: "PIN entry was cancelled"), which the
+ * page never gets — no options, no credential, no message text. Kept in memory, mirrored by background/main.js into
  * storage.session so a restarted service worker still has it; nothing reaches disk.
  *
  * Pure (node tests it).
@@ -24,22 +25,30 @@ function text(value) {
  * Returns null for what is not a request's end: the announcement that hands a request to Chromium's proxy
  * path (that request comes back and is listed when it ends).
  */
-export function entryFor({ time, type, origin, topOrigin, message }) {
+export function entryFor({ time, type, origin, topOrigin, message, reason = '' }) {
   const kind = message && message.kind;
   let outcome;
   let detail = '';
+  let why = '';
   if (kind === 'result') outcome = 'ok';
-  else if (kind === 'error') { outcome = 'error'; detail = text(message.error && message.error.name) || 'NotAllowedError'; }
+  else if (kind === 'error') {
+    outcome = 'error';
+    detail = text(message.error && message.error.name) || 'NotAllowedError';
+    why = text(reason);
+  }
   else if (kind === 'aborted') outcome = 'aborted';
   else if (kind === 'fallback' && message.reason !== 'proxy') { outcome = 'browser'; detail = text(message.reason); }
   else return null;
-  return { time, type, origin: text(origin), topOrigin: text(topOrigin), outcome, detail };
+  return { time, type, origin: text(origin), topOrigin: text(topOrigin), outcome, detail, reason: why };
 }
 
 /** An entry as stored, or null when it is not one (storage.session is ours, but a stored shape may be old). */
 export function validEntry(e) {
   if (e === null || typeof e !== 'object' || !Number.isFinite(e.time) || !TYPES.has(e.type) || !OUTCOMES.has(e.outcome)) return null;
-  return { time: e.time, type: e.type, origin: text(e.origin), topOrigin: text(e.topOrigin), outcome: e.outcome, detail: text(e.detail) };
+  return {
+    time: e.time, type: e.type, origin: text(e.origin), topOrigin: text(e.topOrigin), outcome: e.outcome,
+    detail: text(e.detail), reason: text(e.reason),
+  };
 }
 
 /** save(entries): where the list is mirrored (storage.session); called after every change. */

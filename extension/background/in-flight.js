@@ -90,17 +90,19 @@ export function createInFlight(deps) {
     } else if (frame.type === REPLY.error) {
       const error = isPlainObject(frame.error) ? frame.error : {};
       const name = String(error.name || 'NotAllowedError');
-      // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window, never the page.
-      forget(frame.id, { name, detail: typeof frame.detail === 'string' ? frame.detail : '' });
-      req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } });
+      // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window and the popup's list,
+      // never the page.
+      const detail = typeof frame.detail === 'string' ? frame.detail : '';
+      forget(frame.id, { name, detail });
+      req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } }, detail);
     }
     if (final) queue.free(frame.id);
   }
 
   /** What the security-key window may show about a request: all from the bridge's records. */
   function promptRequest(req) {
-    return { tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '', rpId: req.rpId,
-      userInputAt: req.userInputAt };
+    return { type: req.type, tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '',
+      rpId: req.rpId, userInputAt: req.userInputAt };
   }
 
   /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */
@@ -135,13 +137,13 @@ export function createInFlight(deps) {
       frame.crossOrigin = true;
     }
     frame.options = entry.options;
-    const req = { ctx, rid, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options),
+    const req = { ctx, rid, type, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options),
       userInputAt: caller.userInputAt ?? null };
     requests.set(id, req);
     req.watchdog = deps.setTimeout(() => {
       if (requests.get(id) !== req) return;
       cancel(id, req);
-      ctx.send({ kind: 'error', rid, error: NOT_ALLOWED });
+      ctx.send({ kind: 'error', rid, error: NOT_ALLOWED }, 'The host did not answer in time');
     }, watchdogDelay(entry.options));
     if (!host.send(frame)) {
       forget(id);

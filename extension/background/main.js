@@ -67,7 +67,9 @@ function proxySettings(stored) {
  * The focus rule's one fact: the tab is the active tab of the focused window. Not document.hasFocus(): a
  * headless Firefox document never has focus, and a subframe never has it while its top frame does, yet
  * Chromium's own rule ("the page does not have focus") is about the whole tab. Our own security-key window
- * taking the focus does not take it from the browser window focused before it.
+ * taking the focus does not take it from the browser window focused before it; and the window opened for a tab
+ * leaves the focus with that tab whatever the browser recorded last, as Chromium's dialog belongs to its tab:
+ * also after an error, when it stays open to say why and the page asks again at once.
  */
 async function isTabFocused(tabId) {
   if (!Number.isInteger(tabId) || tabId < 0) return false;
@@ -76,7 +78,8 @@ async function isTabFocused(tabId) {
   const window = await api.windows.get(tab.windowId);
   if (window.focused === true) return true;
   const focused = await api.windows.getLastFocused();
-  return focused.focused === true && prompts.isPromptWindow(focused.id) && lastBrowserWindow === tab.windowId;
+  if (focused.focused !== true) return false;
+  return prompts.isPromptWindowOf(focused.id, tabId) || (prompts.isPromptWindow(focused.id) && lastBrowserWindow === tab.windowId);
 }
 
 // The browser window focused last, for the rule above. Kept by hand: Firefox's windows.getLastFocused ignores

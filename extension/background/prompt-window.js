@@ -169,7 +169,10 @@ export function createPrompts(deps) {
   }
 
   function siteOf(request) {
-    return { origin: request.origin, topOrigin: request.topOrigin || '', rpId: request.rpId || '' };
+    return {
+      type: request.type === 'create' ? 'create' : 'get', origin: request.origin, topOrigin: request.topOrigin || '',
+      rpId: request.rpId || '',
+    };
   }
 
   /**
@@ -268,10 +271,18 @@ export function createPrompts(deps) {
     userClosed(prompt);
   }
 
-  /** For the focus rule: a prompt window taking focus does not take it from the page that asked. */
+  /** For the focus rule: a prompt window taking focus does not take it from the browser window focused before. */
   function isPromptWindow(windowId) {
     return byWindow.has(windowId);
   }
 
-  return { status, ended, attach, windowRemoved, isPromptWindow, openCount: () => byToken.size };
+  /** For the focus rule: the window is one of ours opened for `tabId`, running or showing why its request failed.
+   *  Like Chromium's dialog, which belongs to its tab, it keeps the focus with that tab: the page may ask again at
+   *  once, without a click in the tab first. */
+  function isPromptWindowOf(windowId, tabId) {
+    const prompt = byWindow.get(windowId);
+    return prompt !== undefined && prompt.tabId === tabId;
+  }
+
+  return { status, ended, attach, windowRemoved, isPromptWindow, isPromptWindowOf, openCount: () => byToken.size };
 }

@@ -84,10 +84,21 @@ export function createProxy(deps) {
       maybeAttached = false;
       await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
       state = wanted.enabled ? 'detached' : 'off';
-      detail = !wanted.hostConnected ? 'the host is not connected' : !wanted.sitesEmpty ? 'sites are set to use the browser\'s own WebAuthn' : '';
+      detail = whyDetached();
     } else if (!want) {
-      state = wanted.enabled ? (state === 'taken' ? 'taken' : 'detached') : 'off';
+      if (state !== 'taken' || !wanted.enabled) {
+        state = wanted.enabled ? 'detached' : 'off';
+        detail = whyDetached();
+      }
     }
+  }
+
+  /** Why a wanted proxy is not attached, as things are now ('' when it is simply off): said from the current facts
+   *  every time, so the options page never shows an old reason beside a connected host. */
+  function whyDetached() {
+    if (!wanted.enabled) return '';
+    if (!wanted.hostConnected) return 'the host is not connected';
+    return wanted.sitesEmpty ? '' : 'sites are set to use the browser\'s own WebAuthn';
   }
 
   function keyOf(type, origin, challenge) {

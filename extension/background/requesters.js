@@ -23,7 +23,8 @@ export const PROXIED_RID = 'proxy';
  *   cancel(ctx, rid)            → the page aborted `rid`
  *   capabilities()              → the host's capabilities, or null when it is not connected
  *   gone(ctx)                   → the requester went away: nothing more to answer
- *   answered(ctx, type, message) → a final answer went out (or the page aborted: {kind: 'aborted'})
+ *   answered(ctx, type, message, reason) → a final answer went out (or the page aborted: {kind: 'aborted'});
+ *                                   reason: the bridge's own words for an error, for the popup, never the page
  */
 export function createRequesters(deps) {
   function context(fields, deliver) {
@@ -34,12 +35,13 @@ export function createRequesters(deps) {
       cancelled: new Set(),    // rids cancelled before their request reached the host
       open: new Map(),         // rid → type, until answered
       ...fields,
-      send(message) {
+      /** `reason`: why an error happened, in the bridge's words; it goes to the popup's list, not to the page. */
+      send(message, reason = '') {
         if (!ctx.alive) return;
         if (isPlainObject(message) && FINAL_KINDS.has(message.kind) && ctx.open.has(message.rid)) {
           const type = ctx.open.get(message.rid);
           ctx.open.delete(message.rid);
-          deps.answered(ctx, type, message);
+          deps.answered(ctx, type, message, reason);
         }
         deliver(message);
       },

@@ -63,11 +63,11 @@ export function createBridge(deps) {
   const intake = createIntake({ ...deps, log, enqueue });
   let pageSeq = 0;
 
-  /** A final answer went out to a requester: the popup lists it (trusted origin, type, outcome only). */
-  function answered(ctx, type, message) {
+  /** A final answer went out to a requester: the popup lists it (trusted origin, type, outcome, the reason). */
+  function answered(ctx, type, message, reason) {
     if (!deps.history) return;
     const trusted = ctx.trusted || {};
-    deps.history.record(entryFor({ time: deps.now(), type, origin: trusted.origin, topOrigin: trusted.topOrigin, message }));
+    deps.history.record(entryFor({ time: deps.now(), type, origin: trusted.origin, topOrigin: trusted.topOrigin, message, reason }));
   }
 
   /** One request per tab; it waits in host-queue.js for the host and its tab's focus. */
@@ -134,7 +134,7 @@ export function createBridge(deps) {
     const req = requests.get(id);
     if (!req) return;
     cancel(id, req);
-    req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED });
+    req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED }, 'The security-key window was closed');
   }
 
   function tabClosed(tabId) {

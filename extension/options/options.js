@@ -4,6 +4,7 @@
  * through storage.onChanged; nothing else is stored.
  */
 import { PROXY_DEFAULT, PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
+import { hostSummary, keyLines } from '../popup/view.js';
 
 const api = globalThis.browser ?? globalThis.chrome;
 // What background/proxy.js's states mean for the user.
@@ -29,19 +30,23 @@ async function save() {
 }
 
 let lastStatus = null;
+// The page reads the background's status again while it is open, so what it says follows the host (a host that
+// connects a moment after the page opened is shown connected, and the proxy line with it).
+const REFRESH_MS = 1000;
 
+/** The host line in the popup's words (popup/view.js hostSummary), so the two never say different things. */
 async function showHost() {
   const el = document.getElementById('host');
   try {
     const s = await api.runtime.sendMessage({ kind: STATUS_MESSAGE });
     lastStatus = s;
-    const version = s.info && s.info.version ? ` (host ${s.info.version})` : '';
-    const why = s.state === 'unavailable' ? ` — ${s.reason}${s.detail ? `: ${s.detail}` : ''}. Sites use the browser's own WebAuthn.` : '';
-    el.textContent = `Host status: ${s.state}${version}${why}`;
-    showDetails(s.info);
+    const summary = hostSummary(s);
+    el.dataset.state = summary.state;
+    el.textContent = `${summary.label}: ${summary.line}`;
+    showDetails(summary.state === 'connected' ? s.info : null);
     showPath(s.proxy);
   } catch (error) {
-    el.textContent = `Host status: unknown (${error.message})`;
+    el.textContent = `The extension's background did not answer (${error.message})`;
   }
 }
 
@@ -71,9 +76,12 @@ function showDetails(info) {
   const list = document.getElementById('details');
   list.replaceChildren();
   if (!info) return;
-  const keys = (info.devices || []).map((d) => `${d.product || d.path} (${d.kind})`).join(', ') || 'none plugged in';
-  for (const line of [`libfido2 ${info.libfido2 || '?'}`, `Keys: ${keys}`, `Log: ${info.logPath || '?'} (level ${info.logLevel || '?'})`,
-    'Troubleshoot with: webauthn-bridge doctor']) {
+  const keys = (info.devices || []).map((d) => {
+    const lines = keyLines(d);
+    return lines.secondary ? `${lines.primary} (${lines.secondary})` : lines.primary;
+  }).join(', ') || 'none plugged in';
+  for (const line of [`Keys: ${keys}`, `Log: ${info.logPath || '?'} (level ${info.logLevel || '?'})`,
+    'Trouble? Run: webauthn-bridge doctor']) {
     const item = document.createElement('li');
     item.textContent = line;
     list.append(item);
@@ -96,3 +104,4 @@ document.getElementById('copy').addEventListener('click', () => {
 });
 load();
 showHost();
+setInterval(() => { if (document.visibilityState === 'visible') showHost(); }, REFRESH_MS);

@@ -83,7 +83,11 @@ export function outcomeText(entry) {
   const detail = text(entry.detail);
   switch (entry.outcome) {
     case 'ok': return { text: DONE[entry.type] || 'Done', tone: 'ok' };
-    case 'error': return { text: `${ERROR_TEXT[detail] || 'Failed'} (${detail || 'error'})`, tone: 'error' };
+    case 'error': {
+      // The bridge's own reason when it has one ("PIN entry was cancelled"), else what the error name means.
+      const why = text(entry.reason).replace(/\.$/, '') || ERROR_TEXT[detail] || 'Failed';
+      return { text: `${why} (${detail || 'error'})`, tone: 'error' };
+    }
     case 'aborted': return { text: 'Aborted by the site', tone: 'other' };
     case 'browser': return { text: `Left to the browser's own WebAuthn: ${BROWSER_TEXT[detail] || detail || 'no host'}`, tone: 'other' };
     default: return { text: 'Unknown', tone: 'other' };

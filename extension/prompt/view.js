@@ -63,13 +63,16 @@ export function accountLabel(account) {
   return { primary: display || name || 'Unnamed account', secondary: '' };
 }
 
-/** Who asks: the rp.id (or the origin's host) as the headline, then the origin and the embedding site, as the
- *  browser names them. Chromium's dialog shows no more; the tab's title is the page's own words. */
+/** What is asked, of which site: "Sign in to example.com" or "Register a passkey with example.com" (the rp.id, or
+ *  the origin's host), as Chromium's dialog says "Use your security key with example.com"; then the origin and
+ *  the embedding site, as the browser names them. The tab's title is the page's own words: never shown. */
 export function siteLines(site) {
   const s = site || {};
   let host = '';
   try { host = new URL(s.origin).host; } catch (_) { host = ''; }
-  const headline = s.rpId || host || 'Unknown site';
+  const name = s.rpId || host;
+  const action = s.type === 'create' ? 'Register a passkey with' : s.type === 'get' ? 'Sign in to' : '';
+  const headline = name ? (action ? `${action} ${name}` : name) : 'Unknown site';
   let who = `Asked by ${s.origin || 'an unknown origin'}`;
   if (s.topOrigin) who += `, inside ${s.topOrigin}`;
   return { headline, who };

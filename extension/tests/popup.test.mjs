@@ -36,10 +36,10 @@ test('outcomes: result, error name, page abort, the browser\'s own WebAuthn; the
   const at = { time: 1, type: 'create', origin: 'https://a.example' };
   assert.equal(history.entryFor({ ...at, message: { kind: 'result', credential: { id: 'secret' } } }).outcome, 'ok');
   assert.deepEqual(history.entryFor({ ...at, message: { kind: 'error', error: { name: 'InvalidStateError', message: 'text' } } }),
-    { time: 1, type: 'create', origin: 'https://a.example', topOrigin: '', outcome: 'error', detail: 'InvalidStateError' });
+    { time: 1, type: 'create', origin: 'https://a.example', topOrigin: '', outcome: 'error', detail: 'InvalidStateError', reason: '' });
   assert.equal(history.entryFor({ ...at, message: { kind: 'aborted' } }).outcome, 'aborted');
   assert.deepEqual(history.entryFor({ ...at, message: { kind: 'fallback', reason: 'site-setting' } }),
-    { time: 1, type: 'create', origin: 'https://a.example', topOrigin: '', outcome: 'browser', detail: 'site-setting' });
+    { time: 1, type: 'create', origin: 'https://a.example', topOrigin: '', outcome: 'browser', detail: 'site-setting', reason: '' });
   assert.equal(history.entryFor({ ...at, message: { kind: 'fallback', reason: 'proxy' } }), null);
   assert.equal(history.entryFor({ ...at, message: { kind: 'capabilities' } }), null);
   // Nothing of the credential or the message text is kept.
@@ -82,16 +82,18 @@ test('the bridge lists each request it answered with the trusted origin, never w
   port.onMessage.fire({ kind: 'request', rid: 'b', type: 'create', options: { challenge: { __binary__: 'AQ' } }, frame: FACTS });
   await settle();
   clock = 3000;
-  host.onMessage.fire({ id: host.sent[2].id, type: 'error', error: { name: 'NotAllowedError', message: 'm' }, detail: 'why' });
+  host.onMessage.fire({ id: host.sent[2].id, type: 'error', error: { name: 'NotAllowedError', message: 'm' }, detail: 'PIN entry was cancelled' });
   port.onMessage.fire({ kind: 'request', rid: 'c', type: 'get', options: { challenge: { __binary__: 'AQ' } }, frame: FACTS });
   await settle();
   clock = 4000;
   port.onMessage.fire({ kind: 'cancel', rid: 'c' });
-  assert.deepEqual(bridge.status().history.map((e) => [e.time, e.type, e.origin, e.outcome, e.detail]), [
-    [4000, 'get', 'https://bank.example', 'aborted', ''],
-    [3000, 'create', 'https://bank.example', 'error', 'NotAllowedError'],
-    [2000, 'get', 'https://bank.example', 'ok', ''],
+  assert.deepEqual(bridge.status().history.map((e) => [e.time, e.type, e.origin, e.outcome, e.detail, e.reason]), [
+    [4000, 'get', 'https://bank.example', 'aborted', '', ''],
+    [3000, 'create', 'https://bank.example', 'error', 'NotAllowedError', 'PIN entry was cancelled'],
+    [2000, 'get', 'https://bank.example', 'ok', '', ''],
   ]);
+  // The reason is the user's: the page got the error name and the host's generic message only.
+  assert.equal(JSON.stringify(port.sent).includes('PIN entry'), false, JSON.stringify(port.sent));
 });
 
 test('refresh: the bridge asks the host for info again and answers with it; a lost host answers null', async () => {
@@ -207,6 +209,11 @@ test('outcome words for each ending, and the browser\'s own WebAuthn with its re
   assert.deepEqual(popup.outcomeText({ type: 'create', outcome: 'ok' }), { text: 'Registered', tone: 'ok' });
   assert.deepEqual(popup.outcomeText({ type: 'get', outcome: 'aborted' }), { text: 'Aborted by the site', tone: 'other' });
   assert.equal(popup.outcomeText({ type: 'get', outcome: 'error', detail: 'SomeNewError' }).text, 'Failed (SomeNewError)');
+  // The bridge's own reason, when it has one, says more than the error name.
+  assert.equal(popup.outcomeText({ type: 'get', outcome: 'error', detail: 'NotAllowedError', reason: 'PIN entry was cancelled.' }).text,
+    'PIN entry was cancelled (NotAllowedError)');
+  assert.equal(popup.outcomeText({ type: 'get', outcome: 'error', detail: 'NotAllowedError' }).text,
+    'Cancelled, timed out or not allowed (NotAllowedError)');
   assert.equal(popup.outcomeText({ type: 'get', outcome: 'browser', detail: 'site-setting' }).text,
     "Left to the browser's own WebAuthn: the site is listed in the options");
   assert.equal(popup.siteText({ origin: '' }), 'an unknown site');

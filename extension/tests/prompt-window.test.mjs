@@ -112,7 +112,7 @@ test('the first status the user must see opens one focused popup window of our o
   t.hostSays({ id, type: 'status', status: 'processing' });
   await settle();
   assert.deepEqual(t.windows.created, [{ url: `${PAGE_URL}?w=token1`, type: 'popup', focused: true, width: promptWindow.WIDTH, height: promptWindow.HEIGHT, left: 290, top: 80 }]);
-  assert.equal(t.prompts.isPromptWindow(100), true);
+  assert.equal(t.prompts.isPromptWindowOf(100, 1), true);
   assert.equal(t.prompts.isPromptWindow(1), false);
   assert.deepEqual(port.sent, [], 'the page learns nothing about the ceremony');
 });
@@ -154,7 +154,7 @@ test('the window is told the site from the bridge\'s own records (sender origin,
   t.hostSays({ id, type: 'status', status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.' });
   await settle();
   const page = t.windowPage();
-  const site = { origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com' };
+  const site = { type: 'create', origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com' };
   assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, final: false }]);
   t.hostSays({ id, type: 'status', status: 'touch', detail: '' });
   assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', attemptsLeft: null, accounts: null, final: false });
@@ -247,6 +247,9 @@ test('an error with a detail for the user keeps (or opens) the window to say why
   assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
   assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', attemptsLeft: null, accounts: null, final: true });
   assert.deepEqual(t.windows.removed, []);
+  // The window that says why belongs to the tab that asked: focused, it keeps that tab's focus (and no other's).
+  assert.equal(t.prompts.isPromptWindowOf(100, 1), true);
+  assert.equal(t.prompts.isPromptWindowOf(100, 2), false);
   page.onMessage.fire({ kind: 'close' });
   assert.deepEqual(t.windows.removed, [100]);
   assert.equal(t.native.sent.filter((f) => f.type === 'cancel').length, 0, 'nothing to cancel');
@@ -307,7 +310,7 @@ test('a request that ends while its window is still opening closes the window on
   t.windows.pending[0]();
   await settle();
   assert.deepEqual(t.windows.removed, [100]);
-  assert.equal(t.prompts.isPromptWindow(100), false);
+  assert.equal(t.prompts.isPromptWindowOf(100, 1), false);
 });
 
 test('a window that cannot be opened ends the request as a cancel: no chooser waits for a choice nobody can make', async () => {

@@ -52,6 +52,15 @@ test('account labels: display name over account name; never empty', () => {
   assert.deepEqual(prompt.accountLabel({}), { primary: 'Unnamed account', secondary: '' });
 });
 
+test('what is asked, of which site: the action and the rp.id as the headline', () => {
+  assert.equal(prompt.siteLines({ type: 'get', origin: 'https://login.example.com', rpId: 'example.com' }).headline,
+    'Sign in to example.com');
+  assert.equal(prompt.siteLines({ type: 'create', origin: 'https://login.example.com', rpId: 'example.com' }).headline,
+    'Register a passkey with example.com');
+  assert.equal(prompt.siteLines({ type: 'get', origin: 'https://idp.example:8443' }).headline, 'Sign in to idp.example:8443');
+  assert.equal(prompt.siteLines({ type: 'get' }).headline, 'Unknown site');
+});
+
 test('who asks: rp.id as the headline, then the origin and the embedding site; no text the page chose', () => {
   // A title with a right-to-left override reads "Asked by https://accounts.google.com": it is never shown.
   const spoof = '\u202e' + [...'Asked by https://accounts.google.com'].reverse().join('');

@@ -140,6 +140,21 @@ test('attached only while chosen, the host connected and no site left to the bro
   assert.match(t.proxy.status().detail, /browser's own WebAuthn/);
 });
 
+test('the reason a proxy is not attached is today\'s: none once the host that was missing connects', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: false, hostConnected: false, sitesEmpty: true });
+  assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0 });
+  await t.proxy.update({ enabled: true });
+  assert.equal(t.proxy.status().detail, 'the host is not connected');
+  await t.proxy.update({ enabled: false });
+  await t.proxy.update({ hostConnected: true });
+  assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0 });
+  await t.proxy.update({ sitesEmpty: false, enabled: true });
+  assert.match(t.proxy.status().detail, /browser's own WebAuthn/);
+  await t.proxy.update({ sitesEmpty: true });
+  assert.deepEqual([t.proxy.status().state, t.proxy.status().detail], ['attached', '']);
+});
+
 test('another extension holding the proxy leaves the page path serving', async () => {
   const t = setup({ wap: fakeWap({ attachError: 'Another extension is already attached' }) });
   await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });

@@ -128,15 +128,16 @@ class PolicySession(BrowserSession):
     def use_firefox_profile_without_remote_control(self) -> None:
         """Firefox started and quit on this session's profile as a user does: no remote control, whose Remote Agent
         would leave the add-on manager's view of the system scope behind (forget_remote_agent_scopes), and quit by
-        SIGTERM once its add-on database is written."""
+        SIGTERM once its start-up is over (its add-on database written, .startup-incomplete gone: a browser stopped
+        before that counts as a crashed start-up next time)."""
         self.profile.mkdir(parents=True, exist_ok=True)
         firefox = subprocess.Popen([*throwaway_root(self.stage), FIREFOX, "--headless", "--no-remote", "--profile",
                                     str(self.profile), "about:blank"], env=self.env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            deadline = time.monotonic() + 60
-            while not (self.profile / "extensions.json").exists():
-                assert time.monotonic() < deadline, "Firefox wrote no extensions.json in 60 s"
+            deadline = time.monotonic() + 120   # headless Firefox ESR 153 ends its start-up ~35 s in
+            while not (self.profile / "extensions.json").exists() or (self.profile / ".startup-incomplete").exists():
+                assert time.monotonic() < deadline, "Firefox did not finish starting in 120 s"
                 time.sleep(0.2)
         finally:
             os.killpg(firefox.pid, signal.SIGTERM)
