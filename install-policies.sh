@@ -74,8 +74,17 @@ crx_version() { tr -d '[:space:]' <"$REPO/VERSION"; }
 # xpi_signed: the .xpi carries addons.mozilla.org's signature (META-INF/ in the archive).
 xpi_signed() { grep -aqE 'META-INF/(mozilla\.rsa|cose\.sig)' -- "$xpi" 2>/dev/null; }
 
-# firefox_policies: policies.json's text: Firefox installs the signed .xpi in every profile at its next start.
+# firefox_policies: policies.json's text: Firefox installs the .xpi in every profile at its next start. An unsigned
+# one only with xpinstall.signatures.required=false, which stops Firefox checking every add-on's signature: written
+# only when the administrator asked for it (--firefox-unsigned-policy).
 firefox_policies() {
+  local preferences=''
+  if ! xpi_signed; then
+    preferences=',
+    "Preferences": {
+      "xpinstall.signatures.required": { "Value": false, "Status": "default" }
+    }'
+  fi
   cat <<JSON
 {
   "policies": {
@@ -84,7 +93,7 @@ firefox_policies() {
         "installation_mode": "force_installed",
         "install_url": "$(file_url "$share_dir/$PRODUCT.xpi")"
       }
-    }
+    }$preferences
   }
 }
 JSON
@@ -97,6 +106,11 @@ JSON
 # for other add-ons: a policy setting xpinstall.signatures.required=false would stop checking every add-on.
 install_firefox_extension() {
   if xpi_signed; then install_firefox_policy; return; fi
+  if ((firefox_unsigned_policy)); then
+    say "warning: --firefox-unsigned-policy: Firefox will check no add-on's signature (xpinstall.signatures.required=false)"
+    install_firefox_policy
+    return
+  fi
   make_dir "$(dirname -- "$FIREFOX_SYSTEM_EXTENSION")"
   copy_file "$xpi" "$FIREFOX_SYSTEM_EXTENSION"
   firefox_system_extension=1

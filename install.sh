@@ -38,6 +38,9 @@ Usage: $0 [options]
                          /etc/firefox/policies/policies.json (e.g. /usr/share/firefox-esr/distribution/policies.json,
                          which Debian's Firefox ESR reads when /etc has none)
   --no-extension         the host and its manifests only: no extension (and with --system no browser policy)
+  --firefox-unsigned-policy  with --system and an unsigned .xpi: install it by Firefox's policy, which needs
+                         xpinstall.signatures.required=false: Firefox then checks NO add-on's signature. Reaches
+                         profiles used before, which the system extension directory does not (docs/install.md)
   --browser NAME         register with this browser only (repeatable): firefox firefox-esr librewolf
                          chromium google-chrome brave vivaldi microsoft-edge
   --manifest-dir DIR     write the host manifest into DIR (repeatable; pair each with --browser-kind)
@@ -66,6 +69,7 @@ xpi=''
 crx=''
 crx_id=''
 with_extension=1
+firefox_unsigned_policy=0
 firefox_policies_file=/etc/firefox/policies/policies.json
 browsers=()
 manifest_dirs=()
@@ -82,6 +86,7 @@ while (($#)); do
     --crx-id) crx_id=${2:?--crx-id needs an id}; shift 2 ;;
     --firefox-policies) firefox_policies_file=${2:?--firefox-policies needs a file}; shift 2 ;;
     --no-extension) with_extension=0; shift ;;
+    --firefox-unsigned-policy) firefox_unsigned_policy=1; shift ;;
     --browser) browsers+=("${2:?--browser needs a name}"); shift 2 ;;
     --manifest-dir) manifest_dirs+=("${2:?--manifest-dir needs a directory}"); shift 2 ;;
     --browser-kind) browser_kinds+=("${2:?--browser-kind needs firefox or chromium}"); shift 2 ;;
@@ -484,7 +489,8 @@ fi
 if ((policy_firefox)); then
   say "Firefox and Firefox ESR install the extension from $FIREFOX_POLICIES at their next start (see about:policies)."
 elif ((firefox_system_extension)); then
-  say "Firefox ESR loads the extension from $FIREFOX_SYSTEM_EXTENSION in every profile at its next start."
+  say "Firefox ESR loads the extension from $FIREFOX_SYSTEM_EXTENSION in new profiles; in a profile it"
+  say "  used before, load it by hand (about:debugging), as below."
 elif ((${#names_by_kind_firefox[@]})); then
   say "In $(join "${names_by_kind_firefox[@]}"): open about:debugging → This Firefox → \"Load Temporary Add-on…\" and choose"
   say "  $load_dir/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned"

@@ -439,6 +439,20 @@ def test_a_signed_xpi_is_installed_by_policy_with_no_preference(home, fake_host,
     assert not (root / FIREFOX_SYSTEM_EXTENSION).exists()
 
 
+def test_turning_signature_checks_off_is_the_administrators_explicit_choice(home, fake_host, tmp_path, packages):
+    """An unsigned .xpi by policy needs xpinstall.signatures.required=false, which stops Firefox checking every
+    add-on: written only with --firefox-unsigned-policy, and said."""
+    root = tmp_path / "stage"
+    quiet = system_install(home, fake_host, root, packages, "--browser", "firefox-esr").stdout
+    assert not list(root.rglob("policies.json")) and "signature" not in quiet
+    chosen = system_install(home, fake_host, tmp_path / "chosen", packages, "--browser", "firefox-esr",
+                            "--firefox-unsigned-policy").stdout
+    policy = json.loads((tmp_path / "chosen/etc/firefox/policies/policies.json").read_text())["policies"]
+    assert policy["Preferences"] == {"xpinstall.signatures.required": {"Value": False, "Status": "default"}}
+    assert "warning: --firefox-unsigned-policy: Firefox will check no add-on's signature" in chosen
+    assert not (tmp_path / "chosen" / FIREFOX_SYSTEM_EXTENSION).exists()
+
+
 def test_a_file_url_percent_encodes_what_a_url_path_cannot_hold(home, fake_host, tmp_path, packages):
     root = tmp_path / "stage"
     sign(packages)

@@ -90,16 +90,16 @@ def test_uninstall_removes_every_staged_file_and_the_browser_then_drops_the_exte
 
 
 def test_a_profile_that_existed_before_the_install_gets_the_extension_at_its_next_start(browser):
+    if browser.kind == "firefox":
+        pytest.skip("Firefox ESR does not look at the system scope again in a profile it has used (its "
+                    "extensions.startupScanScopes is 0; measured, docs/measurements.md): loaded by hand there")
     browser.browser.close()
     assert [p for p in browser.stage.rglob("*") if not p.is_dir()] == []   # uninstalled by the test before
     browser.profile = browser.workdir / f"{browser.kind}-profile-used-before"
-    if browser.kind == "chromium":
-        browser.start_browser(wait=False)   # a user's profile, made before any policy
-        browser.browser.open(browser.site_origin + "/index.html")
-        assert browser.call(OVERRIDE_ACTIVE_JS) is False
-        browser.browser.close()
-    else:
-        browser.use_firefox_profile_without_remote_control()
+    browser.start_browser(wait=False)   # a user's profile, made before any policy
+    browser.browser.open(browser.site_origin + "/index.html")
+    assert browser.call(OVERRIDE_ACTIVE_JS) is False
+    browser.browser.close()
     browser.install()
     browser.start_browser()   # fails unless the extension serves the page
     assert browser.install_source() == POLICY_SOURCE[browser.kind]
@@ -109,6 +109,11 @@ def test_a_profile_that_existed_before_the_install_gets_the_extension_at_its_nex
 def test_the_system_install_sets_no_browser_preference(browser):
     """Nothing staged can change a preference for other add-ons: no policies.json (the one that set
     xpinstall.signatures.required=false is gone), no preference file, and the extension is active all the same."""
+    if not [p for p in browser.stage.rglob("*") if not p.is_dir()]:   # uninstalled by a test before
+        browser.browser.close()
+        browser.install()
+        browser.profile = browser.workdir / f"{browser.kind}-profile-after-reinstall"
+        browser.start_browser()
     staged = sorted(str(p.relative_to(browser.stage)) for p in browser.stage.rglob("*") if not p.is_dir())
     assert not [p for p in staged if p.endswith("policies.json") or p.endswith(".js") and "/extension/" not in p]
     assert [p for p in staged if p.startswith("etc/")] == (

@@ -9,14 +9,12 @@ mounts go with the namespace's last process. The browser gets no extension flag 
 runs, it installed from the policy (docs/install.md, "System install").
 """
 import json
-import os
-import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from .browsers import FIREFOX, Chromium, Firefox
+from .browsers import Chromium, Firefox
 from .install import create_token, run_install_sh
 from .paths import OVERRIDE_ACTIVE_JS, REPO
 from .session import BrowserSession
@@ -124,24 +122,6 @@ class PolicySession(BrowserSession):
             raise AssertionError(f"{self.kind}: the policy-installed extension never served {self.site_origin}\n"
                                  f"install.sh said:\n{self.install_output}\n{self.diagnostics()}")
         self.open("/index.html")
-
-    def use_firefox_profile_without_remote_control(self) -> None:
-        """Firefox started and quit on this session's profile as a user does: no remote control, whose Remote Agent
-        would leave the add-on manager's view of the system scope behind (forget_remote_agent_scopes), and quit by
-        SIGTERM once its start-up is over (its add-on database written, .startup-incomplete gone: a browser stopped
-        before that counts as a crashed start-up next time)."""
-        self.profile.mkdir(parents=True, exist_ok=True)
-        firefox = subprocess.Popen([*throwaway_root(self.stage), FIREFOX, "--headless", "--no-remote", "--profile",
-                                    str(self.profile), "about:blank"], env=self.env, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 120   # headless Firefox ESR 153 ends its start-up ~35 s in
-            while not (self.profile / "extensions.json").exists() or (self.profile / ".startup-incomplete").exists():
-                assert time.monotonic() < deadline, "Firefox did not finish starting in 120 s"
-                time.sleep(0.2)
-        finally:
-            os.killpg(firefox.pid, signal.SIGTERM)
-            firefox.wait(timeout=60)
 
     def policy_installed_extension_active(self, timeout: float) -> bool:
         """Reloads the test page until the extension's override is in it: the browser installs a policy's extension
