@@ -83,3 +83,54 @@ test('only trusted input, and none before the chooser has been on screen for the
   assert.equal(prompt.acceptsActivation({ isTrusted: true, repeat: true }, armedAt, armedAt + 5000), false,
     'the keyboard repeating a key held down since before the chooser');
 });
+
+/** A stand-in for the window's document: just what view.js touches, with event dispatch by hand. */
+function fakeDocument() {
+  const on = (target) => (type, fn) => { (target.listeners[type] ||= []).push(fn); };
+  const element = (tag) => {
+    const e = { tag, children: [], dataset: {}, listeners: {}, hidden: false, textContent: '', parentNode: null, scrollHeight: 0, clientHeight: 0 };
+    e.addEventListener = on(e);
+    e.appendChild = (child) => { child.parentNode = e; e.children.push(child); return child; };
+    e.replaceChildren = () => { e.children = []; };
+    e.querySelectorAll = (sel) => e.children.flatMap((c) => (c.tag === sel ? [c] : c.querySelectorAll(sel)));
+    e.querySelector = (sel) => e.querySelectorAll(sel)[0] || null;
+    e.focus = () => { doc.activeElement = e; };
+    return e;
+  };
+  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
+  const doc = {
+    listeners: {}, documentElement: { dataset: {} }, body: {}, title: '', visibilityState: 'visible', activeElement: null,
+    getElementById: (id) => ids[id], createElement: element,
+  };
+  doc.addEventListener = on(doc);
+  const fire = (target, type, event) => {
+    for (const fn of target.listeners[type] || []) fn({ target, preventDefault() {}, ...event });
+  };
+  return { doc, ids, fire };
+}
+
+test('the chooser: a press and its release after the guard choose; a held or repeated key, or a press from before, never do', () => {
+  const { doc, ids, fire } = fakeDocument();
+  const sent = [];
+  const clock = { t: 0, now: () => clock.t };
+  const view = prompt.createPromptView(doc, { postMessage: (m) => sent.push(m) }, clock, async () => {});
+  view.render({ site: { origin: 'https://example.com', rpId: 'example.com' }, status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  const [first, second] = ids.accounts.querySelectorAll('button');
+  const key = (type, k, extra = {}) => fire(doc, type, { key: k, isTrusted: true, target: doc.activeElement, ...extra });
+  key('keydown', 'Enter');                                       // held down since before the chooser took input
+  clock.t = prompt.ACTIVATION_DELAY_MS + 1;
+  for (let i = 0; i < 10; i++) key('keydown', 'Enter', { repeat: true });
+  key('keyup', 'Enter');
+  fire(second, 'pointerdown', { isTrusted: true, detail: 1 });   // a click that began before the guard…
+  clock.t += 100;
+  fire(second, 'click', { isTrusted: false, detail: 1 });         // …and script clicks
+  fire(second, 'click', { isTrusted: true, detail: 0 });          // a click the keyboard made: its key decides
+  assert.deepEqual(sent, [], 'nothing chosen');
+  fire(second, 'pointerdown', { isTrusted: true, detail: 1 });
+  fire(second, 'click', { isTrusted: true, detail: 1 });
+  assert.deepEqual(sent, [{ kind: 'select', index: 1 }]);
+  first.focus();
+  key('keydown', 'Enter');
+  key('keyup', 'Enter');
+  assert.deepEqual(sent.at(-1), { kind: 'select', index: 0 }, 'a fresh Enter after the guard chooses on its release');
+});
