@@ -183,9 +183,12 @@ def test_another_chromium_id_comes_with_the_config_line_the_host_needs(home, fak
     assert "allowedExtensions" not in default.stdout
 
 
+# The suite's 300 s per test does not fit a release build on a loaded 2-core machine (it took over 300 s with other
+# builds running); the build's own limit below is what bounds this test.
+@pytest.mark.timeout(1260)
 def test_a_plain_install_builds_the_static_release_host_that_answers_as_chromium_starts_it(tmp_path):
     """What a user runs: install.sh builds the host itself (release, Swift runtime linked in), and the installed
-    binary, started the way Chromium starts it, answers `info`. Takes the release build's time (~1 min)."""
+    binary, started the way Chromium starts it, answers `info`. Takes the release build's time (1–5 min)."""
     home, prefix, manifests = tmp_path / "home", tmp_path / "prefix", tmp_path / "manifests"
     home.mkdir()
     result = subprocess.run(
