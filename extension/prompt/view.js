@@ -63,6 +63,19 @@ export function accountLabel(account) {
   return { primary: display || name || 'Unnamed account', secondary: '' };
 }
 
+/** The chooser's labels, never two alike: a key that was not asked for user verification may send no names
+ *  (CTAP 2.1 keeps them until the user is verified), and two "Unnamed account" buttons would be a choice nobody can
+ *  make. Labels that repeat say which of the list they are, in the key's order. */
+export function accountLabels(accounts) {
+  const labels = accounts.map(accountLabel);
+  const key = (label) => `${label.primary}\n${label.secondary}`;
+  const seen = new Map();
+  for (const label of labels) seen.set(key(label), (seen.get(key(label)) || 0) + 1);
+  return labels.map((label, index) => (seen.get(key(label)) > 1
+    ? { primary: label.primary, secondary: [label.secondary, `account ${index + 1} of ${labels.length} on this key`].filter(Boolean).join(' · ') }
+    : label));
+}
+
 /** What is asked, of which site: "Sign in to example.com" or "Register a passkey with example.com" (the rp.id, or
  *  the origin's host), as Chromium's dialog says "Use your security key with example.com"; then the origin and
  *  the embedding site, as the browser names them. The tab's title is the page's own words: never shown. */
@@ -115,8 +128,9 @@ export function createPromptView(doc, port, clock, grow) {
       delete doc.documentElement.dataset.chooser;
       return;
     }
+    const labels = accountLabels(accounts);
     accounts.forEach((account, index) => {
-      const label = accountLabel(account);
+      const label = labels[index];
       const button = doc.createElement('button');
       button.type = 'button';
       button.textContent = label.primary; // textContent only: names come from the key, never parsed as HTML

@@ -52,6 +52,16 @@ test('account labels: display name over account name; never empty', () => {
   assert.deepEqual(prompt.accountLabel({}), { primary: 'Unnamed account', secondary: '' });
 });
 
+test('the chooser never shows two choices alike: repeated labels say which of the list they are', () => {
+  assert.deepEqual(prompt.accountLabels([{}, {}]), [
+    { primary: 'Unnamed account', secondary: 'account 1 of 2 on this key' },
+    { primary: 'Unnamed account', secondary: 'account 2 of 2 on this key' },
+  ]);
+  assert.deepEqual(prompt.accountLabels([{ name: 'alice' }, {}, { name: 'alice' }]).map((l) => l.secondary),
+    ['account 1 of 3 on this key', '', 'account 3 of 3 on this key']);
+  assert.deepEqual(prompt.accountLabels([{ name: 'a' }, { name: 'b' }]).map((l) => l.secondary), ['', '']);
+});
+
 test('what is asked, of which site: the action and the rp.id as the headline', () => {
   assert.equal(prompt.siteLines({ type: 'get', origin: 'https://login.example.com', rpId: 'example.com' }).headline,
     'Sign in to example.com');
