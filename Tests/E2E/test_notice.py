@@ -211,6 +211,24 @@ def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chro
     assert_page_saw_nothing(session, reason)
 
 
+def test_after_an_error_the_page_may_ask_again_at_once_while_the_window_says_why(chooser):
+    """The window that says why a registration failed belongs to its tab, as Chromium's dialog does: a page that
+    asks again at once, without a click in the page, is not refused "the page does not have focus"."""
+    session = chooser
+    user = session.new_user("retry")
+    assert session.rp("register", username=user)["verdict"]["verified"]
+    PromptWindow.wait_gone(session.browser)
+    session.press_in_page()
+    failed = session.rp("register", username=user, excludeRegistered=True)
+    assert failed.get("name") == "InvalidStateError", failed
+    window = PromptWindow.wait(session.browser)
+    window.wait_for("document.getElementById('detail').hidden === false")
+    retried = session.rp("register", username=session.new_user("retry-other"))
+    assert retried.get("ok") and retried["verdict"]["verified"], retried
+    window.click("Close")
+    PromptWindow.wait_gone(session.browser)
+
+
 def test_pin_instruction_is_in_the_window_while_the_pin_dialog_is_open_and_the_page_sees_none_of_it(pinned):
     session, pinentry = pinned
     user = session.new_user("pin")
