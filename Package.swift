@@ -8,7 +8,8 @@ import PackageDescription
 //     Diagnostics → {BridgeHost, FIDO, Prompts, Processes}   (doctor, devices, log)
 //     Benchmark → {BridgeHost, SoftToken, Processes}         (bench)
 //     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo)
-//     TokenTool → {SoftToken, FIDO, WebAuthn}                 (token)
+//     TokenTool → {SoftToken, FIDO, WebAuthn, Threading}      (token)
+//     KeyTool → {BridgeHost, FIDO, Prompts, WebAuthn}          (key)
 //   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
 //   SoftToken → {CFIDO2, CBOR, CTAP, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 //   CTAP (command and status bytes) ← SoftToken and BridgeHost's CTAP trace
@@ -71,7 +72,9 @@ let package = Package(
             name: "Diagnostics",
             dependencies: ["BridgeHost", "NativeMessaging", "WebAuthn", "FIDO", "Prompts", "Processes"]),
         // `webauthn-bridge token`: a SoftToken shown to a person (text, JSON), the presence option, U2F-era registration.
-        .target(name: "TokenTool", dependencies: ["SoftToken", "FIDO", "WebAuthn"]),
+        .target(name: "TokenTool", dependencies: ["SoftToken", "FIDO", "WebAuthn", "Threading"]),
+        // `webauthn-bridge key`: the owner's view of a key (its passkeys and slots) through libfido2's credman API.
+        .target(name: "KeyTool", dependencies: ["BridgeHost", "FIDO", "Prompts", "Secrets", "WebAuthn"]),
         // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
         .target(
             name: "Benchmark",
@@ -84,8 +87,8 @@ let package = Package(
         .executableTarget(
             name: "webauthn-bridge",
             dependencies: [
-                "BridgeHost", "Diagnostics", "Benchmark", "Demo", "TokenTool", "SoftToken", "FIDO", "WebAuthn",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BridgeHost", "Diagnostics", "Benchmark", "Demo", "TokenTool", "KeyTool", "SoftToken", "FIDO",
+                "Prompts", "WebAuthn", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], linkerSettings: releaseLinkLayout),
 
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),

@@ -21,7 +21,7 @@ public struct DeviceReport: Sendable {
         return thread.sync { provider.locations().map(report) }
     }
 
-    static func report(_ location: DeviceLocation) -> DeviceReport {
+    public static func report(_ location: DeviceLocation) -> DeviceReport {
         do {
             let device = try Device.open(location)
             defer { device.close() }

@@ -20,6 +20,7 @@ struct SessionState {
     var consecutivePINFailures = 0
     var nextAssertions: AssertionBatch?
     var largeBlobWrite: LargeBlobWrite?
+    var credentialEnumeration: CredentialEnumeration?
     /// U2F: when the simulated user touches for the U2F request now being repeated (see `U2F`).
     var u2fTouchAt: Deadline?
 
@@ -51,7 +52,7 @@ enum Permission {
     static let largeBlobWrite: UInt8 = 0x10
     static let authenticatorConfig: UInt8 = 0x20
     /// The ones this token can grant.
-    static let supported: UInt8 = makeCredential | getAssertion | largeBlobWrite
+    static let supported: UInt8 = makeCredential | getAssertion | credentialManagement | largeBlobWrite
 }
 
 /// Credentials left over from a getAssertion for getNextAssertion.

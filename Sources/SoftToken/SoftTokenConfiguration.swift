@@ -70,6 +70,10 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     public var alwaysUV: Bool = false
     /// getInfo maxCredentialCountInList; longer allow and exclude lists are refused (CTAP2_ERR_LIMIT_EXCEEDED).
     public var maxCredentialCountInList: Int?
+    /// The authenticatorCredentialManagement command and getInfo option "credMgmt" (CTAP 2.1 keys only).
+    public var credentialManagement: Bool = true
+    /// How many discoverable credentials (passkeys) fit; one more is CTAP2_ERR_KEY_STORE_FULL.
+    public var discoverableCredentialSlots: Int = 100
     /// The real key this configuration imitates (`webauthn-bridge token create --profile`), for display.
     public var profile: String?
 
@@ -111,6 +115,9 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
         if let count = maxCredentialCountInList, count < 1 {
             throw .invalidConfiguration("maxCredentialCountInList must be at least 1")
         }
+        guard discoverableCredentialSlots >= 1 else {
+            throw .invalidConfiguration("discoverableCredentialSlots must be at least 1")
+        }
         if let unknown = extensions?.first(where: { !SoftToken.supportedExtensions.contains($0) }) {
             throw .invalidConfiguration("unknown extension \(unknown)")
         }
@@ -124,6 +131,7 @@ extension SoftTokenConfiguration {
         case maxCredBlobLength, maxSerializedLargeBlobArray, minPINLengthRPIDs, maxMessageSize,
             pinUvAuthTokenPermissions
         case ctap2, u2f, ctap21, largeBlobs, extensions, algorithms, alwaysUV, maxCredentialCountInList, profile
+        case credentialManagement, discoverableCredentialSlots
     }
 
     /// Every field is optional in the file, so state files written before a field existed still load.
@@ -154,5 +162,9 @@ extension SoftTokenConfiguration {
         alwaysUV = try c.decodeIfPresent(Bool.self, forKey: .alwaysUV) ?? d.alwaysUV
         maxCredentialCountInList = try c.decodeIfPresent(Int.self, forKey: .maxCredentialCountInList)
         profile = try c.decodeIfPresent(String.self, forKey: .profile)
+        credentialManagement =
+            try c.decodeIfPresent(Bool.self, forKey: .credentialManagement) ?? d.credentialManagement
+        discoverableCredentialSlots =
+            try c.decodeIfPresent(Int.self, forKey: .discoverableCredentialSlots) ?? d.discoverableCredentialSlots
     }
 }

@@ -8,14 +8,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `webauthn-bridge token create|show|profiles|u2f-register`: manage SoftToken state files, the software
+/// `webauthn-bridge token create|show|profiles|u2f-register|ctaphid`: manage SoftToken state files, the software
 /// authenticator used for tests and demos (what is shown and how: `TokenTool`). A SoftToken is a development/test
 /// authenticator: its keys sit unprotected in one file.
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Create and inspect SoftToken files (software development/test authenticators, not security keys).",
-        subcommands: [Create.self, Show.self, Profiles.self, U2FRegister.self]
+        subcommands: [Create.self, Show.self, Profiles.self, U2FRegister.self, ServeCTAPHID.self]
     )
 
     struct Create: ParsableCommand {

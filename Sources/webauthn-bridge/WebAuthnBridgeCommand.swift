@@ -20,7 +20,7 @@ struct WebAuthnBridgeCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             HostCommand.self, TokenCommand.self, DevicesCommand.self, DoctorCommand.self, LogCommand.self,
-            BenchCommand.self, DemoCommand.self,
+            BenchCommand.self, DemoCommand.self, KeyCommand.self,
         ]
     )
 

@@ -51,8 +51,11 @@ def command_tags(commands_section: str) -> dict[str, str]:
     """{'token create': its tag line}: the line after each .TP, named by its words before the first option."""
     lines = commands_section.splitlines()
     tags = [plain(lines[i + 1]) for i, line in enumerate(lines) if line == ".TP"]
-    return {" ".join(re.split(r" [\[\-]", tag)[0].split()[:2] if tag.startswith("token") else tag.split()[:1]): tag
-            for tag in tags}
+    def name(tag: str) -> str:
+        words = 3 if tag.startswith("key passkeys") else 2 if tag.startswith(("token", "key")) else 1
+        return " ".join(re.split(r" [\[\-]", tag)[0].split()[:words])
+
+    return {name(tag): tag for tag in tags}
 
 
 def test_every_command_and_option_is_in_commands_once_and_nothing_else():

@@ -15,6 +15,11 @@ extension SoftToken {
     func execute(_ message: [UInt8], userTouched: Bool) -> CommandOutcome {
         guard let commandByte = message.first else { return .response([CTAPStatus.invalidLength.rawValue]) }
         if commandByte != CTAPCommand.getNextAssertion.rawValue, !userTouched { session.nextAssertions = nil }
+        if commandByte != CTAPCommand.credentialManagement.rawValue,
+            commandByte != CTAPCommand.credentialManagementPreview.rawValue
+        {
+            session.credentialEnumeration = nil
+        }
         do throws(CTAPStatus) {
             let parameters = try Self.parameters(Array(message.dropFirst()))
             guard let command = CTAPCommand(rawValue: commandByte) else { throw CTAPStatus.invalidCommand }
@@ -31,8 +36,12 @@ extension SoftToken {
                     throw CTAPStatus.invalidCommand
                 }
                 reply = try largeBlobs(parameters)
-            case .bioEnrollment, .credentialManagement, .selection, .config, .bioEnrollmentPreview,
-                .credentialManagementPreview:
+            // libfido2 1.12 sends the preview byte to every key with credential management, as CTAP 2.1 keys
+            // made when the preview was current (YubiKey 5.2+) answer both; the subcommands are the same.
+            case .credentialManagement, .credentialManagementPreview:
+                guard hasCredentialManagement else { throw CTAPStatus.invalidCommand }
+                reply = try credentialManagement(parameters)
+            case .bioEnrollment, .selection, .config, .bioEnrollmentPreview:
                 throw CTAPStatus.invalidCommand  // not implemented: a key that lacks them answers the same
             }
             var response: [UInt8] = [CTAPStatus.ok.rawValue]

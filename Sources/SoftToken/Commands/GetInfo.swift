@@ -15,6 +15,7 @@ extension SoftToken {
         if ctap21 {
             options.append(("pinUvAuthToken", .bool(configuration.pinUvAuthTokenPermissions)))
             if configuration.largeBlobs { options.append(("largeBlobs", true)) }
+            if hasCredentialManagement { options.append(("credMgmt", true)) }
             options.append(("makeCredUvNotRqd", .bool(!configuration.alwaysUV)))
             if configuration.alwaysUV { options.append(("alwaysUv", true)) }
         }
@@ -37,6 +38,7 @@ extension SoftToken {
             if configuration.largeBlobs { info.append((11, .int(configuration.maxSerializedLargeBlobArray))) }
             info += [(12, false), (13, .int(configuration.minPINLength)), (14, 1)]
             if enabledExtensions.contains("credBlob") { info.append((15, .int(configuration.maxCredBlobLength))) }
+            info.append((20, .int(remainingDiscoverableSlots)))
         }
         return .map(info)
     }

@@ -73,6 +73,12 @@ extension SoftToken {
 
         try collectUserPresence(userTouched: userTouched)
 
+        if residentKey {
+            let replaced = state.credentials.contains {
+                $0.discoverable && $0.rpID == rpID && Array($0.userID) == userID
+            }
+            if !replaced, remainingDiscoverableSlots == 0 { throw .keyStoreFull }
+        }
         let key: SigningKey
         do { key = try SigningKey.generate(algorithm) } catch { throw .other }
         let storedBlob = credBlob.flatMap { $0.count <= state.configuration.maxCredBlobLength ? $0 : nil }
