@@ -380,15 +380,27 @@ if ((with_extension)); then
   mapfile -t extension_files < <(python3 "$REPO/packaging/extension_package.py" files "$REPO/extension")
   ((${#extension_files[@]})) || die "no extension files found in $REPO/extension"
 fi
+# Firefox gets a copy of its own, with the manifest its .xpi carries: Firefox-only permissions (the blocking
+# webRequest listener that reads a page's certificate state, docs/security.md) that the source manifest leaves out
+# for Chromium. Loaded from the Chromium copy, Firefox would hand every https page to its own WebAuthn.
+readonly firefox_extension_dir="$share_dir/extension-firefox"
+installed_extension_files=()
 for f in "${extension_files[@]}"; do
-  make_dir "$(dirname -- "$extension_dir/$f")"
-  copy_file "$REPO/extension/$f" "$extension_dir/$f"
+  for dir in "$extension_dir" "$firefox_extension_dir"; do
+    make_dir "$(dirname -- "$dir/$f")"
+    installed_extension_files+=("$dir/$f")
+    if [[ $dir == "$firefox_extension_dir" && $f == manifest.json ]]; then
+      write_file "$dir/$f" "$(python3 "$REPO/packaging/extension_package.py" manifest --store firefox "$REPO/extension")"
+    else
+      copy_file "$REPO/extension/$f" "$dir/$f"
+    fi
+  done
 done
 if [[ -f $root$record ]]; then
   while read -r old; do
-    [[ " ${extension_files[*]/#/$extension_dir/} " == *" $old "* ]] && continue
+    [[ " ${installed_extension_files[*]} " == *" $old "* ]] && continue
     run rm -f -- "$root$old"
-  done < <(sed -n "s|^file \($extension_dir/.*\)|\1|p" "$root$record")
+  done < <(sed -n -e "s|^file \($extension_dir/.*\)|\1|p" -e "s|^file \($firefox_extension_dir/.*\)|\1|p" "$root$record")
 fi
 
 # --- the packaged extension (--system): what the policies below install -------------------------------------
@@ -472,7 +484,8 @@ done < <(browser_rows | cut -f10,11)
 # --- what the user does next ---------------------------------------------------------------------------------
 join() { local IFS=','; local s="$*"; echo "${s//,/, }"; }
 load_dir=$extension_dir
-((with_extension)) || load_dir=$REPO/extension
+firefox_load_dir=$firefox_extension_dir
+((with_extension)) || { load_dir=$REPO/extension; firefox_load_dir=$REPO/extension; }
 say ""
 say "Host installed: $host_path"
 if ((policy_chromium)); then
@@ -493,7 +506,7 @@ elif ((firefox_system_extension)); then
   say "  used before, load it by hand (about:debugging), as below."
 elif ((${#names_by_kind_firefox[@]})); then
   say "In $(join "${names_by_kind_firefox[@]}"): open about:debugging → This Firefox → \"Load Temporary Add-on…\" and choose"
-  say "  $load_dir/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned"
+  say "  $firefox_load_dir/manifest.json (removed when the browser restarts; Firefox ESR keeps an unsigned"
   say "  add-on installed when about:config has xpinstall.signatures.required=false, which stops checking every add-on)"
 fi
 # The command as the user types it: by name when PREFIX/bin is on PATH, else by its full path.

@@ -341,7 +341,7 @@ STAGED = {
     "usr/share/webauthn-bridge/webauthn-bridge.xpi", "usr/share/webauthn-bridge/webauthn-bridge.crx",
     "usr/share/webauthn-bridge/chromium-id.txt", "usr/share/webauthn-bridge/updates.xml",
     FIREFOX_SYSTEM_EXTENSION, "etc/chromium/policies/managed/webauthn-bridge.json", "usr/bin/webauthn-bridge",
-    *(f"usr/share/webauthn-bridge/extension/{f}" for f in EXTENSION_FILES),
+    *(f"usr/share/webauthn-bridge/{copy}/{f}" for copy in ("extension", "extension-firefox") for f in EXTENSION_FILES),
 }
 
 
