@@ -86,3 +86,25 @@ extension Device {
         }
     }
 }
+
+extension Device {
+    /// updateUserInformation (CTAP 2.1 §6.8.6): replaces the passkey's user name and display name (nil removes
+    /// one). `userID` must be the passkey's own: the key refuses a different one.
+    public func renamePasskey(
+        credentialID: [UInt8], userID: [UInt8], name: String?, displayName: String?, pin: SecretBytes
+    ) throws(FIDOError) {
+        guard let cred = fido_cred_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_cred_new") }
+        var owned: OpaquePointer? = cred
+        defer { fido_cred_free(&owned) }
+        try FIDOError.check(
+            credentialID.withUnsafeBufferPointer { fido_cred_set_id(cred, $0.baseAddress, $0.count) },
+            "fido_cred_set_id")
+        try FIDOError.check(
+            userID.withUnsafeBufferPointer {
+                fido_cred_set_user(cred, $0.baseAddress, $0.count, name, displayName, nil)
+            }, "fido_cred_set_user")
+        try pin.withCString { (p) throws(FIDOError) in
+            try FIDOError.check(fido_credman_set_dev_rk(handle, cred, p), "fido_credman_set_dev_rk")
+        }
+    }
+}

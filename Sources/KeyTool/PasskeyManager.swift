@@ -32,13 +32,35 @@ public struct PasskeyManager: Sendable {
         -> StoredPasskey?
     {
         try withPIN { device, pin in
-            guard let passkey = try device.passkeys(pin: pin).first(where: { $0.credentialID == credentialID }) else {
-                throw FIDOError(code: FIDOError.noCredentials, function: "fido_credman_get_dev_rk")
-            }
+            let passkey = try Self.find(credentialID, on: device, pin: pin)
             guard confirm(passkey) else { return nil }
             try device.deletePasskey(credentialID: credentialID, pin: pin)
             return passkey
         }
+    }
+
+    /// Renames the passkey with this credential ID: a nil `name` or `displayName` keeps the current one.
+    /// Returns the passkey as it was.
+    public func rename(credentialID: [UInt8], name: String?, displayName: String?) throws -> StoredPasskey {
+        try withPIN { device, pin in
+            guard device.info.options["credMgmt"] == true else {
+                throw KeyToolError(
+                    "This key has only the CTAP 2.1 preview of credential management, which cannot rename a "
+                        + "passkey. Rename the account on the site instead.")
+            }
+            let passkey = try Self.find(credentialID, on: device, pin: pin)
+            try device.renamePasskey(
+                credentialID: credentialID, userID: passkey.userID, name: name ?? passkey.userName,
+                displayName: displayName ?? passkey.userDisplayName, pin: pin)
+            return passkey
+        }
+    }
+
+    private static func find(_ credentialID: [UInt8], on device: Device, pin: SecretBytes) throws -> StoredPasskey {
+        guard let passkey = try device.passkeys(pin: pin).first(where: { $0.credentialID == credentialID }) else {
+            throw FIDOError(code: FIDOError.noCredentials, function: "fido_credman_get_dev_rk")
+        }
+        return passkey
     }
 
     /// Checks the key can manage passkeys, asks for its PIN and runs `body` on the open key.

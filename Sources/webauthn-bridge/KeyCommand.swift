@@ -13,7 +13,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `webauthn-bridge key list|info|passkeys`: the owner's view of a security key, in the spirit of `ykman fido`
+/// `webauthn-bridge key list|info|passkeys [delete|rename]`: the owner's view of a security key, in the spirit of `ykman fido`
 /// (the logic: `KeyTool`). Keys are found as the host finds them; the PIN comes through the ceremonies' prompt.
 struct KeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,7 +63,7 @@ struct KeyCommand: ParsableCommand {
     struct Passkeys: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the passkeys on a key by site and user, with the slots used and left (asks for the PIN).",
-            subcommands: [ListPasskeys.self, Delete.self], defaultSubcommand: ListPasskeys.self)
+            subcommands: [ListPasskeys.self, Delete.self, Rename.self], defaultSubcommand: ListPasskeys.self)
     }
 
     struct ListPasskeys: ParsableCommand {
@@ -85,8 +85,7 @@ struct KeyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete one passkey from the key. The site's account then no longer accepts it.")
 
-        @Argument(help: "The passkey's credential ID (base64url), as `key passkeys` shows it.")
-        var id: String
+        @OptionGroup var passkey: PasskeyID
 
         @Flag(help: "Delete without asking for confirmation (for scripts).")
         var yes = false
@@ -94,9 +93,7 @@ struct KeyCommand: ParsableCommand {
         @OptionGroup var key: KeyOptions
 
         func run() throws {
-            guard let credentialID = Base64URL.decode(id), !credentialID.isEmpty else {
-                throw ValidationError("'\(id)' is not a base64url credential ID; copy one from `key passkeys`.")
-            }
+            let credentialID = try passkey.bytes()
             let yes = yes
             let deleted = try key.manager().delete(credentialID: credentialID) { passkey in
                 yes
@@ -110,6 +107,45 @@ struct KeyCommand: ParsableCommand {
             }
             print("Deleted the passkey of \(deleted.userName ?? "(no user name)") at \(deleted.rpID).")
         }
+    }
+}
+
+extension KeyCommand {
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the user name or display name a passkey shows (updateUserInformation).")
+
+        @OptionGroup var passkey: PasskeyID
+
+        @Option(help: "The new user name (an option left out keeps the current value).")
+        var name: String?
+
+        @Option(help: "The new display name.")
+        var displayName: String?
+
+        @OptionGroup var key: KeyOptions
+
+        func run() throws {
+            guard name != nil || displayName != nil else {
+                throw ValidationError("Give --name, --display-name or both.")
+            }
+            let credentialID = try passkey.bytes()
+            let renamed = try key.manager().rename(credentialID: credentialID, name: name, displayName: displayName)
+            print("Renamed the passkey of \(renamed.userName ?? "(no user name)") at \(renamed.rpID).")
+        }
+    }
+}
+
+/// The credential ID a passkey command acts on.
+struct PasskeyID: ParsableArguments {
+    @Argument(help: "The passkey's credential ID (base64url), as `key passkeys` shows it.")
+    var id: String
+
+    func bytes() throws -> [UInt8] {
+        guard let bytes = Base64URL.decode(id), !bytes.isEmpty else {
+            throw ValidationError("'\(id)' is not a base64url credential ID; copy one from `key passkeys`.")
+        }
+        return bytes
     }
 }
 

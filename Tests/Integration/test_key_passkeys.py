@@ -120,6 +120,15 @@ def test_python_fido2_rename_and_delete_show_in_key_passkeys(token, oracle, pine
     assert "Slots: 2 used" in text
 
 
+def test_key_passkeys_rename_is_what_python_fido2_enumerates(token, oracle, pinentry):
+    ids = make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    run_key(token, pinentry, "passkeys", "rename", b64url(ids[2]), "--display-name", "Carol C.")
+    hashed = hashlib.sha256(b"other.example").digest()
+    [carol] = credman(oracle).enumerate_creds(hashed)
+    assert carol[CredentialManagement.RESULT.USER] == {"id": b"carol-id", "name": "carol", "displayName": "Carol C."}
+
+
 def test_wrong_pin_says_how_many_attempts_are_left_and_what_to_do(token, oracle, pinentry):
     make_passkeys(oracle)
     pinentry[1]("pin 0000")

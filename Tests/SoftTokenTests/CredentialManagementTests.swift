@@ -89,6 +89,24 @@ import Testing
         #expect(try fixture.open().passkeys(pin: Self.secretPIN).count == 2)
     }
 
+    @Test func renameReplacesTheUserNamesAndKeepsTheUserID() throws {
+        let (fixture, device, made) = try populated()
+        defer { withExtendedLifetime(fixture) {} }
+        try device.renamePasskey(
+            credentialID: made[1].credentialID, userID: Array("bob".utf8), name: "bob@new", displayName: nil,
+            pin: Self.secretPIN)
+        let bob = try #require(
+            try device.passkeys(pin: Self.secretPIN).first { $0.credentialID == made[1].credentialID })
+        #expect(bob.userName == "bob@new")
+        #expect(bob.userDisplayName == nil)
+        #expect(bob.userID == Array("bob".utf8))
+        expectFido(FIDO_ERR_INVALID_PARAMETER) {
+            try device.renamePasskey(
+                credentialID: made[1].credentialID, userID: Array("mallory".utf8), name: "x", displayName: nil,
+                pin: Self.secretPIN)
+        }
+    }
+
     @Test func emptyKeyHasNoPasskeys() throws {
         let fixture = try TokenFixture(pin: Self.pin)
         let device = try fixture.open()
