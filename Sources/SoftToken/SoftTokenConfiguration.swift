@@ -72,8 +72,12 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     public var maxCredentialCountInList: Int?
     /// The authenticatorCredentialManagement command and getInfo option "credMgmt" (CTAP 2.1 keys only).
     public var credentialManagement: Bool = true
-    /// How many discoverable credentials (passkeys) fit; one more is CTAP2_ERR_KEY_STORE_FULL.
-    public var discoverableCredentialSlots: Int = 100
+    /// The CTAP 2.1-PRE credential management: versions FIDO_2_1_PRE, option credentialMgmtPreview, command 0x41
+    /// (YubiKey 5 firmware 5.2–5.6). With `ctap21` off it is the only credential management the key has.
+    public var credentialManagementPreview: Bool = false
+    /// How many discoverable credentials (passkeys) fit; one more is CTAP2_ERR_KEY_STORE_FULL. The default is
+    /// out of reach of every test and benchmark; the profiles of real keys set theirs.
+    public var discoverableCredentialSlots: Int = 1_000_000
     /// The real key this configuration imitates (`webauthn-bridge token create --profile`), for display.
     public var profile: String?
 
@@ -131,7 +135,7 @@ extension SoftTokenConfiguration {
         case maxCredBlobLength, maxSerializedLargeBlobArray, minPINLengthRPIDs, maxMessageSize,
             pinUvAuthTokenPermissions
         case ctap2, u2f, ctap21, largeBlobs, extensions, algorithms, alwaysUV, maxCredentialCountInList, profile
-        case credentialManagement, discoverableCredentialSlots
+        case credentialManagement, credentialManagementPreview, discoverableCredentialSlots
     }
 
     /// Every field is optional in the file, so state files written before a field existed still load.
@@ -164,6 +168,8 @@ extension SoftTokenConfiguration {
         profile = try c.decodeIfPresent(String.self, forKey: .profile)
         credentialManagement =
             try c.decodeIfPresent(Bool.self, forKey: .credentialManagement) ?? d.credentialManagement
+        credentialManagementPreview =
+            try c.decodeIfPresent(Bool.self, forKey: .credentialManagementPreview) ?? d.credentialManagementPreview
         discoverableCredentialSlots =
             try c.decodeIfPresent(Int.self, forKey: .discoverableCredentialSlots) ?? d.discoverableCredentialSlots
     }

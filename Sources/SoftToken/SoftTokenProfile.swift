@@ -42,11 +42,27 @@ public struct SoftTokenProfile: Sendable {
                 c.aaguid = hex("cb69481e8ff7403993ec0a2729a154a8")
             }),
         .init(
+            name: "yubikey5-pre",
+            summary:
+                "CTAP 2.0 key with the CTAP 2.1-PRE credential management, PIN protocol 1 (YubiKey 5, firmware 5.2–5.6)",
+            configuration: make { c in
+                c.u2f = true
+                c.ctap21 = false
+                c.pinUvAuthTokenPermissions = false
+                c.largeBlobs = false
+                c.credentialManagementPreview = true
+                c.discoverableCredentialSlots = 25
+                c.pinUvAuthProtocols = [1]
+                c.extensions = ["credProtect", "hmac-secret"]
+                c.aaguid = hex("cb69481e8ff7403993ec0a2729a154a8")
+            }),
+        .init(
             name: "yubikey5",
             summary: "CTAP 2.1 key with U2F, ES256 and EdDSA, 8 credentials per list (YubiKey 5, firmware 5.7-like)",
             configuration: make { c in
                 c.u2f = true
                 c.maxCredentialCountInList = 8
+                c.discoverableCredentialSlots = 100
                 c.aaguid = hex("a25342c03cdc44148e46f4807fca511c")
             }),
         .init(
@@ -89,6 +105,7 @@ public struct SoftTokenProfile: Sendable {
                 c.u2f = true
                 c.alwaysUV = true
                 c.maxCredentialCountInList = 8
+                c.discoverableCredentialSlots = 100
                 c.aaguid = hex("a25342c03cdc44148e46f4807fca511c")
             }),
         .init(

@@ -138,6 +138,23 @@ def test_wrong_pin_says_how_many_attempts_are_left_and_what_to_do(token, oracle,
     assert "0000" not in failed.stderr + failed.stdout
 
 
+def test_a_preview_key_lists_for_both_sides_and_refuses_rename(tmp_path, pinentry):
+    token = create_token(tmp_path / "pre.state", "--profile", "yubikey5-pre", "--pin", PIN)
+    ctap, connection = open_ctap2(token)
+    try:
+        assert "FIDO_2_1_PRE" in ctap.info.versions and ctap.info.options.get("credentialMgmtPreview")
+        ids = make_passkeys(ctap)
+        pinentry[1](f"pin {PIN}", f"pin {PIN}")
+        listed = json.loads(run_key(token, pinentry, "passkeys", "--json").stdout)
+        assert [p["credentialId"] for p in listed["passkeys"]] == [b64url(i) for i in ids]
+        assert listed["slotsLeft"] == 22
+        refused = run_key(token, pinentry, "passkeys", "rename", b64url(ids[0]), "--name", "x", check=False)
+        assert refused.returncode != 0 and "preview" in refused.stderr
+        assert [name for _, name, _ in oracle_listing(ctap)] == ["alice", "bob", "carol"]
+    finally:
+        connection.close()
+
+
 def test_a_ctap20_key_says_it_cannot_list_passkeys(tmp_path, pinentry):
     token = create_token(tmp_path / "old.state", "--profile", "ctap20", "--pin", PIN)
     failed = run_key(token, pinentry, "passkeys", check=False)

@@ -55,6 +55,27 @@ import Testing
         #expect(outcome == .response([CTAPStatus.invalidCommand.rawValue]))
     }
 
+    /// YubiKey 5 firmware 5.2–5.6: only the 2.1-PRE command, reached with a permission-less getPINToken token.
+    @Test func aPreviewProfileListsAndDeletesButCannotRename() throws {
+        let configuration = try #require(SoftTokenProfile.named("yubikey5-pre")).configuration
+        let fixture = try TokenFixture(configuration, pin: Self.pin)
+        let device = try fixture.open()
+        #expect(device.info.versions.contains("FIDO_2_1_PRE"))
+        #expect(device.info.options["credentialMgmtPreview"] == true && device.info.options["credMgmt"] == nil)
+        let made = try device.makeCredential(CredentialRequest(residentKey: true), pin: Self.pin)
+        #expect(try device.passkeys(pin: Self.secretPIN).map(\.credentialID) == [made.credentialID])
+        #expect(try device.passkeySlots(pin: Self.secretPIN).remaining == 24)
+        expectFido(Int32(CTAPStatus.invalidSubcommand.rawValue)) {
+            try device.renamePasskey(
+                credentialID: made.credentialID, userID: Array("user-1".utf8), name: "x", displayName: nil,
+                pin: Self.secretPIN)
+        }
+        let request: [UInt8] = [CTAPCommand.credentialManagement.rawValue] + CBOR.map([(1, 1)]).encode()
+        #expect(fixture.token.locked { fixture.token.execute(request, userTouched: false) } == .response([0x01]))
+        try device.deletePasskey(credentialID: made.credentialID, pin: Self.secretPIN)
+        #expect(try device.passkeys(pin: Self.secretPIN).isEmpty)
+    }
+
     @Test func metadataCountsPasskeysOnlyAndTheSlotsLeft() throws {
         let (fixture, device, _) = try populated()
         defer { withExtendedLifetime(fixture) {} }
@@ -117,7 +138,7 @@ import Testing
     @Test func aWrongPINIsRefusedAndCostsARetry() throws {
         let (fixture, device, _) = try populated()
         defer { withExtendedLifetime(fixture) {} }
-        expectFido(FIDO_ERR_PIN_INVALID) { try device.passkeys(pin: SecretBytes(Array("9999".utf8))) }
+        expectFido(FIDO_ERR_PIN_INVALID) { _ = try device.passkeys(pin: SecretBytes(Array("9999".utf8))) }
         #expect(try device.pinRetries() == TokenState.maxPINRetries - 1)
     }
 

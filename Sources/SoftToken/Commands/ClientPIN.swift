@@ -52,8 +52,11 @@ extension SoftToken {
         case .changePIN: try changePIN(p, pinProtocol)
         case .getPINToken:
             if p[int: 9] != nil || p[int: 10] != nil { throw .invalidParameter }
-            return try pinToken(
-                p, pinProtocol, permissions: Permission.makeCredential | Permission.getAssertion, rpID: nil)
+            // A CTAP 2.1-PRE key's pinToken carries no permissions, so its credential management accepts it too.
+            let preview = hasCredentialManagementPreview && !hasCredentialManagement
+            let permissions =
+                Permission.makeCredential | Permission.getAssertion | (preview ? Permission.credentialManagement : 0)
+            return try pinToken(p, pinProtocol, permissions: permissions, rpID: nil)
         case .getPinUvAuthTokenUsingPinWithPermissions:
             let (permissions, rpID) = try requestedPermissions(p)
             return try pinToken(p, pinProtocol, permissions: permissions, rpID: rpID)

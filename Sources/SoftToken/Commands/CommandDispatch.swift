@@ -36,11 +36,14 @@ extension SoftToken {
                     throw CTAPStatus.invalidCommand
                 }
                 reply = try largeBlobs(parameters)
+            case .credentialManagement:
+                guard hasCredentialManagement else { throw CTAPStatus.invalidCommand }
+                reply = try credentialManagement(parameters, preview: false)
             // libfido2 1.12 sends the preview byte to every key with credential management, as CTAP 2.1 keys
             // made when the preview was current (YubiKey 5.2+) answer both; the subcommands are the same.
-            case .credentialManagement, .credentialManagementPreview:
-                guard hasCredentialManagement else { throw CTAPStatus.invalidCommand }
-                reply = try credentialManagement(parameters)
+            case .credentialManagementPreview:
+                guard hasCredentialManagementPreview else { throw CTAPStatus.invalidCommand }
+                reply = try credentialManagement(parameters, preview: !hasCredentialManagement)
             case .bioEnrollment, .selection, .config, .bioEnrollmentPreview:
                 throw CTAPStatus.invalidCommand  // not implemented: a key that lacks them answers the same
             }

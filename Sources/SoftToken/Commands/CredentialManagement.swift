@@ -29,12 +29,20 @@ extension SoftToken {
     /// Whether this token answers authenticatorCredentialManagement (a CTAP 2.1 key whose profile has it).
     var hasCredentialManagement: Bool { state.configuration.ctap21 && state.configuration.credentialManagement }
 
+    /// Whether it answers the CTAP 2.1-PRE command 0x41: every key with credential management, and a preview-only
+    /// key (YubiKey 5 firmware 5.2–5.6-like: FIDO_2_1_PRE, credentialMgmtPreview).
+    var hasCredentialManagementPreview: Bool {
+        hasCredentialManagement || state.configuration.credentialManagementPreview
+    }
+
     /// authenticatorCredentialManagement (CTAP 2.1 §6.8): lists, deletes and renames discoverable credentials.
     /// Every subcommand but the two GetNext ones needs a pinUvAuthToken with the `cm` permission, and a token
     /// bound to an RP ID only reaches that RP's credentials.
-    func credentialManagement(_ p: CBOR) throws(CTAPStatus) -> CBOR? {
+    /// `preview`: a preview-only key, whose command has no updateUserInformation.
+    func credentialManagement(_ p: CBOR, preview: Bool) throws(CTAPStatus) -> CBOR? {
         guard let raw = try p.int(1) else { throw .missingParameter }
         guard let subcommand = CredentialManagementSubcommand(rawValue: raw) else { throw .invalidSubcommand }
+        if preview && subcommand == .updateUserInformation { throw .invalidSubcommand }
         let subParameters = try p.map(2)
         switch subcommand {
         case .enumerateRPsGetNextRP: return try nextRelyingParty()

@@ -12,6 +12,7 @@ extension SoftToken {
         var options: [(CBOR, CBOR)] = [("rk", .bool(configuration.residentKeys)), ("up", true)]
         if configuration.builtInUV { options.append(("uv", true)) }
         options.append(("clientPin", .bool(state.pinHash != nil)))
+        if configuration.credentialManagementPreview { options.append(("credentialMgmtPreview", true)) }
         if ctap21 {
             options.append(("pinUvAuthToken", .bool(configuration.pinUvAuthTokenPermissions)))
             if configuration.largeBlobs { options.append(("largeBlobs", true)) }
@@ -22,6 +23,7 @@ extension SoftToken {
         var versions: [CBOR] = []
         if u2fEnabled { versions.append("U2F_V2") }
         versions.append("FIDO_2_0")
+        if configuration.credentialManagementPreview { versions.append("FIDO_2_1_PRE") }
         if ctap21 { versions.append("FIDO_2_1") }
         var info: [(CBOR, CBOR)] = [
             (1, .array(versions)),
