@@ -4,6 +4,7 @@ by python-fido2 are listed by the bridge, a deletion or rename by one side is wh
 import hashlib
 import json
 import os
+import pty
 import subprocess
 
 import pytest
@@ -96,6 +97,32 @@ def test_key_passkeys_delete_is_gone_for_python_fido2(token, oracle, pinentry):
     deleted = run_key(token, pinentry, "passkeys", "delete", b64url(ids[1]), "--yes")
     assert "bob" in deleted.stdout and "example.com" in deleted.stdout
     assert [name for _, name, _ in oracle_listing(oracle)] == ["alice", "carol"]
+
+
+@pytest.mark.parametrize("answer, deleted", [("y", True), ("n", False), ("", False)])
+def test_key_passkeys_delete_asks_on_the_terminal(token, oracle, pinentry, answer, deleted):
+    ids = make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")}
+    environment.update(pinentry[0])
+    environment.update({"WEBAUTHN_BRIDGE_SOFT_TOKEN": str(token),
+                        "WEBAUTHN_BRIDGE_LOG_FILE": str(token.with_suffix(".log"))})
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([host_binary(), "key", "passkeys", "delete", b64url(ids[1])], env=environment,
+                               stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    seen = b""
+    while b"[y/N]" not in seen:  # the question names the passkey before anything is deleted
+        chunk = os.read(leader, 1024)
+        assert chunk, seen
+        seen += chunk
+    assert b"bob" in seen and b"example.com" in seen
+    assert len(oracle_listing(oracle)) == 3
+    os.write(leader, answer.encode() + b"\n")
+    assert process.wait(timeout=60) == (0 if deleted else 1)
+    os.close(leader)
+    assert [name for _, name, _ in oracle_listing(oracle)] == (["alice", "carol"] if deleted else ["alice", "bob", "carol"])
+    assert PIN not in token.with_suffix(".log").read_text()
 
 
 def test_key_passkeys_delete_without_yes_and_no_terminal_deletes_nothing(token, oracle, pinentry):
