@@ -22,7 +22,8 @@ public enum UserVerificationPolicy {
     /// The ceremony UV is decided for: the key's rules differ for making a discoverable credential.
     public enum Ceremony: Sendable, Equatable {
         case makeCredential(discoverable: Bool)
-        case getAssertion
+        /// `discoverable`: an empty allow list, where the key names the accounts only after user verification.
+        case getAssertion(discoverable: Bool)
     }
 
     public static func method(
@@ -42,7 +43,10 @@ public enum UserVerificationPolicy {
             switch ceremony {
             case .makeCredential(let discoverable):
                 wanted = configured && (discoverable || !info.makeCredentialUVNotRequired)
-            case .getAssertion: wanted = false
+            // An empty allow list asks the key for its accounts, whose names it gives only to a verified user
+            // (CTAP 2.1 §6.2.2): verified when the key can be, as Chromium ("resident credential requests always
+            // involve user verification"), else the ceremony goes on without, as for "preferred".
+            case .getAssertion(let discoverable): wanted = discoverable && configured
             }
         }
         guard wanted else { return .none }

@@ -19,7 +19,7 @@ struct UserVerificationPolicyTests {
 
     static let builtInUVNoUVNeeded = ["uv": true, "makeCredUvNotRqd": true]
 
-    static let get = UserVerificationPolicy.Ceremony.getAssertion
+    static let get = UserVerificationPolicy.Ceremony.getAssertion(discoverable: false)
     static let make = UserVerificationPolicy.Ceremony.makeCredential(discoverable: false)
     static let makeDiscoverable = UserVerificationPolicy.Ceremony.makeCredential(discoverable: true)
 

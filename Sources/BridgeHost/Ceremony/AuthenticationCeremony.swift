@@ -60,7 +60,8 @@ struct AuthenticationCeremony {
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
         let runner = environment.verifier(controller: controller, rpID: rpID, origin: caller.serialized)
         let method = try runner.plan(
-            extensions.userVerification(options.userVerification), device: device, ceremony: .getAssertion,
+            extensions.userVerification(options.userVerification), device: device,
+            ceremony: .getAssertion(discoverable: request.allowList.isEmpty),
             deadline: deadline)
         var written: JSONValue?
         let assertions = try runner.run(on: device, method: method, deadline: deadline) {
