@@ -129,7 +129,9 @@ def test_blocked_built_in_uv_falls_back_to_the_pin(launch, tmp_path, pinentry):
 
 def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
     env, answers, _ = pinentry
-    answers("pin 000000", "pin 731904")
+    # Wrong PIN first, then the right one; neither is a string a trace's numbers could hold by chance (a getInfo
+    # reports 1,000,000 free slots, which holds "000000").
+    answers("pin 528619", "pin 731904")
     host = launch(create_token(tmp_path / "t.state", "--pin", "731904"), env=env, log_level="trace")
     reply, _, statuses = create(host)
     assert reply["type"] == "result", reply
@@ -137,14 +139,14 @@ def test_no_pin_reaches_the_log_even_at_trace_level(launch, tmp_path, pinentry):
     # Nor any frame sent to the browser: the statuses of both PIN rounds and the result.
     frames = json.dumps([reply, *statuses])
     assert "pin" in [s["status"] for s in statuses], statuses
-    for secret in ("731904", "000000", "731904".encode().hex(), "000000".encode().hex()):
+    for secret in ("731904", "528619", "731904".encode().hex(), "528619".encode().hex()):
         assert secret not in frames
     log = host.log()
     assert "libfido2:" in log, "trace level includes libfido2's own output"
     assert "CTAP → authenticatorClientPIN" in log and "CTAP → authenticatorMakeCredential {" in log
     assert ": <redacted>" in log
     assert not re.search(r"libfido2: \d{4}: [0-9a-f]{2} ", log), "no raw frame dump may reach the log"
-    for secret in ("731904", "000000", "731904".encode().hex(), "000000".encode().hex()):
+    for secret in ("731904", "528619", "731904".encode().hex(), "528619".encode().hex()):
         assert secret not in log
 
 
