@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Screenshots of the security-key window's states in headless Chromium and Firefox ESR, for docs/ui.md.
+
+Not a test (scripts/test.sh does not run it): a tool to run after changing extension/prompt/. Usage, from the
+repository: `WEBAUTHN_BRIDGE_HOST=.build/debug/webauthn-bridge python3 Tests/E2E/screenshots.py [docs/ui]`
+(the Python packages of Tests/E2E/run.sh must be installed).
+
+Faithful by construction: the window is the extension's own, opened the way a user meets it — a registration the
+RP refuses (the key already holds the credential) leaves it open to say why — at the size the background gives
+it. Each state is then drawn by the window's own view.js, given a stand-in view (what the background would send,
+for the site example.com), and the window's viewport is captured: CDP Page.captureScreenshot (Chromium), WebDriver
+BiDi browsingContext.captureScreenshot (Firefox).
+"""
+import base64
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness.paths import REPO, host_binary  # noqa: E402
+from harness.prompt_window import PromptWindow  # noqa: E402
+from harness.rp_server import RPServer  # noqa: E402
+from harness.session import BrowserSession  # noqa: E402
+
+SIGN_IN = {"type": "get", "origin": "https://example.com", "topOrigin": "", "rpId": "example.com"}
+REGISTER = {**SIGN_IN, "type": "create"}
+ACCOUNTS = [{"name": "alice@example.com", "displayName": "Alice Martin"},
+            {"name": "alice.work@example.com", "displayName": "Alice Martin (work)"},
+            {"name": "bob@example.com", "displayName": "Bob Martin"}]
+
+# file name → the view the background sends (background/prompt-window.js, view()). The account chooser last:
+# it may grow the window, as the window's own page does for a list that does not fit.
+STATES = {
+    "insert-key": {"site": SIGN_IN, "status": "insert-key"},
+    "touch": {"site": SIGN_IN, "status": "touch"},
+    "register-touch": {"site": REGISTER, "status": "touch"},
+    "pin": {"site": SIGN_IN, "status": "pin"},
+    "pin-wrong": {"site": SIGN_IN, "status": "pin", "attemptsLeft": 2},
+    "error": {"site": REGISTER, "status": "error", "final": True,
+              "detail": "The security key already holds a credential registered with this site"},
+    "select-account": {"site": SIGN_IN, "status": "select-account", "accounts": ACCOUNTS},
+}
+
+# Draws one view with the page's own view.js; grows the window as prompt.js does; resolves after layout.
+RENDER = """(async (view) => {
+  const ext = globalThis.browser ?? globalThis.chrome;
+  const grow = async (pixels) => {
+    const own = await ext.windows.getCurrent();
+    const height = Math.min(own.height + pixels, Math.round(screen.availHeight * 0.8));
+    if (height > own.height) await ext.windows.update(own.id, { height });
+  };
+  const { createPromptView } = await import('./view.js');
+  globalThis.galleryView ??= createPromptView(document, { postMessage() {} }, { now: () => performance.now() }, grow);
+  const blank = { kind: 'view', detail: '', attemptsLeft: null, accounts: null, final: false };
+  globalThis.galleryView.render({ ...blank, ...view });
+  await new Promise((done) => setTimeout(done, 300));   // the grow, if any, and the next frames
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const main = document.querySelector('main');   // its natural height: what this state needs
+  main.style.height = 'auto';
+  const needed = main.offsetHeight;
+  main.style.height = '';
+  return [innerWidth, innerHeight, needed];
+})(%s)"""
+
+
+def evaluate_awaited(window, expression: str):
+    browser = window.browser
+    if browser.name == "chromium":
+        result = browser.conn.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
+                                                        "returnByValue": True}, session=window.handle)
+        assert "exceptionDetails" not in result, result
+        return result["result"]["value"]
+    result = browser.conn.call("script.evaluate", {"expression": expression, "target": {"context": window.handle},
+                                                   "awaitPromise": True, "resultOwnership": "none"})
+    assert result.get("type") == "success", result
+    return [item["value"] for item in result["result"]["value"]]
+
+
+def capture(window) -> bytes:
+    browser = window.browser
+    if browser.name == "chromium":
+        data = browser.conn.call("Page.captureScreenshot", {"format": "png"}, session=window.handle)["data"]
+    else:
+        data = browser.conn.call("browsingContext.captureScreenshot", {"context": window.handle})["data"]
+    return base64.b64decode(data)
+
+
+def shoot(kind: str, host: Path, rp: RPServer, out: Path) -> None:
+    session = BrowserSession(kind, host, rp.origin)
+    try:
+        user = session.new_user("gallery")
+        made = session.rp("register", username=user)
+        assert made.get("ok"), made
+        refused = session.rp("register", username=user, excludeRegistered=True)
+        assert refused.get("name") == "InvalidStateError", refused
+        window = PromptWindow.wait(session.browser)
+        window.wait_for("document.body.className === 'error'")
+        for name, view in STATES.items():
+            width, height, content = evaluate_awaited(window, RENDER % json.dumps(view))
+            path = out / f"{kind}-{name}.png"
+            path.write_bytes(capture(window))
+            print(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: viewport {width}×{height}, "
+                  f"content {content} px high, {path.stat().st_size // 1024} KB")
+    finally:
+        session.close()
+
+
+def main() -> None:
+    out = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else REPO / "docs/ui"
+    out.mkdir(parents=True, exist_ok=True)
+    rp = RPServer()
+    try:
+        for kind in ("chromium", "firefox"):
+            shoot(kind, host_binary(), rp, out)
+    finally:
+        rp.close()
+
+
+if __name__ == "__main__":
+    main()
