@@ -8,8 +8,8 @@ repository: `WEBAUTHN_BRIDGE_HOST=.build/debug/webauthn-bridge python3 Tests/E2E
 Faithful by construction: the window is the extension's own, opened the way a user meets it — a registration the
 RP refuses (the key already holds the credential) leaves it open to say why — at the size the background gives
 it. Each state is then drawn by the window's own view.js, given a stand-in view (what the background would send,
-for the site example.com), and the window's viewport is captured: CDP Page.captureScreenshot (Chromium), WebDriver
-BiDi browsingContext.captureScreenshot (Firefox).
+for the site example.com), the window fitted to it as its page does (window-size.js), and its viewport captured:
+CDP Page.captureScreenshot (Chromium), WebDriver BiDi browsingContext.captureScreenshot (Firefox).
 """
 import base64
 import json
@@ -29,8 +29,7 @@ ACCOUNTS = [{"name": "alice@example.com", "displayName": "Alice Martin"},
             {"name": "alice.work@example.com", "displayName": "Alice Martin (work)"},
             {"name": "bob@example.com", "displayName": "Bob Martin"}]
 
-# file name → the view the background sends (background/prompt-window.js, view()). The account chooser last:
-# it may grow the window, as the window's own page does for a list that does not fit.
+# file name → the view the background sends (background/prompt-window.js, view()).
 STATES = {
     "insert-key": {"site": SIGN_IN, "status": "insert-key"},
     "touch": {"site": SIGN_IN, "status": "touch"},
@@ -42,25 +41,18 @@ STATES = {
     "select-account": {"site": SIGN_IN, "status": "select-account", "accounts": ACCOUNTS},
 }
 
-# Draws one view with the page's own view.js; grows the window as prompt.js does; resolves after layout.
+# Draws one view with the page's own view.js, fits the window as prompt.js does, resolves after layout.
 RENDER = """(async (view) => {
   const ext = globalThis.browser ?? globalThis.chrome;
-  const grow = async (pixels) => {
-    const own = await ext.windows.getCurrent();
-    const height = Math.min(own.height + pixels, Math.round(screen.availHeight * 0.8));
-    if (height > own.height) await ext.windows.update(own.id, { height });
-  };
   const { createPromptView } = await import('./view.js');
-  globalThis.galleryView ??= createPromptView(document, { postMessage() {} }, { now: () => performance.now() }, grow);
+  const { contentHeight, fitToContent } = await import('./window-size.js');
+  globalThis.galleryView ??= createPromptView(document, { postMessage() {} }, { now: () => performance.now() });
   const blank = { kind: 'view', detail: '', attemptsLeft: null, accounts: null, final: false };
   globalThis.galleryView.render({ ...blank, ...view });
-  await new Promise((done) => setTimeout(done, 300));   // the grow, if any, and the next frames
+  await fitToContent(document, window, ext);   // as prompt.js does after each view
+  await new Promise((done) => setTimeout(done, 300));   // the window's new size, and the next frames
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-  const main = document.querySelector('main');   // its natural height: what this state needs
-  main.style.height = 'auto';
-  const needed = main.offsetHeight;
-  main.style.height = '';
-  return [innerWidth, innerHeight, needed];
+  return [innerWidth, innerHeight, contentHeight(document)];
 })(%s)"""
 
 

@@ -25,7 +25,8 @@ import { PROMPT_PAGE_PATH } from '../common/extension-names.js';
 import { isPlainObject } from '../common/protocol.js';
 
 export const WIDTH = 420;
-export const HEIGHT = 340;
+// A first guess at the height the dialog needs; its page fits the window to its content (prompt/window-size.js).
+export const HEIGHT = 260;
 // Only updates a window already open (the host sends it right before its answer); never opens one.
 const UPDATE_ONLY = new Set(['processing']);
 // Failures of the key or of the user's part, which the user must be told. The others (TypeError,

@@ -1,16 +1,21 @@
 /*
- * prompt.js — the security-key window's page: connects to the background (background/prompt-window.js) and shows
- * each view it sends (view.js), growing the window when the account list does not fit.
+ * prompt.js — the security-key window's page: connects to the background (background/prompt-window.js), shows
+ * each view it sends (view.js) and fits the window's height to what it shows (window-size.js).
  */
 import { PROMPT_PORT_NAME } from '../common/extension-names.js';
 import { createPromptView } from './view.js';
+import { fitToContent } from './window-size.js';
 
 const ext = globalThis.browser ?? globalThis.chrome;
 const port = ext.runtime.connect({ name: PROMPT_PORT_NAME });
-const grow = async (pixels) => {
-  const own = await ext.windows.getCurrent();
-  const height = Math.min(own.height + pixels, Math.round(screen.availHeight * 0.8));
-  if (height > own.height) await ext.windows.update(own.id, { height });
+// One resize at a time, each measuring afresh: views may arrive faster than the window resizes.
+let resizing = Promise.resolve();
+const fit = () => {
+  resizing = resizing.then(() => fitToContent(document, window, ext)).catch(() => { /* it scrolls as it is */ });
 };
-const view = createPromptView(document, port, { now: () => performance.now() }, grow);
-port.onMessage.addListener((message) => { if (message && message.kind === 'view') view.render(message); });
+const view = createPromptView(document, port, { now: () => performance.now() });
+port.onMessage.addListener((message) => {
+  if (!message || message.kind !== 'view') return;
+  view.render(message);
+  fit();
+});

@@ -100,8 +100,8 @@ export function acceptsActivation(event, armedAt, now) {
 // Keys that activate a focused button.
 const ACTIVATING_KEYS = new Set(['Enter', ' ']);
 
-/** `grow(pixels)` makes the window that much taller (within the screen), for a list that does not fit. */
-export function createPromptView(doc, port, clock, grow) {
+/** The view of `doc`; choices go to `port`. The window's size is prompt.js's (window-size.js). */
+export function createPromptView(doc, port, clock) {
   const el = (id) => doc.getElementById(id);
   let accountsShown = null; // the account list the buttons were built for
   let armedAt = Infinity;
@@ -152,8 +152,6 @@ export function createPromptView(doc, port, clock, grow) {
     });
     arm();
     list.querySelector('button').focus();
-    const hidden = list.scrollHeight - list.clientHeight;
-    if (hidden > 0) grow(hidden).catch(() => { /* the list still scrolls */ });
   }
 
   function render(view) {
