@@ -36,6 +36,15 @@ STATES = {
     "register-touch": {"site": REGISTER, "status": "touch"},
     "pin": {"site": SIGN_IN, "status": "pin"},
     "pin-wrong": {"site": SIGN_IN, "status": "pin", "attemptsLeft": 2},
+    "set-pin": {"site": REGISTER, "status": "set-pin"},
+    "uv": {"site": SIGN_IN, "status": "uv"},
+    "select-key": {"site": SIGN_IN, "status": "select-key"},
+    "key-unusable": {"site": SIGN_IN, "status": "key-unusable",
+                     "detail": "Your security key Yubico YubiKey OTP+FIDO+CCID is plugged in but cannot be used: "
+                               "this account may not open /dev/hidraw3: the udev rule that gives your session "
+                               "access to security keys is missing. Run `webauthn-bridge doctor` to find out how "
+                               "to fix it."},
+    "processing": {"site": SIGN_IN, "status": "processing"},
     "error": {"site": REGISTER, "status": "error", "final": True,
               "detail": "The security key already holds a credential registered with this site"},
     "select-account": {"site": SIGN_IN, "status": "select-account", "accounts": ACCOUNTS},
