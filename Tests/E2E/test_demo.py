@@ -34,9 +34,10 @@ class Demo:
     """`webauthn-bridge demo ARGS` with its output read line by line on a thread."""
 
     def __init__(self, host: Path, *args: str, workdir: Path, extra_env: dict | None = None,
-                 tmpdir: Path | None = None):
+                 tmpdir: Path | None = None, prefix: tuple[str, ...] = ()):
         # Short: Chromium puts its singleton socket in TMPDIR, and a socket path is limited to 108 bytes.
-        # `tmpdir`: another demo's TMPDIR, shared (the first demo's `kill` removes it).
+        # `tmpdir`: another demo's TMPDIR, shared (the first demo's `kill` removes it). `prefix`: a command the demo
+        # runs under (test_package_deb.py: a mount namespace holding the installed package).
         self.owns_tmpdir = tmpdir is None
         self.tmpdir = tmpdir or Path(tempfile.mkdtemp(prefix="wbd-", dir="/tmp"))
         (workdir / "home").mkdir(parents=True)
@@ -44,7 +45,7 @@ class Demo:
                "TMPDIR": str(self.tmpdir), **(extra_env or {})}
         if os.environ.get("WEBAUTHN_BRIDGE_EXTENSION") and "--extension" not in args:
             args += ("--extension", str(extension_dir()))   # a work in progress (harness/paths.py); else the demo finds it
-        self.proc = subprocess.Popen([str(host), "demo", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen([*prefix, str(host), "demo", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, text=True, env=env)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []

@@ -4,7 +4,8 @@ entry the package does not own (/etc/opt), host manifests pointing at the instal
 browser, Chromium's policy and Firefox's system extension, the man page, lintian clean but for the explained
 overrides, a reproducible build, and a `dpkg --root` install whose host says VERSION, then remove or purge leaving
 no file behind (the package has no conffile) and every directory that was there before (/etc/opt, as base-files
-makes it).
+makes it). Then README's first commands from that install: `webauthn-bridge demo` and `doctor`, run as
+/usr/bin/webauthn-bridge in a mount namespace where the installed root lies over the real /usr and /etc.
 
 The package needs a release host built with --static-swift-stdlib (a debug build links the Swift runtime from the
 toolchain, which no Debian package provides, so dpkg-shlibdeps cannot name a dependency for it). That build takes
@@ -17,16 +18,24 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from bridge import REPO
 from test_package import VERSION, extension_files
+
+sys.path.insert(0, str(REPO / "Tests" / "E2E"))   # the demo's driver and the throwaway root of the E2E suite
+from harness.paths import OVERRIDE_ACTIVE_JS  # noqa: E402
+from harness.policy import isolation_problem, throwaway_root  # noqa: E402
+from test_demo import Demo, Page  # noqa: E402
 
 PRODUCT = "webauthn-bridge"
 HOST = f"/usr/libexec/{PRODUCT}/{PRODUCT}"
@@ -248,3 +257,79 @@ def test_install_runs_the_host_then_removal_leaves_nothing(deb, tmp_path, remova
                             capture_output=True, text=True)
     assert files_outside_dpkg_db(root) == before               # /etc/opt and its parent are still there
     assert status.stdout in ("", "not-installed")                # no conffiles kept, even after a plain remove
+
+
+@pytest.fixture(scope="module")
+def installed_root(deb, tmp_path_factory):
+    """A `dpkg --root` install of the package; the commands below see it at / through throwaway_root."""
+    problem = isolation_problem()
+    if problem:
+        pytest.skip(problem)
+    root = tmp_path_factory.mktemp("installed")
+    base_system(root)
+    installed = dpkg(root, "--install", deb[1])
+    assert installed.returncode == 0, installed.stderr
+    return root
+
+
+def packaged_demo(root, tmp_path):
+    """`webauthn-bridge demo --browser chromium --headless`, README's second command, as the package installed it."""
+    return Demo(Path(f"/usr/bin/{PRODUCT}"), "--browser", "chromium", "--headless", workdir=tmp_path,
+                prefix=throwaway_root(root))
+
+
+def test_packaged_demo_registers_with_the_packaged_extension(installed_root, tmp_path):
+    demo = packaged_demo(installed_root, tmp_path)
+    page = None
+    try:
+        assert demo.expect(r"extension:\s+(\S+)").group(1) == f"{SHARE}/extension"
+        url = demo.expect(r"demo page:\s+(http://localhost:\d+/)").group(1)
+        with urllib.request.urlopen(url, timeout=30) as served:
+            assert "webauthn-bridge demo" in served.read().decode()
+        page = Page("chromium", demo.expect(r"Remote control: (ws://\S+)").group(1))
+        assert page.wait_for(f"location.href === {url!r} && document.readyState === 'complete' && "
+                             f"{OVERRIDE_ACTIVE_JS} && window.demo.bridgeActive()", timeout=60), "".join(demo.output)
+        registered = page.evaluate("demo.register('packaged')")
+        assert registered["verified"] is True, registered
+    finally:
+        if page:
+            page.close()
+        demo.kill()
+
+
+def test_packaged_demo_without_the_extension_says_where_it_looked(installed_root, tmp_path):
+    """The check above holds only through the package's extension: without it the demo finds none and says so."""
+    root = tmp_path / "root"
+    shutil.copytree(installed_root, root, symlinks=True)
+    shutil.rmtree(root / SHARE[1:] / "extension")
+    demo = packaged_demo(root, tmp_path)
+    try:
+        demo.expect(r"extension was not found; looked in:")
+        demo.expect(re.escape(f"{SHARE}/extension"))
+        assert demo.proc.wait(timeout=60) != 0
+    finally:
+        demo.kill()
+
+
+def packaged_doctor(root, home):
+    home.mkdir(exist_ok=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home)}
+    return subprocess.run([*throwaway_root(root), f"/usr/bin/{PRODUCT}", "doctor"], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL, env=env)
+
+
+def test_packaged_doctor_finds_the_package_and_advises_the_package(installed_root, tmp_path):
+    healthy = packaged_doctor(installed_root, tmp_path / "home")
+    said = healthy.stdout + healthy.stderr
+    assert healthy.returncode == 0, said
+    for browser in ("Firefox", "Chromium"):
+        assert re.search(rf"OK\s+host manifest for {browser}.*→ {HOST}", said), said
+    assert "install.sh" not in said, said
+    # A manifest gone from the package's place: the fix is the package's, never a clone's install.sh.
+    root = tmp_path / "root"
+    shutil.copytree(installed_root, root, symlinks=True)
+    (root / FIREFOX_DIRS[0] / "webauthn_bridge.json").unlink()
+    broken = packaged_doctor(root, tmp_path / "home")
+    said = broken.stdout + broken.stderr
+    assert "sudo apt install --reinstall webauthn-bridge" in said, said
+    assert "install.sh" not in said, said
