@@ -32,7 +32,7 @@ import pytest
 from bridge import REPO
 from test_package import VERSION, extension_files
 
-sys.path.insert(0, str(REPO / "Tests" / "E2E"))   # the demo's driver and the throwaway root of the E2E suite
+sys.path.append(str(REPO / "Tests" / "E2E"))   # after this directory: the demo's driver and the throwaway root of the E2E suite
 from harness.paths import OVERRIDE_ACTIVE_JS  # noqa: E402
 from harness.policy import isolation_problem, throwaway_root  # noqa: E402
 from test_demo import Demo, Page  # noqa: E402
