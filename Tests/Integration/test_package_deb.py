@@ -134,7 +134,7 @@ def test_file_list_is_exactly_the_layout(deb):
                 f"{SHARE[1:]}/native-messaging-hosts/webauthn_bridge.json", f"{SHARE[1:]}/updates.xml",
                 f"{SHARE[1:]}/policies/chromium-managed.json", CHROMIUM_POLICY, FIREFOX_EXTENSION}
     expected |= {f"{d}/webauthn_bridge.json" for d in CHROMIUM_DIRS + FIREFOX_DIRS}
-    expected |= {f"{SHARE[1:]}/extension/{f}" for f in extension_files()}
+    expected |= {f"{SHARE[1:]}/{copy}/{f}" for copy in ("extension", "extension-firefox") for f in extension_files()}
     assert files == expected
     assert infos[HOST[1:]].mode == 0o755 and infos[f"usr/bin/{PRODUCT}"].linkname == f"../libexec/{PRODUCT}/{PRODUCT}"
     assert all(i.uid == 0 and i.gid == 0 for i in infos.values())
@@ -143,6 +143,10 @@ def test_file_list_is_exactly_the_layout(deb):
     assert contents[f"{SHARE[1:]}/webauthn-bridge.crx"] == (out / f"webauthn-bridge-{VERSION}.crx").read_bytes()
     for f in extension_files():                                  # the unpacked extension as in the repository
         assert contents[f"{SHARE[1:]}/extension/{f}"] == (REPO / "extension" / f).read_bytes()
+        if f != "manifest.json":                                 # Firefox's copy differs in its manifest only
+            assert contents[f"{SHARE[1:]}/extension-firefox/{f}"] == (REPO / "extension" / f).read_bytes()
+    firefox = json.loads(contents[f"{SHARE[1:]}/extension-firefox/manifest.json"])
+    assert "webRequestBlocking" in firefox["permissions"] and "service_worker" not in firefox["background"]
 
 
 def test_host_manifests_name_the_installed_host_for_every_browser(deb):
