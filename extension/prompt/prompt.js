@@ -8,10 +8,18 @@ import { fitToContent } from './window-size.js';
 
 const ext = globalThis.browser ?? globalThis.chrome;
 const port = ext.runtime.connect({ name: PROMPT_PORT_NAME });
-// One resize at a time, each measuring afresh: views may arrive faster than the window resizes.
+// One resize at a time, each measuring afresh: views may arrive faster than the window resizes. The document
+// says while a resize is under way (data-layout="fitting"), for styles and for tests that click.
 let resizing = Promise.resolve();
+let resizesQueued = 0;
 const fit = () => {
-  resizing = resizing.then(() => fitToContent(document, window, ext)).catch(() => { /* it scrolls as it is */ });
+  resizesQueued += 1;
+  document.documentElement.dataset.layout = 'fitting';
+  resizing = resizing.then(() => fitToContent(document, window, ext)).catch(() => { /* it scrolls as it is */ })
+    .finally(() => {
+      resizesQueued -= 1;
+      if (resizesQueued === 0) document.documentElement.dataset.layout = 'settled';
+    });
 };
 const view = createPromptView(document, port, { now: () => performance.now() });
 port.onMessage.addListener((message) => {

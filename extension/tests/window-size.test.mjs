@@ -9,11 +9,20 @@ function page(needed, outer, inner, availHeight = 1000) {
   const main = { style: { height: '' } };
   main.getBoundingClientRect = () => ({ height: main.style.height === 'auto' ? needed : inner });
   const updates = [];
+  const listeners = [];
   const windows = {
     getCurrent: async () => ({ id: 7, height: outer }),
-    update: async (id, what) => { updates.push([id, what]); },
+    // As Firefox does: the update resolves first, the viewport's resize event follows.
+    update: async (id, what) => {
+      updates.push([id, what]);
+      setImmediate(() => listeners.splice(0).forEach((listener) => listener()));
+    },
   };
-  const view = { innerHeight: inner, screen: { availHeight } };
+  const view = {
+    innerHeight: inner,
+    screen: { availHeight },
+    addEventListener: (type, listener) => { if (type === 'resize') listeners.push(listener); },
+  };
   return { doc: { querySelector: () => main }, view, ext: { windows }, updates, main };
 }
 
@@ -34,4 +43,12 @@ test('a window that fits already is left alone; none grows past 80 % of the scre
   const long = page(2000, 340, 300, 600);
   await fitToContent(long.doc, long.view, long.ext);
   assert.deepEqual(long.updates, [[7, { height: 480 }]]);
+});
+
+test('a resize is done when the viewport has followed it, not when the window API answers', async () => {
+  const taller = page(389.4, 340, 300);
+  let resizedSeen = false;
+  taller.view.addEventListener('resize', () => { resizedSeen = true; });
+  await fitToContent(taller.doc, taller.view, taller.ext);
+  assert.equal(resizedSeen, true, 'fitToContent returned before the resize event');
 });

@@ -77,11 +77,14 @@ class PromptWindow:
         return self.evaluate("document.body.innerText")
 
     def button_center(self, label: str) -> tuple[float, float]:
-        box = self.evaluate(
-            f"(() => {{ const b = [...document.querySelectorAll('button')].find((b) => b.innerText.includes({json.dumps(label)}));"
+        """Where the button is once the window has its size: prompt.js marks the document while it resizes the
+        window (data-layout="fitting"), and a button moves with the window's height (it sits at the bottom)."""
+        box = self.wait_for(
+            "document.documentElement.dataset.layout !== 'fitting' && (() => {"
+            f" const b = [...document.querySelectorAll('button')].find((b) => b.innerText.includes({json.dumps(label)}));"
             " if (!b) return null; b.scrollIntoView({ block: 'nearest' }); const r = b.getBoundingClientRect();"
-            " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
-        assert box, f"no button {label!r} in the security-key window: {self.text()!r}"
+            " const x = r.x + r.width / 2, y = r.y + r.height / 2;"
+            " return b.contains(document.elementFromPoint(x, y)) ? [x, y] : null; })()")
         return box[0], box[1]
 
     def click(self, label: str) -> None:
@@ -202,6 +205,21 @@ class FirefoxPromptWindow(PromptWindow):
             raise RuntimeError(f"security-key window threw: {result.get('exceptionDetails')}")
         value = result["result"].get("value")
         return None if value is None else json.loads(value)
+
+    def click(self, label: str) -> None:
+        """WebDriver aims at the element itself (its in-view centre when the action runs), so no layout change between
+        finding the button and pressing it can make the click land elsewhere."""
+        self.button_center(label)   # the window has its size and the button is there, uncovered
+        found = self.browser.conn.call("script.evaluate", {
+            "expression": f"[...document.querySelectorAll('button')].find((b) => b.innerText.includes({json.dumps(label)}))",
+            "target": {"context": self.handle}, "awaitPromise": False, "resultOwnership": "root"})
+        element = found.get("result", {})
+        assert element.get("type") == "node" and element.get("sharedId"), f"no button {label!r}: {found}"
+        self.browser.conn.call("input.performActions", {"context": self.handle, "actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element",
+                                                                 "element": {"sharedId": element["sharedId"]}}},
+                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
 
     def click_at(self, x: float, y: float) -> None:
         self.browser.conn.call("input.performActions", {"context": self.handle, "actions": [{
