@@ -10,7 +10,7 @@ import PackageDescription
 //     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo)
 //     TokenTool → {SoftToken, FIDO, WebAuthn, Threading}      (token)
 //     KeyTool → {BridgeHost, FIDO, Prompts, WebAuthn}          (key)
-//   FIDO → {CFIDO2, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
+//   FIDO → {CFIDO2, CTAP, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
 //   SoftToken → {CFIDO2, CBOR, CTAP, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 //   CTAP (command and status bytes) ← SoftToken and BridgeHost's CTAP trace
 // Release links on Linux use lld (it ships with the Swift toolchain; the default gold cannot) to pack relative
@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "Processes", dependencies: ["Threading"]),
         .target(name: "WebAuthn", dependencies: ["CBOR", "Cryptography", "CPSL"]),
         .target(name: "Secrets"),
-        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "Threading", "Secrets"]),
+        .target(name: "FIDO", dependencies: ["CFIDO2", "CBOR", "CTAP", "Threading", "Secrets"]),
         .target(name: "Prompts", dependencies: ["Secrets", "Threading", "Processes"]),
         .target(name: "SoftToken", dependencies: ["CFIDO2", "CBOR", "CTAP", "Cryptography", "Threading"]),
         .target(

@@ -4,3 +4,4 @@
 #include <fido/eddsa.h>
 #include <fido/credman.h>
 #include <fido/config.h>
+#include <fido/bio.h>

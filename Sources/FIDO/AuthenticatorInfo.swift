@@ -15,6 +15,8 @@ public struct AuthenticatorInfo: Sendable, Equatable {
     public var firmwareVersion = 0
     public var maxCredentialCountInList = 0
     public var maxCredentialIDLength = 0
+    /// getInfo forcePINChange: the key refuses its PIN until it is changed.
+    public var forcePINChange = false
 
     public init() {}
 
@@ -41,6 +43,7 @@ public struct AuthenticatorInfo: Sendable, Equatable {
         firmwareVersion = Int(clamping: fido_cbor_info_fwversion(info))
         maxCredentialCountInList = Int(clamping: fido_cbor_info_maxcredcntlst(info))
         maxCredentialIDLength = Int(clamping: fido_cbor_info_maxcredidlen(info))
+        forcePINChange = fido_cbor_info_new_pin_required(info)
     }
 
     private static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int) -> [String] {

@@ -70,6 +70,23 @@ struct LibFIDO2AgreementTests {
         }
     }
 
+    @Test func enrollSampleStatusesAreLibfido2s() {
+        let pairs: [(EnrollSampleStatus, Int32)] = [
+            (.good, FIDO_BIO_ENROLL_FP_GOOD), (.tooHigh, FIDO_BIO_ENROLL_FP_TOO_HIGH),
+            (.tooLow, FIDO_BIO_ENROLL_FP_TOO_LOW), (.tooLeft, FIDO_BIO_ENROLL_FP_TOO_LEFT),
+            (.tooRight, FIDO_BIO_ENROLL_FP_TOO_RIGHT), (.tooFast, FIDO_BIO_ENROLL_FP_TOO_FAST),
+            (.tooSlow, FIDO_BIO_ENROLL_FP_TOO_SLOW), (.poorQuality, FIDO_BIO_ENROLL_FP_POOR_QUALITY),
+            (.tooSkewed, FIDO_BIO_ENROLL_FP_TOO_SKEWED), (.tooShort, FIDO_BIO_ENROLL_FP_TOO_SHORT),
+            (.mergeFailure, FIDO_BIO_ENROLL_FP_MERGE_FAILURE), (.exists, FIDO_BIO_ENROLL_FP_EXISTS),
+            (.databaseFull, FIDO_BIO_ENROLL_FP_DATABASE_FULL), (.noUserActivity, FIDO_BIO_ENROLL_NO_USER_ACTIVITY),
+            (.noUserPresenceTransition, FIDO_BIO_ENROLL_NO_USER_PRESENCE_TRANSITION),
+        ]
+        #expect(pairs.count == EnrollSampleStatus.allCases.count)
+        for (status, libfido2) in pairs {
+            #expect(Int32(status.rawValue) == libfido2, "\(status)")
+        }
+    }
+
     /// The trace prints these names: each is the spec's, and no two cases share one.
     @Test func namesAreDistinct() {
         #expect(Set(CTAPStatus.allCases.map(\.specName)).count == CTAPStatus.allCases.count)
