@@ -6,10 +6,13 @@ public struct SoftTokenProfile: Sendable {
     /// What kind of key this is, for `token show` and `token profiles`.
     public let summary: String
     public let configuration: SoftTokenConfiguration
+    /// The USB ids and names of the key imitated (`USBIdentity.softToken` when no particular key).
+    public let usb: USBIdentity
 
-    init(name: String, summary: String, configuration: SoftTokenConfiguration) {
+    init(name: String, summary: String, usb: USBIdentity = .softToken, configuration: SoftTokenConfiguration) {
         self.name = name
         self.summary = summary
+        self.usb = usb
         var configuration = configuration
         configuration.profile = name
         self.configuration = configuration
@@ -17,10 +20,16 @@ public struct SoftTokenProfile: Sendable {
 
     public static func named(_ name: String) -> SoftTokenProfile? { all.first { $0.name == name } }
 
+    /// The USB identity of a token made with the profile `name` (none: a SoftToken imitating no key).
+    public static func usbIdentity(ofProfile name: String?) -> USBIdentity {
+        name.flatMap(named)?.usb ?? .softToken
+    }
+
     public static let all: [SoftTokenProfile] = [
         .init(
             name: "u2f-only",
             summary: "U2F-only key (Security Key by Yubico 1st generation, YubiKey NEO/4, Feitian/HyperFIDO U2F keys)",
+            usb: .yubicoU2F,
             configuration: make { c in
                 c.ctap2 = false
                 c.u2f = true
@@ -31,6 +40,7 @@ public struct SoftTokenProfile: Sendable {
             }),
         .init(
             name: "ctap20", summary: "CTAP 2.0 key, PIN protocol 1, no pinUvAuthToken (YubiKey 5 before firmware 5.2)",
+            usb: .yubiKey5,
             configuration: make { c in
                 c.u2f = true
                 c.ctap21 = false
@@ -45,6 +55,7 @@ public struct SoftTokenProfile: Sendable {
             name: "yubikey5-pre",
             summary:
                 "CTAP 2.0 key with the CTAP 2.1-PRE credential management, PIN protocol 1 (YubiKey 5, firmware 5.2–5.6)",
+            usb: .yubiKey5,
             configuration: make { c in
                 c.u2f = true
                 c.ctap21 = false
@@ -59,6 +70,7 @@ public struct SoftTokenProfile: Sendable {
         .init(
             name: "yubikey5",
             summary: "CTAP 2.1 key with U2F, ES256 and EdDSA, 8 credentials per list (YubiKey 5, firmware 5.7-like)",
+            usb: .yubiKey5,
             configuration: make { c in
                 c.u2f = true
                 c.maxCredentialCountInList = 8
@@ -67,6 +79,7 @@ public struct SoftTokenProfile: Sendable {
             }),
         .init(
             name: "bio", summary: "key with a built-in fingerprint reader and a PIN fallback (YubiKey Bio-like)",
+            usb: .yubicoFIDO,
             configuration: make { c in
                 c.u2f = true
                 c.builtInUV = true
@@ -101,6 +114,7 @@ public struct SoftTokenProfile: Sendable {
             name: "always-uv",
             summary:
                 "CTAP 2.1 key with alwaysUv on: every use needs the PIN, U2F is off (YubiKey 5 after toggle-always-uv)",
+            usb: .yubiKey5,
             configuration: make { c in
                 c.u2f = true
                 c.alwaysUV = true

@@ -25,6 +25,8 @@ public struct TokenSummaryJSON: Encodable {
     let attestation: String
     let pinUvAuthProtocols: [Int]
     let profile: String?
+    /// The USB identity the profile gives the token where it is shown as a USB key (tests' hidraw path).
+    let usb: USBIdentity
     let capabilities: String
     let largeBlobArrayBytes: Int
     let credentials: [Credential]
@@ -42,6 +44,7 @@ public struct TokenSummaryJSON: Encodable {
         attestation = s.configuration.attestation.rawValue
         pinUvAuthProtocols = s.configuration.pinUvAuthProtocols
         profile = s.configuration.profile
+        usb = SoftTokenProfile.usbIdentity(ofProfile: s.configuration.profile)
         capabilities = TokenDescription.capabilities(s.configuration)
         largeBlobArrayBytes = s.largeBlobArrayBytes
         credentials = s.credentials.map {

@@ -33,6 +33,16 @@ import Testing
         return (versions, options, protocols, fido_cbor_info_maxcredcntlst(info))
     }
 
+    @Test func aProfileOfAYubiKeyCarriesItsUSBIdentityAndOtherTokensAnIdNoKeyUses() {
+        #expect(
+            SoftTokenProfile.usbIdentity(ofProfile: "yubikey5")
+                == USBIdentity(
+                    vendorId: 0x1050, productId: 0x0407, manufacturer: "Yubico", product: "YubiKey OTP+FIDO+CCID"))
+        #expect(SoftTokenProfile.usbIdentity(ofProfile: nil) == .softToken)
+        #expect(SoftTokenProfile.usbIdentity(ofProfile: "small-limits") == .softToken)
+        #expect(SoftTokenProfile.usbIdentity(ofProfile: "u2f-only").productId == 0x0120)
+    }
+
     @Test func everyProfileIsValidAndNamesItself() throws {
         #expect(Set(SoftTokenProfile.all.map(\.name)).count == SoftTokenProfile.all.count)
         for profile in SoftTokenProfile.all {
