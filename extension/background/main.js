@@ -15,7 +15,7 @@ import { createHistory } from './history.js';
 import { createPrompts } from './prompt-window.js';
 import { createProxy } from './proxy.js';
 import { PORT_NAME, createBridge } from './router.js';
-import { parseSitePattern } from './site-list.js';
+import { parseSitePattern, siteMatches } from './site-list.js';
 
 const api = globalThis.browser ?? globalThis.chrome;
 const HOST_NAME = 'webauthn_bridge';
@@ -52,6 +52,14 @@ function setIndicator({ state, reason, detail }) {
 async function loadSiteList() {
   const stored = await api.storage.local.get(SITES_KEY);
   return Array.isArray(stored[SITES_KEY]) ? stored[SITES_KEY] : [];
+}
+
+/** The user's "always for this site" in the security-key window: the origin goes on the per-site list (the options
+ *  page shows and edits it), unless a line already covers it. */
+async function addSite(origin) {
+  const lines = await loadSiteList();
+  if (siteMatches(lines, origin)) return;
+  await api.storage.local.set({ [SITES_KEY]: [...lines, origin] });
 }
 
 /** The proxy path's two settings: the user's choice, and whether any site is left to the browser. */
@@ -123,6 +131,7 @@ const prompts = createPrompts({
   randomToken,
   select: (hostId, index) => bridge.select(hostId, index),
   userCancelled: (hostId) => bridge.userCancelled(hostId),
+  anotherWay: (hostId, choice) => bridge.anotherWay(hostId, choice),
   log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
 });
 
@@ -169,6 +178,7 @@ const bridge = createBridge({
   proxy,
   certificates,
   history,
+  addSite,
 });
 
 api.runtime.onConnect.addListener((port) => {

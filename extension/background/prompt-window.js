@@ -36,6 +36,9 @@ const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
 // What the user must act on in the window itself: it comes to the front again if it went behind the tab (only a
 // window that was given the focus for a user's press).
 const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
+// While the user is asked to plug in or touch a key, the window offers another way: the request goes below the
+// bridge (the browser's own WebAuthn, or another extension's wrapper), with its options, signal and time left.
+const ANOTHER_WAY = new Set(['insert-key', 'key-unusable', 'select-key', 'touch']);
 /** A tab's next new window, without a user's press in between, waits until this long after its last. */
 export const COOLDOWN_MS = 10000;
 /** A press counts as the user's action for a window opened at most this long after it. */
@@ -67,6 +70,8 @@ export function accountsForView(accounts) {
  *   randomToken()              → an unguessable string naming one window
  *   select(hostId, index)      → the bridge sends the user's choice to the host
  *   userCancelled(hostId)      → the bridge cancels the request and answers NotAllowedError
+ *   anotherWay(hostId, {always}) → the bridge cancels the request at the host and hands it below the bridge
+ *                                (always: the site goes on the per-site list)
  *   now(), setTimeout(fn, ms), clearTimeout(handle)   (default: the global ones)
  *   log(level, text)
  */
@@ -88,8 +93,13 @@ export function createPrompts(deps) {
       detail: prompt.detail,
       attemptsLeft: prompt.attemptsLeft,
       accounts: prompt.status === 'select-account' ? prompt.accounts : null,
+      anotherWay: offersAnotherWay(prompt),
       final: prompt.final,
     };
+  }
+
+  function offersAnotherWay(prompt) {
+    return prompt.canHandOff && !prompt.final && ANOTHER_WAY.has(prompt.status);
   }
 
   function push(prompt) {
@@ -163,6 +173,7 @@ export function createPrompts(deps) {
       prompt.hostId = hostId;
       prompt.final = false;
       prompt.site = siteOf(request);
+      prompt.canHandOff = request.canHandOff === true;
       byHostId.set(hostId, prompt);
       return prompt;
     }
@@ -177,8 +188,9 @@ export function createPrompts(deps) {
   }
 
   /**
-   * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId, userInputAt} from the
-   * bridge's own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the host.
+   * A status frame for a running request. `request`: {type, tabId, origin, topOrigin, rpId, userInputAt, canHandOff}
+   * from the bridge's own records — never from the page. `frame`: {status, detail, accounts, attemptsLeft} from the
+   * host.
    */
   function status(hostId, request, frame) {
     let prompt = byHostId.get(hostId);
@@ -190,6 +202,7 @@ export function createPrompts(deps) {
       prompt = {
         hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
         site: siteOf(request), status: '', detail: '', accounts: null, attemptsLeft: null, focused: false, timer: null,
+        canHandOff: request.canHandOff === true,
       };
       byHostId.set(hostId, prompt);
       byToken.set(prompt.token, prompt);
@@ -252,6 +265,12 @@ export function createPrompts(deps) {
       prompt.accounts = null;
       push(prompt);
       deps.select(prompt.hostId, index);
+    } else if (message.kind === 'another-way' && offersAnotherWay(prompt)) {
+      // The user's choice, from this window only (a page's port has no such message): the bridge's request ends
+      // here, its window with it.
+      const hostId = prompt.hostId;
+      close(prompt);
+      deps.anotherWay(hostId, { always: message.always === true });
     } else if (message.kind === 'close') {
       userClosed(prompt);
     }

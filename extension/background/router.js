@@ -16,6 +16,8 @@ import { createIntake } from './intake.js';
 import { createRequesters } from './requesters.js';
 
 export const PORT_NAME = 'webauthn-bridge';
+/** The fallback reason when the user chose, in the security-key window, to use what is below the bridge. */
+export const ANOTHER_WAY = 'another-way';
 
 
 /**
@@ -33,6 +35,7 @@ export const PORT_NAME = 'webauthn-bridge';
  *                              announced and answered `fallback`, so the page calls the browser's own
  *                              create/get, which Chromium proxies back here (serveProxied)
  *   history                  → optional, the popup's last requests (background/history.js): record(entry)
+ *   addSite(origin)          → optional, puts an origin on the per-site list (the user's "always" in the window)
  */
 export function createBridge(deps) {
   const log = deps.log || (() => {});
@@ -137,6 +140,22 @@ export function createBridge(deps) {
     req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED }, 'The security-key window was closed');
   }
 
+  /**
+   * The user chose another way in the security-key window: the host stops (cancel, its window closes), and the page
+   * calls what was below the bridge with this very request (`fallback`, reason ANOTHER_WAY). With `always`, the
+   * site's later requests go there at once (the per-site list).
+   */
+  function anotherWay(id, { always = false } = {}) {
+    const req = requests.get(id);
+    if (!req || req.ctx.proxied) return;
+    cancel(id, req);
+    req.ctx.send({ kind: 'fallback', rid: req.rid, reason: ANOTHER_WAY });
+    log('debug', `${id} handed below the bridge by the user${always ? ', and its site from now on' : ''}`);
+    if (always && deps.addSite && req.ctx.trusted.origin) {
+      Promise.resolve(deps.addSite(req.ctx.trusted.origin)).catch((error) => log('error', `cannot list the site: ${error && error.message}`));
+    }
+  }
+
   function tabClosed(tabId) {
     const gone = queue.drop((e) => e.tabId === tabId).map((e) => e.ctx);
     for (const [id, req] of requests) if (req.tabId === tabId) { cancel(id, req); gone.push(req.ctx); }
@@ -171,7 +190,7 @@ export function createBridge(deps) {
   }
 
   return {
-    start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled,
+    start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled, anotherWay,
     tabClosed, frameNavigated, focusChanged, sitesChanged: intake.sitesChanged, status, refreshInfo: host.refreshInfo,
     pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),
   };

@@ -63,6 +63,9 @@
     const listen = captured(eventTargetProto, 'addEventListener') || ((t, ...a) => t.addEventListener(...a));
     const unlisten = captured(eventTargetProto, 'removeEventListener') || ((t, ...a) => t.removeEventListener(...a));
     const rejected = (error) => new PromiseCtor((resolve, reject) => reject(error));
+    const performanceObj = win.performance;
+    const performanceNow = captured(win.Performance && win.Performance.prototype, 'now');
+    const clock = performanceObj && performanceNow ? () => performanceNow(performanceObj) : () => Date.now();
     const cryptoObj = win.crypto;
     // window.origin, not location.origin: a sandboxed document's location names its URL's origin, and a message
     // targeted there would be dropped by its own opaque window, leaving the promise unsettled.
@@ -106,7 +109,7 @@
       const request = codec.buildRequest(type, converted.publicKey, webidl);
       const rid = codec.newRequestId(cryptoObj);
       return new PromiseCtor((resolve, reject) => {
-        const entry = { rid, type, original, options: converted, signal, resolve, reject, onAbort: null };
+        const entry = { rid, type, original, options: converted, signal, resolve, reject, onAbort: null, startedAt: clock() };
         entry.onAbort = () => {
           if (pending !== entry) return;
           finish(entry);
@@ -117,6 +120,15 @@
         if (signal) listen(signal, 'abort', entry.onAbort);
         post({ kind: 'request', rid, type: request.type, options: request.options });
       });
+    }
+
+    /** The request's options with `publicKey.timeout` less the time the bridge held it: what is below the bridge
+     *  gets what is left of the page's time, not a fresh start. No timeout stays none (the browser's default). */
+    function withTimeLeft(entry) {
+      const publicKey = entry.options.publicKey;
+      if (!publicKey || typeof publicKey.timeout !== 'number') return entry.options;
+      const left = Math.max(1, Math.round(publicKey.timeout - (clock() - entry.startedAt)));
+      return { __proto__: null, ...entry.options, publicKey: { __proto__: null, ...publicKey, timeout: left } };
     }
 
     function onMessage(event) {
@@ -145,9 +157,11 @@
       } else if (message.kind === 'error') {
         entry.reject(codec.buildError(message.error, env));
       } else if (message.kind === 'fallback') {
-        // Host missing or site switched off: the browser's own WebAuthn, with the page's original options.
+        // Host missing, site switched off, or the user chose another way in the security-key window: the function
+        // below the bridge (the browser's own WebAuthn, or another extension's wrapper) gets this very request —
+        // the page's converted options, its signal, and the time it has left.
         try {
-          entry.resolve(apply(entry.original, creds, [entry.options]));
+          entry.resolve(apply(entry.original, creds, [withTimeLeft(entry)]));
         } catch (error) {
           entry.reject(error);
         }

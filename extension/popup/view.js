@@ -23,6 +23,7 @@ const ERROR_TEXT = {
 };
 const BROWSER_TEXT = {
   'site-setting': 'the site is listed in the options',
+  'another-way': 'you chose another way in the security-key window',
   'host-missing': 'the host is not installed',
   'host-forbidden': 'the host does not allow this extension',
   'host-failed': 'the host failed to start',

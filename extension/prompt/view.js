@@ -9,7 +9,8 @@
  * at least ACTIVATION_DELAY_MS after the chooser appeared, never a key the keyboard repeats: a click or key
  * meant for the page, or a key held down since before the window popped up, must not choose an account
  * (Chromium's dialogs drop such input the same way). From the keyboard: the first account has the focus,
- * Up/Down or Tab move it, Enter or Space picks (on release), Escape is Cancel.
+ * Up/Down or Tab move it, Enter or Space picks (on release), Escape is Cancel. The button that hands the request to
+ * another way (a phone, a passkey manager, the browser's own) follows the same rules, armed when it appears.
  *
  * The extension owns every sentence the user reads; the host sends status codes, data (the PIN attempts left)
  * and, at times, a detail in its own words (why a key cannot be used, why a request failed).
@@ -40,6 +41,11 @@ function wrongPINText(attemptsLeft) {
 export function statusText(status) {
   return Object.prototype.hasOwnProperty.call(TEXT, status) ? TEXT[status] : TEXT.processing;
 }
+
+/** The button that hands the request below the bridge, and its "always" box: the browser's own dialog offers a
+ *  phone, a passkey manager or its own password manager from the same place. */
+export const ANOTHER_WAY_TEXT = 'Use a phone, passkey manager or the browser\'s own';
+export const ALWAYS_TEXT = 'Always for this site';
 
 /** The line under the sentence: the wrong-PIN line for a `pin` with attempts left, otherwise the host's
  *  detail, unless it only repeats the sentence already shown. */
@@ -104,18 +110,31 @@ const ACTIVATING_KEYS = new Set(['Enter', ' ']);
 export function createPromptView(doc, port, clock) {
   const el = (id) => doc.getElementById(id);
   let accountsShown = null; // the account list the buttons were built for
-  let armedAt = Infinity;
-  let armTimer = null;
-  // The press that may choose when released: {index, by: 'pointer' | the key}, taken only after the guard.
+  let anotherShown = false;
+  // When each choice starts to take input: the chooser, and the "another way" button.
+  const armedAt = { accounts: Infinity, another: Infinity };
+  const armTimers = { accounts: null, another: null };
+  // The press that may choose when released: {choice: an account's index or 'another', by: 'pointer' | the key},
+  // taken only after the guard.
   let pressed = null;
 
-  function arm() {
-    armedAt = clock.now() + ACTIVATION_DELAY_MS;
+  /** `which` ('accounts' or 'another') takes input from ACTIVATION_DELAY_MS on; data-chooser / data-another say
+   *  "waiting" then "armed" (markers for tests and styles only: acceptsActivation() compares times itself). */
+  function arm(which) {
+    armedAt[which] = clock.now() + ACTIVATION_DELAY_MS;
     pressed = null;
-    doc.documentElement.dataset.chooser = 'waiting';
-    if (armTimer !== null) clearTimeout(armTimer);
-    // Only a marker for tests and styles; acceptsActivation() compares times itself.
-    armTimer = setTimeout(() => { armTimer = null; if (accountsShown) doc.documentElement.dataset.chooser = 'armed'; }, ACTIVATION_DELAY_MS);
+    const marker = which === 'accounts' ? 'chooser' : 'another';
+    doc.documentElement.dataset[marker] = 'waiting';
+    if (armTimers[which] !== null) clearTimeout(armTimers[which]);
+    armTimers[which] = setTimeout(() => {
+      armTimers[which] = null;
+      if (which === 'accounts' ? accountsShown : anotherShown) doc.documentElement.dataset[marker] = 'armed';
+    }, ACTIVATION_DELAY_MS);
+  }
+
+  function disarm(which) {
+    armedAt[which] = Infinity;
+    delete doc.documentElement.dataset[which === 'accounts' ? 'chooser' : 'another'];
   }
 
   function renderAccounts(accounts) {
@@ -125,7 +144,7 @@ export function createPromptView(doc, port, clock) {
     list.replaceChildren();
     list.hidden = !accounts;
     if (!accounts) {
-      delete doc.documentElement.dataset.chooser;
+      disarm('accounts');
       return;
     }
     const labels = accountLabels(accounts);
@@ -141,17 +160,21 @@ export function createPromptView(doc, port, clock) {
         button.appendChild(small);
       }
       button.dataset.index = String(index);
-      button.addEventListener('pointerdown', (event) => press(event, index, 'pointer'));
-      button.addEventListener('click', (event) => {
-        // A click the keyboard made (detail 0) is handled by keyup below, where its press is known.
-        if (event.detail !== 0) release(event, index, 'pointer');
-      });
+      listenForPointer(button, index);
       const item = doc.createElement('li');
       item.appendChild(button);
       list.appendChild(item);
     });
-    arm();
+    arm('accounts');
     list.querySelector('button').focus();
+  }
+
+  function renderAnotherWay(offered) {
+    el('another').hidden = !offered;
+    if (offered === anotherShown) return;
+    anotherShown = offered;
+    if (offered) arm('another');
+    else disarm('another');
   }
 
   function render(view) {
@@ -164,26 +187,44 @@ export function createPromptView(doc, port, clock) {
     el('detail').textContent = detail;
     el('detail').hidden = !detail;
     renderAccounts(Array.isArray(view.accounts) && view.accounts.length ? view.accounts : null);
+    renderAnotherWay(view.anotherWay === true);
     el('close').textContent = view.final ? 'Close' : 'Cancel';
     doc.title = `Security key — ${lines.headline}`;
   }
 
-  function press(event, index, by) {
+  /** A choice takes a press and its release on the same element, both trusted and after its guard. */
+  function listenForPointer(button, choice) {
+    button.addEventListener('pointerdown', (event) => press(event, choice, 'pointer'));
+    button.addEventListener('click', (event) => {
+      // A click the keyboard made (detail 0) is handled by keyup below, where its press is known.
+      if (event.detail !== 0) release(event, choice, 'pointer');
+    });
+  }
+
+  function guardOf(choice) {
+    return choice === 'another' ? armedAt.another : armedAt.accounts;
+  }
+
+  function press(event, choice, by) {
     if (event.repeat === true) return; // the keyboard repeating a key held down: neither a press nor a cancel
-    pressed = acceptsActivation(event, armedAt, clock.now()) ? { index, by } : null;
+    pressed = acceptsActivation(event, guardOf(choice), clock.now()) ? { choice, by } : null;
   }
 
-  function release(event, index, by) {
-    const counts = pressed !== null && pressed.index === index && pressed.by === by && acceptsActivation(event, armedAt, clock.now());
+  function release(event, choice, by) {
+    const counts = pressed !== null && pressed.choice === choice && pressed.by === by
+      && acceptsActivation(event, guardOf(choice), clock.now());
     pressed = null;
-    if (counts) port.postMessage({ kind: 'select', index });
+    if (!counts) return;
+    if (choice === 'another') port.postMessage({ kind: 'another-way', always: el('always').checked === true });
+    else port.postMessage({ kind: 'select', index: choice });
   }
 
-  /** The account button `event` is on, as its index in the list, or -1. */
-  function accountIndex(event) {
+  /** The choice `event` is on: an account button's index, 'another' for the "another way" button, or null. */
+  function choiceOf(event) {
     const target = event.target;
+    if (target && target === el('another-way') && anotherShown) return 'another';
     return target && target.dataset && target.parentNode && target.parentNode.parentNode === el('accounts')
-      ? Number(target.dataset.index) : -1;
+      ? Number(target.dataset.index) : null;
   }
 
   function close(event) {
@@ -199,23 +240,30 @@ export function createPromptView(doc, port, clock) {
     buttons[Math.min(buttons.length - 1, Math.max(0, at + step))].focus();
   }
 
+  el('another-way').textContent = ANOTHER_WAY_TEXT;
+  el('always-text').textContent = ALWAYS_TEXT;
   el('close').addEventListener('click', close);
+  listenForPointer(el('another-way'), 'another');
   doc.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') close(event);
     else if (event.key === 'ArrowDown') moveAmongAccounts(event, 1);
     else if (event.key === 'ArrowUp') moveAmongAccounts(event, -1);
-    else if (ACTIVATING_KEYS.has(event.key) && accountIndex(event) >= 0) {
+    else if (ACTIVATING_KEYS.has(event.key) && choiceOf(event) !== null) {
       event.preventDefault(); // no click on the key-down (Enter) or from it (Space): the release decides
-      press(event, accountIndex(event), event.key);
+      press(event, choiceOf(event), event.key);
     }
   });
   doc.addEventListener('keyup', (event) => {
-    if (ACTIVATING_KEYS.has(event.key) && accountIndex(event) >= 0) {
+    if (ACTIVATING_KEYS.has(event.key) && choiceOf(event) !== null) {
       event.preventDefault();
-      release(event, accountIndex(event), event.key);
+      release(event, choiceOf(event), event.key);
     }
   });
-  // Back on screen after being hidden: input is held off again, as when the chooser first appeared.
-  doc.addEventListener('visibilitychange', () => { if (doc.visibilityState === 'visible' && accountsShown) arm(); });
+  // Back on screen after being hidden: input is held off again, as when the choices first appeared.
+  doc.addEventListener('visibilitychange', () => {
+    if (doc.visibilityState !== 'visible') return;
+    if (accountsShown) arm('accounts');
+    if (anotherShown) arm('another');
+  });
   return { render };
 }

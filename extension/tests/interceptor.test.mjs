@@ -26,7 +26,9 @@ function fakeWindow({ capabilities, policy, top, activation, origin = 'https://e
   class AuthenticatorAttestationResponse extends AuthenticatorResponse {}
   class AuthenticatorAssertionResponse extends AuthenticatorResponse {}
   const listeners = [];
+  class Performance { now() { return win.now; } }
   const win = {
+    now: 1000, performance: new Performance(), Performance,
     navigator: { credentials: new CredentialsContainer(), userActivation: activation },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
     DOMException, TypeError, AbortSignal, EventTarget, Promise, crypto: webcrypto, setTimeout, clearTimeout,
@@ -212,6 +214,36 @@ test('a fallback reply hands the converted options to the browser\'s own get', a
   assert.equal(win.nativeCalls[0][2].publicKey.challenge, options.publicKey.challenge, 'the page\'s own buffer');
   assert.equal(win.nativeCalls[0][2].publicKey.rpId, 'example.com');
   assert.equal(win.nativeCalls[0][1], win.navigator.credentials);
+});
+
+test('a fallback after the bridge held the request gives what is below the time the page has left, and its signal', async () => {
+  const win = fakeWindow();
+  const controller = new AbortController();
+  const promise = win.navigator.credentials.get({ publicKey: { ...getOptions().publicKey, timeout: 20000 }, signal: controller.signal });
+  win.now += 7000.4; // the user read the security-key window, then chose another way
+  // A page script replacing performance.now meanwhile changes nothing: the clock was captured at install.
+  win.Performance.prototype.now = () => 0;
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'another-way' });
+  assert.equal(await promise, 'native-get');
+  const given = win.nativeCalls[0][2];
+  assert.equal(given.publicKey.timeout, 13000);
+  assert.equal(given.signal, controller.signal, 'the page\'s own signal: an abort now reaches what is below');
+  assert.equal(given.publicKey.rpId, 'example.com');
+  assert.equal(Object.getPrototypeOf(given), null, 'no page setter or getter on the way');
+  assert.equal(Object.getPrototypeOf(given.publicKey), null);
+});
+
+test('a request without a timeout goes below without one, and a spent one as the least there is', async () => {
+  const win = fakeWindow();
+  const none = win.navigator.credentials.get(getOptions());
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'another-way' });
+  await none;
+  assert.equal('timeout' in win.nativeCalls[0][2].publicKey, false);
+  const spent = win.navigator.credentials.get({ publicKey: { ...getOptions().publicKey, timeout: 500 } });
+  win.now += 900;
+  win.reply(win.posted[1].data.rid, { kind: 'fallback', reason: 'another-way' });
+  await spent;
+  assert.equal(win.nativeCalls[1][2].publicKey.timeout, 1);
 });
 
 test('replies from another window, another channel, a wrong rid or a bad shape are ignored', async () => {

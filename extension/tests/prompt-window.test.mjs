@@ -54,7 +54,9 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     randomToken: () => `token${++tokens}`,
     select: (id, index) => bridge.select(id, index),
     userCancelled: (id) => bridge.userCancelled(id),
+    anotherWay: (id, choice) => bridge.anotherWay(id, choice),
   });
+  const sitesAdded = [];
   bridge = router.createBridge({
     connectNative: () => { const p = fakePort(); natives.push(p); return p; },
     disconnectError: () => '',
@@ -66,6 +68,7 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     prompt: prompts,
     frameTree: async () => null,
     isTabFocused: async () => true,
+    addSite: async (origin) => { sitesAdded.push(origin); },
   });
   bridge.start();
   const native = natives[0];
@@ -81,7 +84,7 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     prompts.attach(port, PAGE_URL);
     return port;
   };
-  return { bridge, prompts, native, hostSays, frame, windows, windowPage, clock, advance };
+  return { bridge, prompts, native, hostSays, frame, windows, windowPage, clock, advance, sitesAdded };
 }
 
 /** A request from tab 1's top-level document; `pressed`: the user pressed something in the page just before
@@ -155,12 +158,12 @@ test('the window is told the site from the bridge\'s own records (sender origin,
   await settle();
   const page = t.windowPage();
   const site = { type: 'create', origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com' };
-  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, final: false }]);
+  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, anotherWay: false, final: false }]);
   t.hostSays({ id, type: 'status', status: 'touch', detail: '' });
-  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', attemptsLeft: null, accounts: null, final: false });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', attemptsLeft: null, accounts: null, anotherWay: true, final: false });
   // After a wrong PIN: the attempts left, as the host's number (the window words it); nothing else is taken for one.
   t.hostSays({ id, type: 'status', status: 'pin', attemptsLeft: 2 });
-  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'pin', detail: '', attemptsLeft: 2, accounts: null, final: false });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'pin', detail: '', attemptsLeft: 2, accounts: null, anotherWay: false, final: false });
   t.hostSays({ id, type: 'status', status: 'pin', attemptsLeft: '2' });
   assert.equal(page.sent.at(-1).attemptsLeft, null);
 });
@@ -245,7 +248,7 @@ test('an error with a detail for the user keeps (or opens) the window to say why
   const page = t.windowPage();
   t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED }, detail: 'Your PIN is blocked.' });
   assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
-  assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', attemptsLeft: null, accounts: null, final: true });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site: page.sent[0].site, status: 'error', detail: 'Your PIN is blocked.', attemptsLeft: null, accounts: null, anotherWay: false, final: true });
   assert.deepEqual(t.windows.removed, []);
   // The window that says why belongs to the tab that asked: focused, it keeps that tab's focus (and no other's).
   assert.equal(t.prompts.isPromptWindowOf(100, 1), true);
@@ -288,6 +291,60 @@ test('errors without a detail, and the page aborting, close the window without a
   page({ kind: 'cancel', rid: 'A' });
   assert.deepEqual(t.windows.removed, [100]);
   assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+});
+
+test('"another way", offered while a key is to be plugged in or touched: the host stops, the page goes below the bridge', async () => {
+  for (const status of ['insert-key', 'key-unusable', 'select-key', 'touch']) {
+    const t = setup();
+    const { port, id } = await started(t);
+    t.hostSays({ id, type: 'status', status });
+    await settle();
+    const page = t.windowPage();
+    assert.equal(page.sent.at(-1).anotherWay, true, status);
+    page.onMessage.fire({ kind: 'another-way' });
+    assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' }, 'the host stops touching the key');
+    assert.deepEqual(t.windows.removed, [100], 'the window closes');
+    assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'A', reason: 'another-way' }], 'no error: the page\'s call goes on below');
+    assert.deepEqual(t.sitesAdded, [], 'once only, unless the user asked for always');
+    t.hostSays({ id, type: 'status', status: 'touch' }); // a late status of the cancelled ceremony
+    t.hostSays({ id, type: 'error', error: { name: 'AbortError', message: 'cancelled' } });
+    await settle();
+    assert.equal(t.windows.created.length, 1, 'no stale window');
+    assert.equal(port.sent.length, 1);
+  }
+});
+
+test('"another way" with "always for this site" lists the trusted origin', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'insert-key' });
+  await settle();
+  t.windowPage().onMessage.fire({ kind: 'another-way', always: true });
+  await settle();
+  assert.deepEqual(t.sitesAdded, ['https://login.example.com']);
+});
+
+test('"another way" is not offered, and not taken, once the key is in use or the request is over', async () => {
+  for (const status of ['pin', 'uv', 'processing', 'select-account', 'set-pin']) {
+    const t = setup();
+    const { port, id } = await started(t);
+    t.hostSays({ id, type: 'status', status: 'touch' });
+    t.hostSays({ id, type: 'status', status, accounts: [{ name: 'a' }, { name: 'b' }] });
+    await settle();
+    const page = t.windowPage();
+    assert.equal(page.sent.at(-1).anotherWay, false, status);
+    page.onMessage.fire({ kind: 'another-way' });
+    assert.equal(t.native.sent.filter((f) => f.type === 'cancel').length, 0, status);
+    assert.deepEqual(port.sent, [], status);
+  }
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: '' }, detail: 'This key has no PIN set.' });
+  await settle();
+  const page = t.windowPage();
+  assert.equal(page.sent.at(-1).anotherWay, false, 'a window saying why has nothing to hand on');
+  page.onMessage.fire({ kind: 'another-way' });
+  assert.deepEqual(port.sent.map((m) => m.kind), ['error']);
 });
 
 test('closing the tab cancels its request and closes its window', async () => {

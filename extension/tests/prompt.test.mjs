@@ -107,7 +107,7 @@ function fakeDocument() {
     e.focus = () => { doc.activeElement = e; };
     return e;
   };
-  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
+  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close', 'another', 'another-way', 'always', 'always-text'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
   const doc = {
     listeners: {}, documentElement: { dataset: {} }, body: {}, title: '', visibilityState: 'visible', activeElement: null,
     getElementById: (id) => ids[id], createElement: element,
@@ -143,4 +143,44 @@ test('the chooser: a press and its release after the guard choose; a held or rep
   key('keydown', 'Enter');
   key('keyup', 'Enter');
   assert.deepEqual(sent.at(-1), { kind: 'select', index: 0 }, 'a fresh Enter after the guard chooses on its release');
+});
+
+test('"another way": shown only when offered, armed like the chooser, trusted input only; it says whether always', () => {
+  const { doc, ids, fire } = fakeDocument();
+  const sent = [];
+  const clock = { t: 0, now: () => clock.t };
+  const view = prompt.createPromptView(doc, { postMessage: (m) => sent.push(m) }, clock);
+  assert.equal(ids['another-way'].textContent, prompt.ANOTHER_WAY_TEXT);
+  const site = { origin: 'https://example.com', rpId: 'example.com' };
+  view.render({ site, status: 'pin', anotherWay: false });
+  assert.equal(ids.another.hidden, true);
+  view.render({ site, status: 'insert-key', anotherWay: true });
+  assert.equal(ids.another.hidden, false);
+  assert.equal(doc.documentElement.dataset.another, 'waiting');
+  const button = ids['another-way'];
+  const key = (type, k, extra = {}) => fire(doc, type, { key: k, isTrusted: true, target: button, ...extra });
+  fire(button, 'pointerdown', { isTrusted: true, detail: 1 });    // a click meant for the page, as the window popped up
+  clock.t = prompt.ACTIVATION_DELAY_MS + 1;
+  fire(button, 'click', { isTrusted: true, detail: 1 });
+  fire(button, 'pointerdown', { isTrusted: false, detail: 1 });   // script
+  fire(button, 'click', { isTrusted: false, detail: 1 });
+  key('keydown', 'Enter', { repeat: true });                       // held down since before
+  key('keyup', 'Enter');
+  assert.deepEqual(sent, [], 'nothing handed on');
+  fire(button, 'pointerdown', { isTrusted: true, detail: 1 });
+  fire(button, 'click', { isTrusted: true, detail: 1 });
+  assert.deepEqual(sent, [{ kind: 'another-way', always: false }]);
+  ids.always.checked = true;
+  key('keydown', ' ');
+  key('keyup', ' ');
+  assert.deepEqual(sent.at(-1), { kind: 'another-way', always: true });
+  view.render({ site, status: 'pin', anotherWay: false });
+  fire(button, 'pointerdown', { isTrusted: true, detail: 1 });
+  fire(button, 'click', { isTrusted: true, detail: 1 });
+  assert.equal(sent.length, 2, 'hidden: no choice');
+  assert.equal(doc.documentElement.dataset.another, undefined);
+  view.render({ site, status: 'touch', anotherWay: true });
+  fire(button, 'pointerdown', { isTrusted: true, detail: 1 });
+  fire(button, 'click', { isTrusted: true, detail: 1 });
+  assert.equal(sent.length, 2, 'shown again: armed again');
 });
