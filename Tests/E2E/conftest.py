@@ -3,7 +3,8 @@ party, and one BrowserSession per test module and browser.
 
 A module tunes its browser with module-level names: INSTALL_HOST = False (no host manifest: the fallback case),
 TOKEN_ARGS = (...) (passed to `webauthn-bridge token create`), FIREFOX_PREFS = {...}, and PROXY_PATH = True to
-run its tests a third time, in Chromium through the proxy path ("chromium-proxy"; "chromium" is the page path).
+run its tests a third time, in Chromium through the proxy path ("chromium-proxy"; "chromium" is the page path), and
+OWN_AUTHENTICATOR = True to have the browser's own WebAuthn, below the bridge, answered by a virtual authenticator.
 """
 import os
 
@@ -48,7 +49,8 @@ def browser(request, host, rp_server):
     session = BrowserSession.for_param(request.param, host, rp_server.origin,
                              install=getattr(module, "INSTALL_HOST", True),
                              token_args=tuple(getattr(module, "TOKEN_ARGS", ())),
-                             firefox_prefs=getattr(module, "FIREFOX_PREFS", None))
+                             firefox_prefs=getattr(module, "FIREFOX_PREFS", None),
+                             own_authenticator=getattr(module, "OWN_AUTHENTICATOR", False))
     yield session
     session.close()
 

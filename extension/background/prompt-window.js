@@ -36,9 +36,10 @@ const USER_FAILURES = new Set(['NotAllowedError', 'InvalidStateError']);
 // What the user must act on in the window itself: it comes to the front again if it went behind the tab (only a
 // window that was given the focus for a user's press).
 const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
-// While the user is asked to plug in or touch a key, the window offers another way: the request goes below the
-// bridge (the browser's own WebAuthn, or another extension's wrapper), with its options, signal and time left.
-const ANOTHER_WAY = new Set(['insert-key', 'key-unusable', 'select-key', 'touch']);
+// While the user is asked to plug in a key, touch it, or verify on it (PIN, fingerprint), the window offers another
+// way: the request goes below the bridge (the browser's own WebAuthn, or another extension's wrapper), with its
+// options, signal and time left. Not once the key has answered (the account chooser, "processing").
+const ANOTHER_WAY = new Set(['insert-key', 'key-unusable', 'select-key', 'touch', 'pin', 'set-pin', 'uv']);
 /** A tab's next new window, without a user's press in between, waits until this long after its last. */
 export const COOLDOWN_MS = 10000;
 /** A press counts as the user's action for a window opened at most this long after it. */

@@ -22,6 +22,10 @@
   const CODEC_KEY = Symbol.for('webauthn-bridge.codec');
   const WEBIDL_KEY = Symbol.for('webauthn-bridge.webidl');
   const CAPABILITIES_TIMEOUT_MS = 1500;
+  // The fallback reason of a request the user handed on in the security-key window (background/router.js).
+  const ANOTHER_WAY = 'another-way';
+  // How long a handed-on request without a timeout waits for the focus: the browsers' own default (5 minutes).
+  const FOCUS_WAIT_DEFAULT_MS = 300000;
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor } = Object;
 
@@ -66,6 +70,11 @@
     const performanceObj = win.performance;
     const performanceNow = captured(win.Performance && win.Performance.prototype, 'now');
     const clock = performanceObj && performanceNow ? () => performanceNow(performanceObj) : () => Date.now();
+    const doc = win.document;
+    const documentHasFocus = captured(win.Document && win.Document.prototype, 'hasFocus');
+    const hasFocus = () => (doc && documentHasFocus ? documentHasFocus(doc) === true : true);
+    const setTimer = win.setTimeout;
+    const clearTimer = win.clearTimeout;
     const cryptoObj = win.crypto;
     // window.origin, not location.origin: a sandboxed document's location names its URL's origin, and a message
     // targeted there would be dropped by its own opaque window, leaving the promise unsettled.
@@ -131,6 +140,31 @@
       return { __proto__: null, ...entry.options, publicKey: { __proto__: null, ...publicKey, timeout: left } };
     }
 
+    /**
+     * `go` once this top-level document has the focus again: the user's choice closed the security-key window, and
+     * the browser gives the focus back a moment later, while the browsers' own WebAuthn refuses a document without
+     * it (Firefox's "CredentialsContainer request is not allowed.", Chromium's create). A frame, whose own document
+     * does not get the focus its top does, goes at once; so does every request when its time is up or its signal
+     * aborts (the browser's own then answers as it would).
+     */
+    function afterFocus(entry, go) {
+      if (win.top !== win || hasFocus()) return go();
+      let timer = null;
+      const once = () => {
+        if (timer === null) return;
+        apply(clearTimer, win, [timer]);
+        timer = null;
+        unlisten(win, 'focus', once, true);
+        if (entry.signal) unlisten(entry.signal, 'abort', once);
+        go();
+      };
+      const publicKey = entry.options.publicKey;
+      const limit = publicKey && typeof publicKey.timeout === 'number' ? publicKey.timeout : FOCUS_WAIT_DEFAULT_MS;
+      timer = apply(setTimer, win, [once, Math.max(0, limit - (clock() - entry.startedAt))]);
+      listen(win, 'focus', once, true);
+      if (entry.signal) listen(entry.signal, 'abort', once);
+    }
+
     function onMessage(event) {
       if (event.source !== win) return;
       const message = codec.parseRelayMessage(event.data);
@@ -160,11 +194,15 @@
         // Host missing, site switched off, or the user chose another way in the security-key window: the function
         // below the bridge (the browser's own WebAuthn, or another extension's wrapper) gets this very request —
         // the page's converted options, its signal, and the time it has left.
-        try {
-          entry.resolve(apply(entry.original, creds, [withTimeLeft(entry)]));
-        } catch (error) {
-          entry.reject(error);
-        }
+        const goBelow = () => {
+          try {
+            entry.resolve(apply(entry.original, creds, [withTimeLeft(entry)]));
+          } catch (error) {
+            entry.reject(error);
+          }
+        };
+        if (message.reason === ANOTHER_WAY) afterFocus(entry, goBelow);
+        else goBelow();
       }
     }
     addEventListener.call(win, 'message', onMessage, true);

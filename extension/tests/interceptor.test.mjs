@@ -10,7 +10,7 @@ const codec = require('../page/codec.js');
 const webidl = require('../page/webidl.js');
 const { install } = require('../page/interceptor.js');
 
-function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com', browser = 'chromium' } = {}) {
+function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com', browser = 'chromium', focused } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
     get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
@@ -27,14 +27,28 @@ function fakeWindow({ capabilities, policy, top, activation, origin = 'https://e
   class AuthenticatorAssertionResponse extends AuthenticatorResponse {}
   const listeners = [];
   class Performance { now() { return win.now; } }
+  // With `focused` given, the document says whether it has the focus, and the window's own events (focus) are kept
+  // apart from the real EventTarget the signals use.
+  class Document { hasFocus() { return win.focused; } }
+  class WindowEventTarget {
+    addEventListener(type, fn, options) {
+      if (this !== win) return EventTarget.prototype.addEventListener.call(this, type, fn, options);
+      (win.windowListeners[type] ||= []).push(fn);
+    }
+    removeEventListener(type, fn, options) {
+      if (this !== win) return EventTarget.prototype.removeEventListener.call(this, type, fn, options);
+      win.windowListeners[type] = (win.windowListeners[type] || []).filter((f) => f !== fn);
+    }
+  }
   const win = {
     now: 1000, performance: new Performance(), Performance,
     navigator: { credentials: new CredentialsContainer(), userActivation: activation },
     CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
-    DOMException, TypeError, AbortSignal, EventTarget, Promise, crypto: webcrypto, setTimeout, clearTimeout,
-    origin,
+    DOMException, TypeError, AbortSignal, EventTarget: focused === undefined ? EventTarget : WindowEventTarget, Promise,
+    crypto: webcrypto, setTimeout, clearTimeout, origin, focused, windowListeners: {},
+    Document: focused === undefined ? undefined : Document,
     location: { origin: 'https://example.com' },
-    document: policy ? { featurePolicy: policy } : {},
+    document: Object.assign(focused === undefined ? {} : new Document(), policy ? { featurePolicy: policy } : {}),
     posted: [], nativeCalls: [],
     postMessage(data, target) { win.posted.push({ data: structuredClone(data), target }); },
     addEventListener(type, fn) { if (type === 'message') listeners.push(fn); },
@@ -244,6 +258,36 @@ test('a request without a timeout goes below without one, and a spent one as the
   win.reply(win.posted[1].data.rid, { kind: 'fallback', reason: 'another-way' });
   await spent;
   assert.equal(win.nativeCalls[1][2].publicKey.timeout, 1);
+});
+
+test('a request handed on by the user waits for its document to have the focus back, then goes below', async () => {
+  const win = fakeWindow({ focused: false });
+  const promise = win.navigator.credentials.create({ ...createOptions(), publicKey: { ...createOptions().publicKey, timeout: 60000 } });
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'another-way' });
+  await tick();
+  assert.equal(win.nativeCalls.length, 0, 'the security-key window still has the focus: the browser\'s own would refuse');
+  win.focused = true;
+  win.windowListeners.focus.forEach((fn) => fn({ type: 'focus' }));
+  assert.equal(await promise, 'native-create');
+  assert.equal(win.nativeCalls.length, 1);
+  assert.deepEqual(win.windowListeners.focus, [], 'no listener left behind');
+});
+
+test('a handed-on request whose signal aborts while it waits for the focus goes below at once (the browser answers)', async () => {
+  const win = fakeWindow({ focused: false });
+  const controller = new AbortController();
+  const promise = win.navigator.credentials.get({ ...getOptions(), signal: controller.signal });
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'another-way' });
+  controller.abort();
+  assert.equal(await promise, 'native-get');
+  assert.equal(win.nativeCalls[0][2].signal, controller.signal);
+});
+
+test('other fallbacks go below at once, focus or not (the page has just asked)', async () => {
+  const win = fakeWindow({ focused: false });
+  const promise = win.navigator.credentials.get(getOptions());
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'host-missing' });
+  assert.equal(await promise, 'native-get');
 });
 
 test('replies from another window, another channel, a wrong rid or a bad shape are ignored', async () => {

@@ -158,12 +158,12 @@ test('the window is told the site from the bridge\'s own records (sender origin,
   await settle();
   const page = t.windowPage();
   const site = { type: 'create', origin: 'https://login.example.com', topOrigin: '', rpId: 'example.com' };
-  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, anotherWay: false, final: false }]);
+  assert.deepEqual(page.sent, [{ kind: 'view', site, status: 'pin', detail: 'Enter your security key\'s PIN in the dialog.', attemptsLeft: null, accounts: null, anotherWay: true, final: false }]);
   t.hostSays({ id, type: 'status', status: 'touch', detail: '' });
   assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'touch', detail: '', attemptsLeft: null, accounts: null, anotherWay: true, final: false });
   // After a wrong PIN: the attempts left, as the host's number (the window words it); nothing else is taken for one.
   t.hostSays({ id, type: 'status', status: 'pin', attemptsLeft: 2 });
-  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'pin', detail: '', attemptsLeft: 2, accounts: null, anotherWay: false, final: false });
+  assert.deepEqual(page.sent.at(-1), { kind: 'view', site, status: 'pin', detail: '', attemptsLeft: 2, accounts: null, anotherWay: true, final: false });
   t.hostSays({ id, type: 'status', status: 'pin', attemptsLeft: '2' });
   assert.equal(page.sent.at(-1).attemptsLeft, null);
 });
@@ -293,8 +293,8 @@ test('errors without a detail, and the page aborting, close the window without a
   assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
 });
 
-test('"another way", offered while a key is to be plugged in or touched: the host stops, the page goes below the bridge', async () => {
-  for (const status of ['insert-key', 'key-unusable', 'select-key', 'touch']) {
+test('"another way", offered while a key is to be plugged in, touched or verified on: the host stops, the page goes below the bridge', async () => {
+  for (const status of ['insert-key', 'key-unusable', 'select-key', 'touch', 'pin', 'set-pin', 'uv']) {
     const t = setup();
     const { port, id } = await started(t);
     t.hostSays({ id, type: 'status', status });
@@ -325,7 +325,7 @@ test('"another way" with "always for this site" lists the trusted origin', async
 });
 
 test('"another way" is not offered, and not taken, once the key is in use or the request is over', async () => {
-  for (const status of ['pin', 'uv', 'processing', 'select-account', 'set-pin']) {
+  for (const status of ['processing', 'select-account', 'some-future-status']) {
     const t = setup();
     const { port, id } = await started(t);
     t.hostSays({ id, type: 'status', status: 'touch' });

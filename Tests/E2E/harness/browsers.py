@@ -226,19 +226,25 @@ class Firefox(Browser):
     (extension=None: what the browser installs itself, e.g. by policy). `launcher` goes before the command (as
     for Chromium: e.g. a mount namespace's unshare)."""
     name = "firefox"
+    extra_args: tuple[str, ...] = ()
 
     def __init__(self, workdir: Path, env: dict, extension: Path | None, profile: Path, prefs: dict | None = None,
                  launcher: tuple[str, ...] = (), profile_files: dict | None = None):
         super().__init__(workdir, env)
+        self.profile = profile
         write_profile(profile, prefs, profile_files)
-        self._spawn([*launcher, FIREFOX, "--headless", "--no-remote", "--profile", str(profile),
+        self._spawn([*launcher, FIREFOX, "--headless", "--no-remote", "--profile", str(profile), *self.extra_args,
                      "--remote-debugging-port", "0", "about:blank"], subprocess.PIPE)
-        url = self._bidi_url(timeout=60)
-        self.conn = Connection(f"{url}/session", suppress_origin=True)
-        self.conn.call("session.new", {"capabilities": {}}, timeout=60)
+        self.conn = self._session(self._bidi_url(timeout=60))
         self.extension_id = extension and self.conn.call(
             "webExtension.install", {"extensionData": {"type": "path", "path": str(extension)}})["extension"]
         self.tab = self.conn.call("browsingContext.getTree", {})["contexts"][0]["context"]
+
+    def _session(self, url: str) -> Connection:
+        """A BiDi session of its own at the address Firefox announced."""
+        conn = Connection(f"{url}/session", suppress_origin=True)
+        conn.call("session.new", {"capabilities": {}}, timeout=60)
+        return conn
 
     @property
     def context(self) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .browsers import Chromium, Firefox
 from .install import create_token, firefox_extension, install_host
-from .marionette import MarionetteFirefox
+from .marionette import FirefoxWithOwnAuthenticator, MarionetteFirefox
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
 from .timings import record
 
@@ -45,7 +45,8 @@ class BrowserSession:
     def __init__(self, kind: str, host_binary: Path, site_origin: str, *, install: bool = True,
                  token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False,
                  extra_env: dict | None = None, path: str = "page", chromium_flags: tuple[str, ...] = (),
-                 profile_files: dict | None = None, virtual_authenticator: bool = True):
+                 profile_files: dict | None = None, virtual_authenticator: bool = True,
+                 own_authenticator: bool = False):
         assert not own_webauthn or not install, "the browser's own WebAuthn runs without the bridge"
         assert path == "page" or kind == "chromium", "only Chromium has the proxy path"
         self.kind = kind
@@ -77,6 +78,10 @@ class BrowserSession:
         # Chromium skips its certificate check while a DevTools virtual authenticator is attached: the reference
         # for that check is Chromium's own without one.
         self.virtual_authenticator = virtual_authenticator
+        # With the bridge: what is below it (the browser's own WebAuthn) answered too, by a virtual authenticator
+        # (Chromium: DevTools' on the tab; Firefox: Marionette's, harness/marionette.py). Its id: own_authenticator_id.
+        self.own_authenticator = own_authenticator
+        self.own_authenticator_id = None
         try:
             self._start(host_binary, install, token_args, firefox_prefs)
         except BaseException:
@@ -106,8 +111,11 @@ class BrowserSession:
         elif self.kind == "chromium":
             self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir, flags=self.chromium_flags)
         else:
-            self.browser = Firefox(self.workdir, self.env, firefox_extension(self.workdir), profile, firefox_prefs,
-                                   profile_files=self.profile_files)
+            kind = FirefoxWithOwnAuthenticator if self.own_authenticator else Firefox
+            self.browser = kind(self.workdir, self.env, firefox_extension(self.workdir), profile, firefox_prefs,
+                                profile_files=self.profile_files)
+        if self.own_authenticator:
+            self.own_authenticator_id = self.browser.add_virtual_authenticator()
         self.front_tab = self.browser.tab   # the tab every test drives unless it opens another
         if self.kind == "chromium" and not self.own_webauthn:
             self.choose_path(self.path, expect_attached=install and self.path == "proxy")
