@@ -1,13 +1,14 @@
 /*
  * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js.
  *
- * Replaces CredentialsContainer.prototype.create/get (the existing navigator.credentials object keeps its
- * identity, so store() and preventSilentAccess() still work) with functions that convert the options as the
- * browser does (page/webidl.js), send modal publicKey requests to the relay (content/relay.js) over
- * window.postMessage and rebuild the host's reply as a PublicKeyCredential. Everything else — no publicKey,
- * mediation other than modal, uiMode "immediate", other kinds of credential, host missing, per-site switch — is
- * served by the browser's original functions, saved before patching, with the converted options (so no page
- * getter runs twice).
+ * Replaces CredentialsContainer.prototype.create/get (on the container itself where another extension's wrapper
+ * that ran first put its own; the existing navigator.credentials object keeps its identity, so store() and
+ * preventSilentAccess() still work) with functions that convert the options as the browser does (page/webidl.js),
+ * send modal publicKey requests to the relay (content/relay.js) over window.postMessage and rebuild the host's
+ * reply as a PublicKeyCredential. Everything else — no publicKey, mediation other than modal, uiMode "immediate",
+ * other kinds of credential, host missing, per-site switch, Chromium's proxy path — is handed to the functions
+ * found there before patching (the browser's, or another extension's wrapper), with the converted options (so no
+ * page getter runs twice).
  *
  * Page-side flag for tests: navigator.credentials.create.__webauthnBridge === true (also on get).
  *
@@ -36,15 +37,28 @@
     return typeof fn === 'function' ? (self, ...args) => apply(fn, self, args) : null;
   }
 
+  /** The page's CredentialsContainer, through the browser's own `navigator.credentials` getter: a wrapper that
+   *  ran first may have put an object of its own at `navigator.credentials` (KeePassXC-Browser does), and calls the
+   *  container's functions from there, so the bridge patches the container, not that object. */
+  function containerOf(win) {
+    const getter = captured(win.Navigator && win.Navigator.prototype, 'credentials');
+    const nav = win.navigator;
+    if (!nav) return null;
+    return getter ? getter(nav) : nav.credentials;
+  }
+
   /** `browser` ("chromium" or "firefox") picks the conversions' member sets and texts; the page's engine tells. */
   function install(win, codec, webidl, browser = webidl.browserOf(win)) {
-    const creds = win.navigator && win.navigator.credentials;
+    const creds = containerOf(win);
     const PKC = win.PublicKeyCredential;
     // Insecure contexts have no navigator.credentials / PublicKeyCredential: nothing to bridge.
     if (!creds || typeof PKC !== 'function') return false;
     const proto = Object.getPrototypeOf(creds);
-    const originalCreate = proto.create;
-    const originalGet = proto.get;
+    // What the page would call now, which the bridge calls for whatever it does not serve: the browser's own, or
+    // the function another extension's page script put there before this one ran (docs/extension.md, "Beside
+    // password managers").
+    const originalCreate = creds.create;
+    const originalGet = creds.get;
     if (typeof originalCreate !== 'function' || typeof originalGet !== 'function') return false;
 
     // Captured now, before any page script can replace them.
@@ -223,7 +237,10 @@
     };
     for (const name of ['create', 'get']) {
       Object.defineProperty(patched[name], '__webauthnBridge', { value: true });
-      Object.defineProperty(proto, name, { value: patched[name], writable: true, enumerable: true, configurable: true });
+      // On the prototype, where the browser's are; on the container itself when a wrapper that ran first assigned
+      // its own there (password managers do), which would otherwise hide the bridge from every call.
+      const home = Object.prototype.hasOwnProperty.call(creds, name) ? creds : proto;
+      Object.defineProperty(home, name, { value: patched[name], writable: true, enumerable: true, configurable: true });
     }
 
     const originalCapabilities = typeof PKC.getClientCapabilities === 'function' ? PKC.getClientCapabilities : null;

@@ -10,7 +10,8 @@ const codec = require('../page/codec.js');
 const webidl = require('../page/webidl.js');
 const { install } = require('../page/interceptor.js');
 
-function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com', browser = 'chromium', focused } = {}) {
+function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com', browser = 'chromium', focused,
+  beforeBridge } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
     get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
@@ -61,6 +62,7 @@ function fakeWindow({ capabilities, policy, top, activation, origin = 'https://e
     reply(rid, message) { return win.deliver({ channel: codec.CHANNEL, dir: 'to-page', rid, ...message }); },
   };
   win.top = top || win;
+  if (beforeBridge) beforeBridge(win);   // another extension's page script that ran first
   assert.equal(install(win, codec, webidl, browser), true);
   return win;
 }
@@ -372,4 +374,85 @@ test('a sandboxed document posts to its own window with target "*": its URL\'s o
   const win = fakeWindow({ origin: 'null' });
   win.navigator.credentials.get(getOptions());
   assert.equal(win.posted[0].target, '*');
+});
+
+// ---- Beside another extension's wrapper (a password manager's page script) -----------------------------------------
+
+/** A password manager's page script as Bitwarden and Proton Pass write it: what it found, bound; its own create/get
+ *  assigned on navigator.credentials itself; requests for `rpId` served, the rest handed to what it found. */
+function wrapperLike(win, rpId) {
+  const creds = win.navigator.credentials;
+  const found = { create: creds.create.bind(creds), get: creds.get.bind(creds) };
+  const served = [];
+  const wrap = (kind) => function (options) {
+    const mine = options && options.publicKey && (options.publicKey.rpId || (options.publicKey.rp && options.publicKey.rp.id)) === rpId;
+    if (!mine) return found[kind](options);
+    served.push([kind, options.mediation]);
+    return Promise.resolve(`manager-${kind}`);
+  };
+  creds.create = wrap('create');
+  creds.get = wrap('get');
+  return served;
+}
+
+test('a wrapper that ran first and assigned its own create/get on the container: the bridge goes on top of it', async () => {
+  let served;
+  const win = fakeWindow({ beforeBridge: (w) => { served = wrapperLike(w, 'manager.example'); } });
+  const c = win.navigator.credentials;
+  assert.equal(c.get.__webauthnBridge, true, 'the page calls the bridge first');
+  assert.equal(Object.hasOwn(c, 'get') && Object.hasOwn(c, 'create'), true);
+  // A modal request goes to the relay as always (on the proxy path the background answers "fallback" and the
+  // request goes below, to the wrapper, which serves its sites or calls what it found: Chromium proxies that).
+  const fallback = c.get({ publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } });
+  assert.equal(win.posted.length, 1);
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'proxy' });
+  assert.equal(await fallback, 'manager-get', 'handed to the wrapper, not to the browser under it');
+  const bridged = c.get(getOptions());
+  win.reply(win.posted[1].data.rid, { kind: 'result', credential: assertionFrame });
+  assert.equal((await bridged).id, 'AQI');
+  // Conditional mediation: always to what is below, here the wrapper, which serves it for its site...
+  assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } }),
+    'manager-get');
+  assert.deepEqual(served, [['get', undefined], ['get', 'conditional']]);
+  // ... and hands the others to the browser's own.
+  assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'example.com' } }),
+    'native-get');
+  assert.equal(win.posted.length, 2, 'no conditional request reaches the relay');
+});
+
+test('a wrapper that ran after the bridge finds the bridge, and what it hands on reaches the bridge', async () => {
+  const win = fakeWindow();
+  const served = wrapperLike(win, 'manager.example');
+  const c = win.navigator.credentials;
+  assert.equal(c.get.__webauthnBridge, undefined, 'the wrapper is on top');
+  assert.equal(await c.create({ publicKey: { ...createOptions().publicKey, rp: { id: 'manager.example', name: 'm' } } }),
+    'manager-create');
+  assert.equal(win.posted.length, 0, 'what the wrapper serves never reaches the bridge');
+  const promise = c.get(getOptions());
+  assert.equal(win.posted.length, 1, 'the rest, bound to navigator.credentials, reaches the bridge');
+  win.reply(win.posted[0].data.rid, { kind: 'result', credential: assertionFrame });
+  assert.equal((await promise).id, 'AQI');
+  assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'example.com' } }),
+    'native-get', 'conditional: through the bridge to the browser');
+  assert.deepEqual(served, [['create', undefined]]);
+});
+
+test('a wrapper that put its own object at navigator.credentials: the bridge still patches the container it calls', async () => {
+  const win = fakeWindow({
+    beforeBridge: (w) => {
+      const container = w.navigator.credentials;
+      class Navigator {}
+      Object.defineProperty(Navigator.prototype, 'credentials', { get() { return container; }, configurable: true });
+      w.Navigator = Navigator;
+      const nav = Object.setPrototypeOf({ userActivation: w.navigator.userActivation }, Navigator.prototype);
+      // KeePassXC-Browser's way: an object of its own, calling the container's functions at call time.
+      Object.defineProperty(nav, 'credentials', { value: { get: (options) => container.get(options) } });
+      w.navigator = nav;
+      w.container = container;
+    },
+  });
+  assert.equal(win.container.get.__webauthnBridge, true);
+  assert.equal(Object.hasOwn(win.container, 'get'), false, 'on the prototype, as without the wrapper');
+  win.navigator.credentials.get(getOptions());
+  assert.equal(win.posted.length, 1);
 });
