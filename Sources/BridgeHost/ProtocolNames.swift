@@ -44,3 +44,18 @@ public enum CeremonyStatus: String, CaseIterable, Sendable {
     /// The account chooser (with `accounts`); the user's choice comes back as `select`.
     case selectAccount = "select-account"
 }
+
+/// The `type` of a frame to the host on a key-management connection: one the extension's Security keys page opens
+/// with `manage` as its first frame (docs/protocol.md, "Key management"). A ceremony connection refuses them.
+public enum KeyRequestType: String, CaseIterable, Sendable {
+    /// The first frame of a key-management connection; later, or on another connection, it is refused.
+    case manage
+    /// One key's getInfo, PIN state and retries (no PIN asked).
+    case keyInfo = "key-info"
+    /// The passkeys on a key and its slots used and left (asks for the PIN).
+    case passkeys
+    /// Deletes one passkey (asks for the PIN, then a touch).
+    case passkeyDelete = "passkey-delete"
+    /// Changes a passkey's user name and display name (asks for the PIN).
+    case passkeyRename = "passkey-rename"
+}

@@ -23,8 +23,10 @@ public final class RequestLoop: @unchecked Sendable {
     /// `WEBAUTHN_BRIDGE_BENCH_TIMING=1`: result frames carry how long the ceremony spent inside libfido2 (and
     /// the key) and in total, so the benchmark can tell the host's own time apart.
     let reportTiming = ProcessInfo.processInfo.environment["WEBAUTHN_BRIDGE_BENCH_TIMING"] == "1"
-    /// The ceremony in progress, if any: at most one at a time.
-    private let running = Mutex<CeremonyController?>(nil)
+    /// The ceremony (or key operation) in progress, if any: at most one at a time.
+    let running = Mutex<CeremonyController?>(nil)
+    /// What this connection serves, fixed by its first frame (`ConnectionMode`); read and set on the reader thread only.
+    var mode: ConnectionMode?
 
     public init(
         configuration: HostConfiguration, log: HostLog, writer: FrameWriter, devices: any DeviceProvider,
@@ -75,6 +77,8 @@ public final class RequestLoop: @unchecked Sendable {
     }
 
     func handle(_ bytes: [UInt8]) {
+        let opening = mode == nil
+        if opening { mode = .ceremonies }  // only a well-formed `manage` as the very first frame opens key management
         let frame: JSONValue
         do { frame = try JSONValue.parse(bytes) } catch {
             let id = answerableID(Self.recoverID(bytes))  // nil, and so `"id": null`, for a select or a cancel
@@ -97,6 +101,9 @@ public final class RequestLoop: @unchecked Sendable {
         guard case .string(let type)? = frame["type"] else {
             return rejectFrame(id: answerableID(id), "A request needs a string \"type\".")
         }
+        if let keyRequest = KeyRequestType(rawValue: type) {
+            return handleKeyRequest(keyRequest, id: id, frame: frame, opening: opening)
+        }
         let requestType = RequestType(rawValue: type)
         switch requestType {
         case .cancel: return cancel(id: id)
@@ -105,6 +112,9 @@ public final class RequestLoop: @unchecked Sendable {
         }
         guard let answerable = answerableID(id) else {
             return rejectFrame(id: nil, "A \"\(type)\" request reuses the id of the request in progress.")
+        }
+        if mode == .keyManagement, requestType == .create || requestType == .get {
+            return rejectFrame(id: answerable, "A key-management connection serves no \"\(type)\" request.")
         }
         switch requestType {
         case .create, .get: startCeremony(id: answerable, type: type, frame: frame)
@@ -121,7 +131,7 @@ public final class RequestLoop: @unchecked Sendable {
     /// `id` if an answer may carry it; nil (the answer goes out with `"id": null`) for an id over the limit, and
     /// while a ceremony with that id is in progress, because that ceremony's own answer will be the one final
     /// answer for the id.
-    private func answerableID(_ id: String?) -> String? {
+    func answerableID(_ id: String?) -> String? {
         guard let id, id.utf8.count <= Self.maximumIDBytes else { return nil }
         return running.withLock { $0?.id == id } ? nil : id
     }
@@ -140,23 +150,14 @@ public final class RequestLoop: @unchecked Sendable {
         return frame.id.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    private func rejectFrame(id: String?, _ message: String) {
+    func rejectFrame(id: String?, _ message: String) {
         environment.log.warn("rejected frame: \(message)", request: id)
         environment.replies.error(id, WebAuthnError(name: .typeError, message: message))
     }
 
     private func startCeremony(id: String, type: String, frame: JSONValue) {
         let controller = CeremonyController(id: id)
-        let busy = running.withLock { running -> Bool in
-            if running != nil { return true }
-            running = controller
-            return false
-        }
-        if busy {
-            environment.log.warn("refused \(type): another request is in progress", request: id)
-            return environment.replies.error(
-                id, WebAuthnError(name: .notAllowed, message: "Another security key request is already in progress."))
-        }
+        guard claim(controller, type: type) else { return }
         fidoThread.submit { [self] in
             HostLog.serving(id) { runCeremony(id: id, type: type, frame: frame, controller: controller) }
         }
@@ -212,7 +213,23 @@ public final class RequestLoop: @unchecked Sendable {
         }
     }
 
-    private func finish(_ controller: CeremonyController) {
+    /// Makes `controller` the one request running; refuses the request (answered) when another one runs.
+    func claim(_ controller: CeremonyController, type: String) -> Bool {
+        let busy = running.withLock { running -> Bool in
+            if running != nil { return true }
+            running = controller
+            return false
+        }
+        if busy {
+            environment.log.warn("refused \(type): another request is in progress", request: controller.id)
+            environment.replies.error(
+                controller.id,
+                WebAuthnError(name: .notAllowed, message: "Another security key request is already in progress."))
+        }
+        return !busy
+    }
+
+    func finish(_ controller: CeremonyController) {
         running.withLock { running in if running === controller { running = nil } }
     }
 

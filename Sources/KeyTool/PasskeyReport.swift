@@ -1,3 +1,4 @@
+import BridgeHost
 import FIDO
 import WebAuthn
 
@@ -30,31 +31,7 @@ public struct PasskeyReport: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    public var json: JSONValue {
-        .object([
-            (
-                "passkeys",
-                .array(
-                    passkeys.map { passkey in
-                        var fields: [(String, JSONValue)] = [
-                            ("rpId", .string(passkey.rpID)),
-                            ("credentialId", .string(Base64URL.encode(passkey.credentialID))),
-                            ("userId", .string(Base64URL.encode(passkey.userID))),
-                        ]
-                        if let name = passkey.rpName { fields.append(("rpName", .string(name))) }
-                        if let name = passkey.userName { fields.append(("userName", .string(name))) }
-                        if let name = passkey.userDisplayName { fields.append(("userDisplayName", .string(name))) }
-                        fields += [
-                            ("credProtect", .number(Double(passkey.credProtect))),
-                            ("largeBlob", .bool(passkey.hasLargeBlobKey)),
-                        ]
-                        return .object(fields)
-                    })
-            ),
-            ("slotsUsed", .number(Double(used))),
-            ("slotsLeft", .number(Double(remaining))),
-        ])
-    }
+    public var json: JSONValue { KeyReport.passkeys(passkeys, used: used, left: remaining) }
 
     /// CTAP 2.1 §12.1's names for the levels.
     static func credProtectName(_ level: Int) -> String {

@@ -24,6 +24,7 @@ struct ProtocolConstantsTests {
     @Test func frameTypesAreTheSharedOnes() {
         #expect(RequestType.allCases.map(\.rawValue).sorted() == Self.names("requestTypes"))
         #expect(ReplyType.allCases.map(\.rawValue).sorted() == Self.names("replyTypes"))
+        #expect(KeyRequestType.allCases.map(\.rawValue).sorted() == Self.names("keyRequestTypes"))
     }
 
     @Test func statusCodesAreTheSharedOnes() {

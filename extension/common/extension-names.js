@@ -17,3 +17,7 @@ export const STATUS_MESSAGE = 'bridge-status';
 /** The security-key window (background/prompt-window.js opens it; prompt/prompt.js connects back on this port). */
 export const PROMPT_PAGE_PATH = 'prompt/prompt.html';
 export const PROMPT_PORT_NAME = 'webauthn-bridge-prompt';
+
+/** The Security keys page (keys/): opened in a tab from the popup, and from the security-key window when a key is
+ *  full. It talks to the host on a connection of its own (keys/session.js). */
+export const KEYS_PAGE_PATH = 'keys/keys.html';

@@ -11,6 +11,7 @@
 export default {
   "protocolVersion": 1,
   "requestTypes": ["create", "get", "info", "cancel", "select"],
+  "keyRequestTypes": ["manage", "key-info", "passkeys", "passkey-delete", "passkey-rename"],
   "replyTypes": ["status", "result", "error"],
   "statuses": [
     "insert-key", "key-unusable", "select-key", "touch", "uv", "pin", "set-pin", "processing", "select-account"

@@ -23,6 +23,9 @@ export const VERSION = constants.protocolVersion;
 export const REQUEST = names(constants.requestTypes);
 export const REPLY = names(constants.replyTypes);
 
+/** `type` of a frame on the Security keys page's own connection (keys/), which opens with KEY_REQUEST.manage. */
+export const KEY_REQUEST = names(constants.keyRequestTypes);
+
 /** `status` of a status frame: codes only; the sentences the user reads are prompt/view.js's. */
 export const STATUS = names(constants.statuses);
 

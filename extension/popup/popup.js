@@ -3,7 +3,7 @@
  * (view.js): first the state the background has, then again once the host has answered a fresh `info` (keys
  * plugged in meanwhile).
  */
-import { STATUS_MESSAGE } from '../common/extension-names.js';
+import { KEYS_PAGE_PATH, STATUS_MESSAGE } from '../common/extension-names.js';
 import { render } from './view.js';
 
 const ext = globalThis.browser ?? globalThis.chrome;
@@ -14,6 +14,11 @@ const failed = (error) => {
 document.getElementById('options').addEventListener('click', (event) => {
   event.preventDefault();
   ext.runtime.openOptionsPage().then(() => window.close(), () => {});
+});
+// The Security keys page in a tab of its own (a popup closes when it loses the focus, as to pinentry).
+document.getElementById('manage-keys').addEventListener('click', (event) => {
+  event.preventDefault();
+  ext.tabs.create({ url: ext.runtime.getURL(KEYS_PAGE_PATH) }).then(() => window.close(), () => {});
 });
 // data-view: "first" once the background's state shows, "fresh" once the host's new `info` does (tests wait on it).
 const show = (status, view) => {

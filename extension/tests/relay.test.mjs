@@ -260,3 +260,16 @@ test('a frame under an opaque top-level document is refused', () => {
   t.fromPage(request);
   assert.deepEqual(t.win.toPage[0].data.error, OPAQUE);
 });
+
+test('a page posting key-management frames to the relay reaches nothing: no port, no message to the background', () => {
+  // An attacker's page skipping the page world: every key request type as a kind, as a request type, with the
+  // fields the Security keys page sends and forged ones beside them.
+  const t = setup();
+  const forged = { device: '/dev/hidraw0', credentialId: 'AAEC', userId: 'dXNlcg', name: 'x', origin: 'chrome-extension://x',
+    sender: { url: 'moz-extension://x/keys/keys.html' } };
+  for (const type of ['manage', 'key-info', 'passkeys', 'passkey-delete', 'passkey-rename']) {
+    assert.equal(t.fromPage({ ...forged, kind: type, rid: `k-${type}` }), false);
+    assert.equal(t.fromPage({ ...forged, kind: 'request', rid: `r-${type}`, type, options: {} }), false);
+  }
+  assert.equal(t.ports.length, 0);
+});

@@ -645,3 +645,20 @@ test('Firefox: a same-origin frame whose embedder names WebAuthn in allow= goes 
   assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'A', reason: 'embedder-policy' }]);
   assert.deepEqual(hostRequests(t), []);
 });
+
+test('key-management frames from a frame port never reach the host, whatever fields they carry', async () => {
+  // What a content script would pass on if a page got past the relay: the background builds every host frame from
+  // its own records and sends only create/get (and cancel) for a frame port; the host serves key management only on
+  // the Security keys page's own connection (opened with `manage`), never this one.
+  const t = setup();
+  t.bridge.start();
+  const { port, page } = t.frame(topSender());
+  for (const type of ['manage', 'key-info', 'passkeys', 'passkey-delete', 'passkey-rename']) {
+    page({ kind: type, rid: `k-${type}`, device: '/dev/hidraw0', credentialId: 'AAEC' });
+    page({ kind: 'request', rid: `r-${type}`, type, options: { challenge: { __binary__: 'AQID' } }, frame: TOP_FACTS,
+      device: '/dev/hidraw0', credentialId: 'AAEC' });
+  }
+  await settle();
+  assert.deepEqual(t.native().sent, [{ id: 'bg-info-1', type: 'info' }]);
+  assert.deepEqual(port.sent, []);
+});

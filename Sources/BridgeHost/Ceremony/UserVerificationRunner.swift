@@ -24,16 +24,17 @@ struct UserVerificationRunner {
     /// A PIN the user just chose while setting one up: used once, without asking again.
     let pendingPIN = PendingPIN()
 
-    /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs.
+    /// Runs `operation` (a makeCredential or getAssertion on `device`) with the PIN or UV it needs. `announcing`:
+    /// the statuses of the wait on the key (`waits(for:)` unless the operation waits for no touch).
     func run<T>(
-        on device: Device, method: UserVerificationMethod, deadline: Deadline,
+        on device: Device, method: UserVerificationMethod, deadline: Deadline, announcing: [CeremonyStatus]? = nil,
         _ operation: (_ pin: SecretBytes?, _ builtInUV: Bool) throws(FIDOError) -> T
     ) throws(WebAuthnError) -> T {
         var method = try methodAfterReadingUVRetries(method, on: device, deadline: deadline)
         var afterWrongPIN: Int?  // the attempts the key has left once a PIN was refused
         while true {
             let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, afterWrongPIN: afterWrongPIN) : nil
-            let notice = DeferredStatus(Self.waits(for: method), for: controller.id, on: replies)
+            let notice = DeferredStatus(announcing ?? Self.waits(for: method), for: controller.id, on: replies)
             defer { notice.withdraw() }
             device.setTimeout(until: deadline)
             let started = ContinuousClock.now

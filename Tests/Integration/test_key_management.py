@@ -1,0 +1,120 @@
+"""The host's key-management frames (the extension's Security keys page, docs/protocol.md "Key management") on a
+SoftToken, with python-fido2's CredentialManagement as the oracle: what the host lists is what python-fido2 made,
+and a deletion or rename through the host is what python-fido2 reads back. A connection that did not open with
+`manage` (the background's, which pages reach) is refused every one of them."""
+
+import hashlib
+import json
+
+from fido2.ctap2 import CredentialManagement
+
+from bridge import b64url
+# The same SoftToken with a PIN (`token`) and python-fido2 on it (`oracle`) as `key passkeys`' tests.
+from test_key_passkeys import PIN, USERS, credman, make_passkeys, oracle, oracle_listing, token  # noqa: F401
+
+KEY_FRAMES = ["key-info", "passkeys", "passkey-delete", "passkey-rename"]
+
+
+def manage(launch, token, pinentry):
+    """A host as the Security keys page's connection: `manage` first; returns it and the key's path."""
+    host = launch(token, env=pinentry[0])
+    opened, statuses = host.request({"id": "k1", "type": "manage"})
+    assert opened["type"] == "result" and opened["manage"]["protocol"] == 1 and not statuses, opened
+    info, _ = host.request({"id": "k2", "type": "info"})
+    [device] = info["info"]["devices"]
+    return host, device["path"]
+
+
+def test_key_info_tells_the_pin_state_and_versions_without_asking_for_the_pin(launch, token, oracle, pinentry):
+    host, path = manage(launch, token, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "key-info", "device": path})
+    key = answer["key"]
+    assert key["pin"] == "set" and key["pinRetries"] == 8, key
+    assert key["versions"] == oracle.info.versions
+    assert key["aaguid"].replace("-", "") == bytes(oracle.info.aaguid).hex()
+    assert key["credentialManagement"] == "full" and key["kind"] == "software token"
+    assert statuses == [] and pinentry[2]() == []
+
+
+def test_passkeys_lists_what_python_fido2_made_with_the_pin_from_pinentry(launch, token, oracle, pinentry):
+    ids = make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "passkeys", "device": path})
+    listed = answer["passkeys"]
+    assert [(p["rpId"], p["userName"], p["credentialId"], p["userId"]) for p in listed["passkeys"]] == [
+        (rp, name, b64url(i), b64url(user)) for (rp, user, name), i in zip(USERS, ids)]
+    metadata = credman(oracle).get_metadata()
+    assert listed["slotsUsed"] == metadata[CredentialManagement.RESULT.EXISTING_CRED_COUNT] == 3
+    assert listed["slotsLeft"] == metadata[CredentialManagement.RESULT.MAX_REMAINING_COUNT]
+    assert [s["status"] for s in statuses] == ["pin"]
+    assert PIN not in json.dumps(answer) + host.log()
+
+
+def test_a_deletion_asks_the_pin_then_a_touch_and_python_fido2_no_longer_finds_it(launch, token, oracle, pinentry):
+    ids = make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "passkey-delete", "device": path,
+                                     "credentialId": b64url(ids[1])})
+    assert answer == {"id": "k3", "type": "result", "deleted": b64url(ids[1])}, answer
+    assert [s["status"] for s in statuses][:2] == ["pin", "touch"], statuses
+    assert [name for _, name, _ in oracle_listing(oracle)] == ["alice", "carol"]
+
+
+def test_a_rename_is_what_python_fido2_enumerates(launch, token, oracle, pinentry):
+    ids = make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, _ = host.request({"id": "k3", "type": "passkey-rename", "device": path, "credentialId": b64url(ids[2]),
+                              "userId": b64url(b"carol-id"), "name": "carol@new", "displayName": "Carol C."})
+    assert answer["type"] == "result", answer
+    [carol] = credman(oracle).enumerate_creds(hashlib.sha256(b"other.example").digest())
+    assert carol[CredentialManagement.RESULT.USER] == {"id": b"carol-id", "name": "carol@new", "displayName": "Carol C."}
+
+
+def test_a_wrong_pin_is_asked_again_with_the_attempts_left(launch, token, oracle, pinentry):
+    make_passkeys(oracle)
+    pinentry[1]("pin 0000", f"pin {PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "passkeys", "device": path})
+    assert answer["type"] == "result" and len(answer["passkeys"]["passkeys"]) == 3, answer
+    assert [(s["status"], s.get("attemptsLeft")) for s in statuses] == [("pin", None), ("pin", 7)]
+    assert "0000" not in host.log()
+
+
+def test_a_ceremony_connection_is_refused_every_key_frame_and_the_key_keeps_its_passkeys(
+        launch, token, oracle, pinentry):
+    """The background's connection opens with `info`; whatever reaches it later (a forged frame, a bug passing a
+    page's fields through) cannot open key management or run a key frame."""
+    ids = make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    host = launch(token, env=pinentry[0])
+    info, _ = host.request({"id": "bg-info-1", "type": "info"})
+    path = info["info"]["devices"][0]["path"]
+    late, _ = host.request({"id": "r1", "type": "manage"})
+    assert late["type"] == "error" and late["error"]["name"] == "TypeError", late
+    for n, kind in enumerate(KEY_FRAMES):
+        refused, statuses = host.request({"id": f"r{n + 2}", "type": kind, "device": path,
+                                          "credentialId": b64url(ids[0]), "userId": b64url(b"alice-id"), "name": "x"})
+        assert refused["type"] == "error" and refused["error"]["name"] == "TypeError" and not statuses, refused
+    assert pinentry[2]() == []   # no PIN dialog was opened
+    assert len(oracle_listing(oracle)) == 3
+
+
+def test_a_key_management_connection_serves_no_ceremony(launch, token, pinentry):
+    host, _ = manage(launch, token, pinentry)
+    refused, _ = host.request({"id": "r1", "type": "create", "origin": "https://example.com", "options": {}})
+    assert refused["type"] == "error" and refused["error"]["name"] == "TypeError", refused
+    again, _ = host.request({"id": "r2", "type": "manage"})
+    assert again["type"] == "error", again
+
+
+def test_a_deletion_of_an_unknown_passkey_says_so_and_deletes_nothing(launch, token, oracle, pinentry):
+    make_passkeys(oracle)
+    pinentry[1](f"pin {PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, _ = host.request({"id": "k3", "type": "passkey-delete", "device": path,
+                              "credentialId": b64url(b"\x01" * 32)})
+    assert answer["type"] == "error", answer
+    assert len(oracle_listing(oracle)) == 3

@@ -1,0 +1,100 @@
+/*
+ * view.js — what the Security keys page (keys.html, wired by keys.js) shows: the keys plugged in, one key's facts
+ * (name, AAGUID, versions, PIN and its attempts left), its passkeys by site and user with what each holds, and a
+ * line saying what the host waits for. Worded as Chromium's settings word them ("Sign-in data", "Security keys").
+ *
+ * Names come from the key (user and site names a site chose): they go into the DOM as textContent only, without
+ * control or format characters (prompt/view.js plainText), so none can read as another name.
+ */
+import { detailText, plainText, statusText } from '../prompt/view.js';
+
+const CRED_PROTECT = {
+  1: 'Can be used without a PIN',
+  2: 'Needs a PIN unless the site names it',
+  3: 'Always needs a PIN',
+};
+const MANAGEMENT = {
+  full: 'Listed, deleted and renamed here',
+  preview: 'Listed and deleted here (this key cannot rename them)',
+  none: 'Not listed: this key has no credential management',
+};
+const PIN = { set: 'Set', 'not-set': 'Not set', unsupported: 'Not supported by this key' };
+
+function text(value) {
+  return typeof value === 'string' ? value : '';
+}
+
+/** A key in the picker: its name (the host's discovery), and its path when two keys share a name. */
+export function keyLabel(device, all = []) {
+  const name = text(device && device.product) || text(device && device.path) || 'Unnamed key';
+  const twins = all.filter((d) => text(d && d.product) === text(device && device.product)).length > 1;
+  return twins ? `${name} (${text(device.path)})` : name;
+}
+
+/** "Set · 8 attempts left" — the PIN line of a key's facts. */
+export function pinText(key) {
+  const state = Object.prototype.hasOwnProperty.call(PIN, key.pin) ? PIN[key.pin] : 'Unknown';
+  const left = Number.isInteger(key.pinRetries) ? ` · ${key.pinRetries} attempt${key.pinRetries === 1 ? '' : 's'} left` : '';
+  return state + left;
+}
+
+/** The facts of one key (the host's `key-info`), as [label, value] rows. */
+export function infoRows(key) {
+  const k = key && typeof key === 'object' ? key : {};
+  const list = (value) => (Array.isArray(value) ? value.filter((v) => typeof v === 'string').join(', ') : '');
+  const rows = [
+    ['Name', text(k.product) || 'Unnamed key'],
+    ['Kind', [text(k.kind), text(k.manufacturer)].filter(Boolean).join(' · ')],
+    ['AAGUID', text(k.aaguid) || 'None (a U2F key)'],
+    ['Versions', list(k.versions)],
+    ['PIN', pinText(k)],
+  ];
+  if (Number.isInteger(k.minPinLength)) rows.push(['Minimum PIN length', String(k.minPinLength)]);
+  if (Number.isInteger(k.uvRetries)) rows.push(['Fingerprint attempts left', String(k.uvRetries)]);
+  rows.push(['Passkeys', MANAGEMENT[k.credentialManagement] || MANAGEMENT.none]);
+  rows.push(['Can do', text(k.summary)]);
+  return rows.filter(([, value]) => value);
+}
+
+/** The passkeys (the host's `passkeys` answer) grouped by site in the key's order. */
+export function groupBySite(passkeys) {
+  const groups = [];
+  for (const p of Array.isArray(passkeys) ? passkeys : []) {
+    const last = groups[groups.length - 1];
+    if (last && last.rpId === p.rpId) last.passkeys.push(p);
+    else groups.push({ rpId: text(p.rpId), rpName: plainText(p.rpName), passkeys: [p] });
+  }
+  return groups;
+}
+
+/** A passkey's two lines: who (display name, then user name), then what it holds. */
+export function passkeyLines(p) {
+  const name = plainText(p.userName);
+  const display = plainText(p.userDisplayName);
+  const who = display && display !== name ? `${display} (${name || 'no user name'})` : name || display || 'Unnamed account';
+  const id = text(p.credentialId);
+  const shortId = id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id;
+  const parts = [`ID ${shortId}`, CRED_PROTECT[p.credProtect] || 'Protection level not given'];
+  if (p.largeBlob === true) parts.push('Large blob');
+  return { who, details: parts.join(' · ') };
+}
+
+/** "3 passkeys · room for 22 more" */
+export function slotsText(listing) {
+  const used = Number.isInteger(listing.slotsUsed) ? listing.slotsUsed : 0;
+  const left = Number.isInteger(listing.slotsLeft) ? listing.slotsLeft : null;
+  const count = `${used} passkey${used === 1 ? '' : 's'}`;
+  return left === null ? count : `${count} · room for ${left} more`;
+}
+
+/** What the host waits for, in the security-key window's words (`pin`, `touch`), with the attempts left. */
+export function waitText({ status, attemptsLeft }) {
+  const line = detailText(status, '', attemptsLeft);
+  return line ? `${statusText(status)} ${line}` : statusText(status);
+}
+
+/** The confirmation a deletion asks in the page before the PIN and the touch on the key. */
+export function deleteQuestion(p) {
+  return `Delete the passkey for ${passkeyLines(p).who} on ${text(p.rpId)}? You will no longer be able to sign in `
+    + 'to that account with this security key. Then enter your PIN and touch your key.';
+}
