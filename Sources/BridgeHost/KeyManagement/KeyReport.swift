@@ -1,9 +1,9 @@
 import FIDO
 import WebAuthn
 
-/// The answers of the key-management requests, as the Security keys page reads them (docs/protocol.md, "Key
-/// management"), and `webauthn-bridge key passkeys --json` prints. Nothing secret: a passkey's largeBlobKey only as
-/// present or not, never a PIN or a key.
+/// The answers of the key-management requests, as the Security keys page reads them and `key passkeys --json`
+/// prints them (docs/protocol.md, "Key management"). Nothing secret: a passkey's largeBlobKey only as present or
+/// not, never a PIN or a key.
 public enum KeyReport {
     /// `key-info`: what the key says about itself in getInfo, and its PIN state, without asking for the PIN.
     static func info(_ device: Device) -> JSONValue {
