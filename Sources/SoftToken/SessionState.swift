@@ -21,10 +21,15 @@ struct SessionState {
     var nextAssertions: AssertionBatch?
     var largeBlobWrite: LargeBlobWrite?
     var credentialEnumeration: CredentialEnumeration?
+    /// The fingerprint enrollment in progress (authenticatorBioEnrollment), if any.
+    var enrollment: FingerprintEnrollment?
+    /// When the key was plugged in (on the token's `clock`): authenticatorReset is refused 10 s after it.
+    let poweredUpAt: ContinuousClock.Instant
     /// U2F: when the simulated user touches for the U2F request now being repeated (see `U2F`).
     var u2fTouchAt: Deadline?
 
-    init() throws(CryptoError) {
+    init(poweredUpAt: ContinuousClock.Instant) throws(CryptoError) {
+        self.poweredUpAt = poweredUpAt
         keyAgreement = try KeyAgreementKey()
         pinUvAuthToken = Digest.randomBytes(32)
     }
@@ -51,8 +56,16 @@ enum Permission {
     static let bioEnrollment: UInt8 = 0x08
     static let largeBlobWrite: UInt8 = 0x10
     static let authenticatorConfig: UInt8 = 0x20
-    /// The ones this token can grant.
+    /// The ones any token can grant; `be` and `acfg` only a token with those commands.
     static let supported: UInt8 = makeCredential | getAssertion | credentialManagement | largeBlobWrite
+}
+
+/// An enrollment between its EnrollBegin and its last sample (CTAP 2.1 §6.7.4).
+struct FingerprintEnrollment {
+    var templateID: [UInt8]
+    var remaining: Int
+    /// Touches so far, good or not: picks the simulated finger's next feedback.
+    var touches: Int
 }
 
 /// Credentials left over from a getAssertion for getNextAssertion.

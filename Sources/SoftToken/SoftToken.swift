@@ -36,13 +36,15 @@ public final class SoftToken: @unchecked Sendable {
     var transport = TransportState()
     /// The token's files as this process last read or wrote them (see `withSharedStateFile`).
     var filesSeen: StateFilesFingerprint
+    /// The clock the time since plugging in is read on (authenticatorReset's 10-second window); tests move it.
+    var clock: @Sendable () -> ContinuousClock.Instant = { .now }
 
     init(path: String, state: TokenState, journalSize: Int? = nil) throws(SoftTokenError) {
         self.path = path
         self.state = state
         self.store = StateStore(path: path, journalSize: journalSize, generation: state.counterGeneration)
         self.filesSeen = StateFilesFingerprint(path)
-        do { self.session = try SessionState() } catch { throw .crypto(error.description) }
+        do { self.session = try SessionState(poweredUpAt: .now) } catch { throw .crypto(error.description) }
     }
 
     /// Creates a new token file (mode 0600). Fails when the file exists; delete it first to replace it.
@@ -59,6 +61,13 @@ public final class SoftToken: @unchecked Sendable {
                 throw .invalidConfiguration("the PIN must have \(configuration.minPINLength) to 63 bytes")
             }
             state.pinHash = Data(Digest.sha256(Array(pin.utf8)).prefix(16))
+            state.settings.pinLength = length
+        }
+        // A fingerprint reader comes with one finger enrolled, so its built-in UV verifies from the start.
+        if configuration.builtInUV && (configuration.bioEnrollment || configuration.bioEnrollmentPreview) {
+            state.settings.fingerprints = [
+                EnrolledFingerprint(templateID: Data(Digest.randomBytes(4)), name: "Finger 1")
+            ]
         }
         // U2F registration always carries an attestation certificate (fido-u2f has no self attestation).
         if configuration.attestation == .certificate || configuration.u2f { try state.makeAttestationCertificate() }
@@ -103,7 +112,7 @@ public final class SoftToken: @unchecked Sendable {
     /// Simulates unplugging and replugging: volatile PIN state is discarded and every open channel dies.
     public func powerCycle() {
         locked {
-            if let fresh = try? SessionState() { session = fresh }
+            if let fresh = try? SessionState(poweredUpAt: clock()) { session = fresh }
             transport = TransportState()
             monitor.broadcast()
         }

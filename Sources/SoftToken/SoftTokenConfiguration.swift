@@ -1,3 +1,4 @@
+import CTAP
 import Cryptography
 
 /// How the simulated user answers a request for user presence ("touch the key").
@@ -28,8 +29,9 @@ public enum AttestationMode: String, Sendable, Codable, Equatable {
     case certificate
 }
 
-/// Everything about a SoftToken that is chosen when it is created and not changed by CTAP commands.
-/// It is stored in the state file, so a reloaded token behaves the same.
+/// Everything about a SoftToken that is chosen when it is created and not changed by CTAP commands (what the owner
+/// changes through them, and a reset undoes, is `OwnerSettings`). It is stored in the state file, so a reloaded
+/// token behaves the same.
 public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     /// Whether makeCredential accepts rk=true (getInfo option "rk").
     public var residentKeys: Bool = true
@@ -78,6 +80,21 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     /// How many discoverable credentials (passkeys) fit; one more is CTAP2_ERR_KEY_STORE_FULL. The default is
     /// out of reach of every test and benchmark; the profiles of real keys set theirs.
     public var discoverableCredentialSlots: Int = 1_000_000
+    /// authenticatorConfig (CTAP 2.1 keys only): toggleAlwaysUv and setMinPINLength (getInfo option authnrCfg).
+    public var authenticatorConfig: Bool = true
+    /// authenticatorBioEnrollment for the built-in UV's simulated fingerprint reader (CTAP 2.1 keys only; getInfo
+    /// option bioEnroll). Such a token also answers the preview command 0x40, which libfido2 sends.
+    public var bioEnrollment: Bool = false
+    /// The CTAP 2.1-PRE bio enrollment: versions FIDO_2_1_PRE, option userVerificationMgmtPreview, command 0x40
+    /// (YubiKey Bio, firmware 5.5–5.6).
+    public var bioEnrollmentPreview: Bool = false
+    /// Good samples an enrollment needs (getFingerprintSensorInfo's maxCaptureSamplesRequiredForEnroll).
+    public var enrollmentSamples: Int = 4
+    /// How many fingers fit; one more is CTAP2_ERR_FP_DATABASE_FULL.
+    public var fingerprintSlots: Int = 5
+    /// The simulated finger: lastEnrollSampleStatus (CTAP's `EnrollSampleStatus` bytes) for the successive touches of
+    /// every enrollment; a touch past the list gives a good sample. Only good samples count towards the enrollment.
+    public var enrollmentFeedback: [UInt8] = []
     /// The real key this configuration imitates (`webauthn-bridge token create --profile`), for display.
     public var profile: String?
 
@@ -122,6 +139,15 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
         guard discoverableCredentialSlots >= 1 else {
             throw .invalidConfiguration("discoverableCredentialSlots must be at least 1")
         }
+        guard !(bioEnrollment || bioEnrollmentPreview) || builtInUV else {
+            throw .invalidConfiguration("bio enrollment needs built-in UV (the fingerprint reader)")
+        }
+        guard (1...32).contains(enrollmentSamples), (1...32).contains(fingerprintSlots) else {
+            throw .invalidConfiguration("enrollmentSamples and fingerprintSlots must be 1...32")
+        }
+        if let unknown = enrollmentFeedback.first(where: { EnrollSampleStatus(rawValue: $0) == nil }) {
+            throw .invalidConfiguration("unknown enrollment feedback \(unknown)")
+        }
         if let unknown = extensions?.first(where: { !SoftToken.supportedExtensions.contains($0) }) {
             throw .invalidConfiguration("unknown extension \(unknown)")
         }
@@ -136,6 +162,8 @@ extension SoftTokenConfiguration {
             pinUvAuthTokenPermissions
         case ctap2, u2f, ctap21, largeBlobs, extensions, algorithms, alwaysUV, maxCredentialCountInList, profile
         case credentialManagement, credentialManagementPreview, discoverableCredentialSlots
+        case authenticatorConfig, bioEnrollment, bioEnrollmentPreview, enrollmentSamples, fingerprintSlots
+        case enrollmentFeedback
     }
 
     /// Every field is optional in the file, so state files written before a field existed still load.
@@ -172,5 +200,13 @@ extension SoftTokenConfiguration {
             try c.decodeIfPresent(Bool.self, forKey: .credentialManagementPreview) ?? d.credentialManagementPreview
         discoverableCredentialSlots =
             try c.decodeIfPresent(Int.self, forKey: .discoverableCredentialSlots) ?? d.discoverableCredentialSlots
+        authenticatorConfig = try c.decodeIfPresent(Bool.self, forKey: .authenticatorConfig) ?? d.authenticatorConfig
+        bioEnrollment = try c.decodeIfPresent(Bool.self, forKey: .bioEnrollment) ?? d.bioEnrollment
+        bioEnrollmentPreview =
+            try c.decodeIfPresent(Bool.self, forKey: .bioEnrollmentPreview) ?? d.bioEnrollmentPreview
+        enrollmentSamples = try c.decodeIfPresent(Int.self, forKey: .enrollmentSamples) ?? d.enrollmentSamples
+        fingerprintSlots = try c.decodeIfPresent(Int.self, forKey: .fingerprintSlots) ?? d.fingerprintSlots
+        enrollmentFeedback =
+            try c.decodeIfPresent([UInt8].self, forKey: .enrollmentFeedback) ?? d.enrollmentFeedback
     }
 }

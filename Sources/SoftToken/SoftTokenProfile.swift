@@ -78,14 +78,36 @@ public struct SoftTokenProfile: Sendable {
                 c.aaguid = hex("a25342c03cdc44148e46f4807fca511c")
             }),
         .init(
-            name: "bio", summary: "key with a built-in fingerprint reader and a PIN fallback (YubiKey Bio-like)",
+            name: "bio",
+            summary:
+                "key with a built-in fingerprint reader, one finger enrolled, and a PIN fallback (YubiKey Bio-like)",
             usb: .yubicoFIDO,
             configuration: make { c in
                 c.u2f = true
                 c.builtInUV = true
+                c.bioEnrollment = true
                 c.largeBlobs = false
                 c.extensions = ["credProtect", "hmac-secret"]
                 c.maxCredentialCountInList = 8
+                c.aaguid = hex("d8522d9f575b486688a9ba99fa02f35b")
+            }),
+        .init(
+            name: "bio-pre",
+            summary:
+                "fingerprint key with the CTAP 2.1-PRE bio enrollment and credential management, PIN protocol 1 "
+                + "(YubiKey Bio, firmware 5.5–5.6)",
+            usb: .yubicoFIDO,
+            configuration: make { c in
+                c.u2f = true
+                c.ctap21 = false
+                c.builtInUV = true
+                c.bioEnrollmentPreview = true
+                c.credentialManagementPreview = true
+                c.pinUvAuthTokenPermissions = false
+                c.largeBlobs = false
+                c.discoverableCredentialSlots = 25
+                c.pinUvAuthProtocols = [1]
+                c.extensions = ["credProtect", "hmac-secret"]
                 c.aaguid = hex("d8522d9f575b486688a9ba99fa02f35b")
             }),
         .init(

@@ -18,7 +18,7 @@ enum StateEncoder {
             object.field("attestationCertificate", base64: certificate)
         }
         if let key = state.attestationKey { object.field("attestationKey", base64: key) }
-        object.field("configuration", raw: try configurationText(state.configuration))
+        object.field("configuration", raw: try jsonText(state.configuration))
         if let generation = state.counterGeneration { object.field("counterGeneration", string: generation) }
         object.field("creationCounter", int: state.creationCounter)
         object.key("credentials")
@@ -27,6 +27,7 @@ enum StateEncoder {
         object.key("largeBlobArray")
         JSONText.appendQuoted(state.largeBlobArray.base64EncodedString(), to: &object.out)
         object.field("notice", string: state.notice)
+        if let settings = state.ownerSettings { object.field("ownerSettings", raw: try jsonText(settings)) }
         if let pinHash = state.pinHash { object.field("pinHash", base64: pinHash) }
         object.field("pinRetries", int: state.pinRetries)
         object.field("uvRetries", int: state.uvRetries)
@@ -63,10 +64,10 @@ enum StateEncoder {
         return object.finish(newline: false)
     }
 
-    /// The configuration is small and has enum cases with payloads, so `JSONEncoder` writes it and its shape stays
-    /// whatever the synthesized `Codable` conformance says. It keeps the pretty-printed layout of earlier files,
+    /// The configuration and the owner's settings are small, and the configuration has enum cases with payloads, so
+    /// `JSONEncoder` writes them and their shape stays whatever their `Codable` conformance says. It keeps the pretty-printed layout of earlier files,
     /// one field a line, which people (and tests) edit by hand.
-    private static func configurationText(_ value: SoftTokenConfiguration) throws -> [UInt8] {
+    private static func jsonText(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // Nested one level deeper than JSONEncoder put it.

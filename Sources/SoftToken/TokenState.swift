@@ -37,6 +37,9 @@ struct TokenState: Codable, Sendable, Equatable {
     /// `StateJournal`, `CounterFile`).
     /// Absent in files written before counter files existed, which older builds still read (they ignore it).
     var counterGeneration: String?
+    /// What the owner changed through CTAP commands (`OwnerSettings`, read through `settings`); absent in files
+    /// written before it existed and while nothing was changed.
+    var ownerSettings: OwnerSettings?
 
     static let maxPINRetries = 8
     static let maxUVRetries = 8

@@ -52,17 +52,20 @@ extension SoftToken {
         case .changePIN: try changePIN(p, pinProtocol)
         case .getPINToken:
             if p[int: 9] != nil || p[int: 10] != nil { throw .invalidParameter }
-            // A CTAP 2.1-PRE key's pinToken carries no permissions, so its credential management accepts it too.
-            let preview = hasCredentialManagementPreview && !hasCredentialManagement
+            // A CTAP 2.1-PRE key's pinToken carries no permissions, so its credential management and bio
+            // enrollment accept it too.
+            let preview = !state.configuration.ctap21
             let permissions =
-                Permission.makeCredential | Permission.getAssertion | (preview ? Permission.credentialManagement : 0)
+                Permission.makeCredential | Permission.getAssertion
+                | (preview && hasCredentialManagementPreview ? Permission.credentialManagement : 0)
+                | (preview && hasAnyBioEnrollment ? Permission.bioEnrollment : 0)
             return try pinToken(p, pinProtocol, permissions: permissions, rpID: nil)
         case .getPinUvAuthTokenUsingPinWithPermissions:
             let (permissions, rpID) = try requestedPermissions(p)
             return try pinToken(p, pinProtocol, permissions: permissions, rpID: rpID)
         case .getPinUvAuthTokenUsingUvWithPermissions:
             let (permissions, rpID) = try requestedPermissions(p)
-            guard state.configuration.builtInUV else { throw .notAllowed }
+            guard hasBuiltInUVConfigured else { throw .notAllowed }
             let shared = try pinProtocol.sharedSecret(keyAgreement: session.keyAgreement, platformKey: try p.map(3))
             try performBuiltInUV(userTouched: userTouched)
             return try issueToken(pinProtocol, shared: shared, permissions: permissions, rpID: rpID)
@@ -74,8 +77,14 @@ extension SoftToken {
     private func requestedPermissions(_ p: CBOR) throws(CTAPStatus) -> (UInt8, String?) {
         guard let permissions = try p.int(9) else { throw .missingParameter }
         guard permissions > 0, permissions <= 0xFF else { throw .invalidParameter }
-        guard UInt8(permissions) & ~Permission.supported == 0 else { throw .unauthorizedPermission }
+        guard UInt8(permissions) & ~supportedPermissions == 0 else { throw .unauthorizedPermission }
         return (UInt8(permissions), try p.text(10))
+    }
+
+    /// The permissions this token grants: `be` and `acfg` only with those commands.
+    private var supportedPermissions: UInt8 {
+        Permission.supported | (hasAnyBioEnrollment ? Permission.bioEnrollment : 0)
+            | (hasConfig ? Permission.authenticatorConfig : 0)
     }
 
     private func setPIN(_ p: CBOR, _ pinProtocol: PINProtocol) throws(CTAPStatus) {
@@ -101,7 +110,7 @@ extension SoftToken {
             throw .pinAuthInvalid
         }
         try checkPINHash(pinHashEnc, pinProtocol, shared: shared)
-        try storeNewPIN(newPinEnc, pinProtocol, shared: shared)
+        try storeNewPIN(newPinEnc, pinProtocol, shared: shared, mustDiffer: state.settings.forcePINChange)
         session.resetToken()
     }
 
@@ -114,6 +123,8 @@ extension SoftToken {
         var shared = try pinProtocol.sharedSecret(keyAgreement: session.keyAgreement, platformKey: platformKey)
         defer { Digest.zero(&shared) }
         try checkPINHash(pinHashEnc, pinProtocol, shared: shared)
+        // getInfo forcePINChange: the right PIN still gives no token until it is changed (§6.5.5.7.2).
+        if state.settings.forcePINChange { throw .pinPolicyViolation }
         return try issueToken(pinProtocol, shared: shared, permissions: permissions, rpID: rpID)
     }
 
@@ -147,7 +158,12 @@ extension SoftToken {
         try commit { $0.pinRetries = TokenState.maxPINRetries }
     }
 
-    private func storeNewPIN(_ newPinEnc: [UInt8], _ pinProtocol: PINProtocol, shared: [UInt8]) throws(CTAPStatus) {
+    /// `mustDiffer`: a forced change refuses the current PIN as the new one.
+    private func storeNewPIN(
+        _ newPinEnc: [UInt8], _ pinProtocol: PINProtocol, shared: [UInt8], mustDiffer: Bool = false
+    )
+        throws(CTAPStatus)
+    {
         let expectedLength = pinProtocol.version == 1 ? 64 : 80
         guard newPinEnc.count == expectedLength else { throw .invalidParameter }
         var padded = try pinProtocol.decrypt(key: shared, newPinEnc)
@@ -155,12 +171,18 @@ extension SoftToken {
         var pin = Array(padded.prefix { $0 != 0 })
         defer { Digest.zero(&pin) }
         guard pin.count <= 63, let text = String(validating: pin, as: UTF8.self),
-            text.unicodeScalars.count >= state.configuration.minPINLength
+            text.unicodeScalars.count >= minPINLength
         else { throw .pinPolicyViolation }
         let hash = Data(Digest.sha256(pin).prefix(16))
+        if mustDiffer, let stored = state.pinHash, Digest.constantTimeEqual(Array(hash), Array(stored)) {
+            throw .pinPolicyViolation
+        }
+        let length = text.unicodeScalars.count
         try commit {
             $0.pinHash = hash
             $0.pinRetries = TokenState.maxPINRetries
+            $0.settings.pinLength = length
+            $0.settings.forcePINChange = false
         }
     }
 

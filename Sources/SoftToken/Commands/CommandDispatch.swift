@@ -44,8 +44,19 @@ extension SoftToken {
             case .credentialManagementPreview:
                 guard hasCredentialManagementPreview else { throw CTAPStatus.invalidCommand }
                 reply = try credentialManagement(parameters, preview: !hasCredentialManagement)
-            case .bioEnrollment, .selection, .config, .bioEnrollmentPreview:
-                throw CTAPStatus.invalidCommand  // not implemented: a key that lacks them answers the same
+            case .selection:
+                guard state.configuration.ctap21 else { throw CTAPStatus.invalidCommand }
+                reply = try selection(userTouched: userTouched)
+            case .config:
+                guard hasConfig else { throw CTAPStatus.invalidCommand }
+                reply = try authenticatorConfig(parameters)
+            case .bioEnrollment:
+                guard hasBioEnrollment else { throw CTAPStatus.invalidCommand }
+                reply = try bioEnrollment(parameters, userTouched: userTouched)
+            // As with credential management, libfido2 sends only the preview byte.
+            case .bioEnrollmentPreview:
+                guard hasAnyBioEnrollment else { throw CTAPStatus.invalidCommand }
+                reply = try bioEnrollment(parameters, userTouched: userTouched)
             }
             var response: [UInt8] = [CTAPStatus.ok.rawValue]
             if let reply { response += reply.encode() }
@@ -104,7 +115,7 @@ extension SoftToken {
     }
 
     func performBuiltInUV(userTouched: Bool) throws(CTAPStatus) {
-        guard state.configuration.builtInUV else { throw .invalidOption }
+        guard hasBuiltInUVConfigured else { throw .invalidOption }
         guard state.uvRetries > 0 else { throw .uvBlocked }
         try collectUserPresence(userTouched: userTouched)
         switch state.configuration.uvOutcome {
@@ -117,20 +128,7 @@ extension SoftToken {
     }
 
     /// True when some form of user verification is configured ("protected by some form of UV" in CTAP 2.1).
-    var isProtectedByUV: Bool { state.pinHash != nil || state.configuration.builtInUV }
-
-    // MARK: - authenticatorReset (§6.6)
-
-    func reset(userTouched: Bool) throws(CTAPStatus) -> CBOR? {
-        try collectUserPresence(userTouched: userTouched)
-        let configuration = state.configuration
-        var fresh = TokenState.fresh(configuration: configuration)
-        fresh.attestationKey = state.attestationKey
-        fresh.attestationCertificate = state.attestationCertificate
-        try commit { $0 = fresh }
-        do { session = try SessionState() } catch { throw .other }
-        return nil
-    }
+    var isProtectedByUV: Bool { state.pinHash != nil || hasBuiltInUVConfigured }
 }
 
 /// Typed accessors for request maps: a wrong CBOR type is CTAP2_ERR_CBOR_UNEXPECTED_TYPE, as the spec asks.
@@ -161,6 +159,11 @@ extension CBOR {
         return array
     }
     /// An option from an options map ("rk", "up", "uv").
+    func bool(_ key: Int) throws(CTAPStatus) -> Bool? {
+        guard let value = self[int: key] else { return nil }
+        guard let bool = value.boolValue else { throw .cborUnexpectedType }
+        return bool
+    }
     func option(_ name: String) throws(CTAPStatus) -> Bool? {
         guard let value = self[text: name] else { return nil }
         guard let bool = value.boolValue else { throw .cborUnexpectedType }

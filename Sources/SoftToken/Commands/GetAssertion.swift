@@ -50,8 +50,8 @@ extension SoftToken {
         let userPresence = try options?.option("up") ?? true
         var uvRequested = try options?.option("uv") ?? false
         if pinUvAuthParam != nil { uvRequested = false }
-        if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
-        if state.configuration.alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
+        if uvRequested && !hasBuiltInUVConfigured { throw .invalidOption }
+        if alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
 
         let userVerified = try verifyUser(
             pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,

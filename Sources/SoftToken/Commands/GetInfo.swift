@@ -10,20 +10,27 @@ extension SoftToken {
         let configuration = state.configuration
         let ctap21 = configuration.ctap21
         var options: [(CBOR, CBOR)] = [("rk", .bool(configuration.residentKeys)), ("up", true)]
-        if configuration.builtInUV { options.append(("uv", true)) }
+        if configuration.builtInUV { options.append(("uv", .bool(hasBuiltInUVConfigured))) }
         options.append(("clientPin", .bool(state.pinHash != nil)))
         if configuration.credentialManagementPreview { options.append(("credentialMgmtPreview", true)) }
+        let enrolled = !state.settings.fingerprints.isEmpty
+        if configuration.bioEnrollmentPreview { options.append(("userVerificationMgmtPreview", .bool(enrolled))) }
         if ctap21 {
             options.append(("pinUvAuthToken", .bool(configuration.pinUvAuthTokenPermissions)))
             if configuration.largeBlobs { options.append(("largeBlobs", true)) }
             if hasCredentialManagement { options.append(("credMgmt", true)) }
-            options.append(("makeCredUvNotRqd", .bool(!configuration.alwaysUV)))
-            if configuration.alwaysUV { options.append(("alwaysUv", true)) }
+            options.append(("makeCredUvNotRqd", .bool(!alwaysUV)))
+            // A key that can toggle alwaysUv lists it either way.
+            if alwaysUV || hasConfig { options.append(("alwaysUv", .bool(alwaysUV))) }
+            if hasBioEnrollment { options.append(("bioEnroll", .bool(enrolled))) }
+            if hasConfig { options += [("authnrCfg", true), ("setMinPINLength", true)] }
         }
         var versions: [CBOR] = []
         if u2fEnabled { versions.append("U2F_V2") }
         versions.append("FIDO_2_0")
-        if configuration.credentialManagementPreview { versions.append("FIDO_2_1_PRE") }
+        if configuration.credentialManagementPreview || configuration.bioEnrollmentPreview {
+            versions.append("FIDO_2_1_PRE")
+        }
         if ctap21 { versions.append("FIDO_2_1") }
         var info: [(CBOR, CBOR)] = [
             (1, .array(versions)),
@@ -38,8 +45,9 @@ extension SoftToken {
         info.append((10, .array(configuration.algorithms.map { .map([("alg", .int($0)), ("type", "public-key")]) })))
         if ctap21 {
             if configuration.largeBlobs { info.append((11, .int(configuration.maxSerializedLargeBlobArray))) }
-            info += [(12, false), (13, .int(configuration.minPINLength)), (14, 1)]
+            info += [(12, .bool(state.settings.forcePINChange)), (13, .int(minPINLength)), (14, 1)]
             if enabledExtensions.contains("credBlob") { info.append((15, .int(configuration.maxCredBlobLength))) }
+            if hasConfig { info.append((16, .int(Self.maxRPIDsForSetMinPINLength))) }
             info.append((20, .int(remainingDiscoverableSlots)))
         }
         return .map(info)
@@ -49,5 +57,5 @@ extension SoftToken {
     var enabledExtensions: [String] { state.configuration.extensions ?? Self.supportedExtensions }
 
     /// Whether U2F answers: CTAP 2.1 turns it off while alwaysUv is on.
-    var u2fEnabled: Bool { state.configuration.u2f && !state.configuration.alwaysUV }
+    var u2fEnabled: Bool { state.configuration.u2f && !alwaysUV }
 }

@@ -37,12 +37,12 @@ extension SoftToken {
         if try options?.option("up") == false { throw .invalidOption }
         if residentKey && !state.configuration.residentKeys { throw .unsupportedOption }
         if pinUvAuthParam != nil { uvRequested = false }
-        if uvRequested && !state.configuration.builtInUV { throw .invalidOption }
+        if uvRequested && !hasBuiltInUVConfigured { throw .invalidOption }
         // makeCredUvNotRqd: a protected token makes non-discoverable credentials without UV, but not discoverable
         // ones. A CTAP 2.0 key with a PIN, and an alwaysUv key, need it for every credential.
-        let uvNotRequired = state.configuration.ctap21 && !state.configuration.alwaysUV && !residentKey
+        let uvNotRequired = state.configuration.ctap21 && !alwaysUV && !residentKey
         if isProtectedByUV, pinUvAuthParam == nil, !uvRequested, !uvNotRequired { throw .puatRequired }
-        if state.configuration.alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
+        if alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
         try checkListLength(try p.array(5))
 
         let userVerified = try verifyUser(
@@ -106,8 +106,8 @@ extension SoftToken {
         if extensions?[text: "credProtect"] != nil { extensionOutputs.append(("credProtect", .int(credProtect))) }
         if hmacSecret { extensionOutputs.append(("hmac-secret", true)) }
         if credBlob != nil { extensionOutputs.append(("credBlob", .bool(storedBlob != nil))) }
-        if minPinLengthRequested, state.configuration.minPINLengthRPIDs.contains(rpID) {
-            extensionOutputs.append(("minPinLength", .int(state.configuration.minPINLength)))
+        if minPinLengthRequested, minPINLengthRPIDs.contains(rpID) {
+            extensionOutputs.append(("minPinLength", .int(minPINLength)))
         }
         var flags: AuthenticatorData.Flags = [.userPresent]
         if userVerified { flags.insert(.userVerified) }
