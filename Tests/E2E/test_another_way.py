@@ -11,6 +11,8 @@ the test needs, and nothing the host does can settle the page's call meanwhile.
 import base64
 import json
 
+import pytest
+
 from harness.prompt_window import PromptWindow
 
 TOKEN_ARGS = ("--presence", "delay:60000")
@@ -102,3 +104,81 @@ def test_with_no_key_plugged_in_the_choice_is_offered_at_once(browser):
         host_cancelled(browser, before)
     finally:
         unplugged.rename(token)
+
+
+def own_waits_for_presence(browser, waits: bool) -> None:
+    """Whether Chromium's own authenticator waits for a touch that never comes (else it answers at once). Firefox's
+    (Marionette's) always consents, and with no credential for a request it refuses at once (NotAllowedError,
+    measured): nothing there waits, so what needs the browser's own to wait runs in Chromium only."""
+    if browser.kind != "chromium":
+        pytest.skip("Firefox's virtual authenticator never waits for a touch")
+    browser.browser.call("WebAuthn.setAutomaticPresenceSimulation",
+                         {"authenticatorId": browser.own_authenticator_id, "enabled": not waits})
+
+
+# A sign-in the page makes itself, so the test can abort it and read its timing: options from the RP, a signal.
+PAGE_CALL = """(async () => {
+  const json = await (await fetch('/login/options', {method: 'POST', headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({username: %(user)s, timeout: %(timeout)d})})).json();
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  window.controller = new AbortController();
+  window.startedAt = performance.now();
+  window.pendingCall = navigator.credentials.get({signal: window.controller.signal, publicKey: {...json,
+    challenge: decode(json.challenge), allowCredentials: json.allowCredentials.map((c) => ({...c, id: decode(c.id)}))}})
+    .then(() => ({ok: true}), (e) => ({ok: false, name: e.name, message: e.message,
+                                        elapsedMs: performance.now() - window.startedAt}));
+  return true;
+})()"""
+
+
+def registered_user(browser) -> str:
+    """A user with a passkey in the browser's own authenticator (handed on there)."""
+    user = browser.new_user("own")
+    start(browser, "register", username=user)
+    window_offering_another_way(browser, "Touch your security key.").click(BUTTON)
+    assert settled(browser).get("ok"), "registration through the browser's own"
+    PromptWindow.wait_gone(browser.browser)
+    return user
+
+
+def test_an_abort_after_the_choice_reaches_the_browsers_own(browser):
+    own_waits_for_presence(browser, False)   # Chromium only (skips Firefox)
+    user = registered_user(browser)
+    own_waits_for_presence(browser, True)
+    try:
+        before = len(browser.ended())
+        browser.press_in_page()
+        browser.call(PAGE_CALL % {"user": json.dumps(user), "timeout": 60000})
+        window_offering_another_way(browser, "Touch your security key.").click(BUTTON)
+        host_cancelled(browser, before)
+        PromptWindow.wait_gone(browser.browser)
+        browser.call("(window.controller.abort(new DOMException('the page gave up', 'AbortError')), true)")
+        aborted = settled(browser)
+        assert aborted == {"ok": False, "name": "AbortError", "message": "the page gave up",
+                           "elapsedMs": aborted.get("elapsedMs")}, aborted
+    finally:
+        own_waits_for_presence(browser, False)
+    # Nothing is left pending anywhere: the next request goes through the bridge's window again.
+    start(browser, "signIn", username=user)
+    window_offering_another_way(browser, "Touch your security key.").click(BUTTON)
+    assert settled(browser).get("ok")
+
+
+def test_the_browsers_own_gets_the_time_the_page_has_left(browser):
+    """The page allows 25 s; the bridge holds the request 10 s before the user hands it on. The browser's own then
+    gives up when the page's 25 s are over, not 25 s after the hand-over."""
+    own_waits_for_presence(browser, False)
+    user = registered_user(browser)
+    own_waits_for_presence(browser, True)
+    try:
+        browser.press_in_page()
+        browser.call(PAGE_CALL % {"user": json.dumps(user), "timeout": 25000})
+        window = window_offering_another_way(browser, "Touch your security key.")
+        # The page's own clock says when 10 s of its time are gone.
+        assert browser.browser.wait_for("performance.now() - window.startedAt >= 10000", timeout=30), "the page's clock"
+        window.click(BUTTON)
+        timed_out = settled(browser, deadline=60)
+        assert timed_out["ok"] is False and timed_out["name"] == "NotAllowedError", timed_out
+        assert 24000 <= timed_out["elapsedMs"] < 30000, f"the browser's own gave up after {timed_out['elapsedMs']} ms"
+    finally:
+        own_waits_for_presence(browser, False)
