@@ -55,8 +55,8 @@
     if (!creds || typeof PKC !== 'function') return false;
     const proto = Object.getPrototypeOf(creds);
     // What the page would call now, which the bridge calls for whatever it does not serve: the browser's own, or
-    // the function another extension's page script put there before this one ran (docs/extension.md, "Beside
-    // password managers").
+    // the function another extension's page script put there before this one ran
+    // (docs/extension.md, "Beside password managers").
     const originalCreate = creds.create;
     const originalGet = creds.get;
     if (typeof originalCreate !== 'function' || typeof originalGet !== 'function') return false;

@@ -131,15 +131,17 @@ class Browser:
 class Chromium(Browser):
     """Chromium with --load-extension (or, with extension=None, none: the browser's own WebAuthn, or what it
     installs itself by policy); the host manifest must be in <user-data-dir>/NativeMessagingHosts (or the system
-    directory). `launcher` goes before the command (e.g. a mount namespace's unshare)."""
+    directory). `launcher` goes before the command (e.g. a mount namespace's unshare). `others` are more
+    unpacked extensions, loaded before the extension (others_first) or after it, in the order given."""
     name = "chromium"
 
     def __init__(self, workdir: Path, env: dict, extension: Path | None, user_data_dir: Path,
-                 launcher: tuple[str, ...] = (), flags: tuple[str, ...] = ()):
+                 launcher: tuple[str, ...] = (), flags: tuple[str, ...] = (), others: tuple[Path, ...] = (),
+                 others_first: bool = False):
         super().__init__(workdir, env)
         self.user_data_dir = user_data_dir
-        extension_flags = ([f"--load-extension={extension}", f"--disable-extensions-except={extension}"]
-                           if extension else [])
+        loaded = ",".join(str(e) for e in ([*others, extension] if others_first else [extension, *others]) if e)
+        extension_flags = [f"--load-extension={loaded}", f"--disable-extensions-except={loaded}"] if loaded else []
         with open(self.log_path, "ab") as log:
             self._spawn([*launcher, CHROMIUM, "--headless=new", "--no-sandbox", f"--user-data-dir={user_data_dir}",
                          "--no-first-run", "--no-default-browser-check", "--log-level=3", *extension_flags, *flags,
@@ -224,20 +226,27 @@ class Chromium(Browser):
 class Firefox(Browser):
     """Firefox ESR; the extension is a temporary add-on installed over BiDi (no signing, no prefs needed), or none
     (extension=None: what the browser installs itself, e.g. by policy). `launcher` goes before the command (as
-    for Chromium: e.g. a mount namespace's unshare)."""
+    for Chromium: e.g. a mount namespace's unshare). `others` are more temporary add-ons, installed before the
+    extension (others_first) or after it, in the order given."""
     name = "firefox"
     extra_args: tuple[str, ...] = ()
 
     def __init__(self, workdir: Path, env: dict, extension: Path | None, profile: Path, prefs: dict | None = None,
-                 launcher: tuple[str, ...] = (), profile_files: dict | None = None):
+                 launcher: tuple[str, ...] = (), profile_files: dict | None = None, others: tuple[Path, ...] = (),
+                 others_first: bool = False):
         super().__init__(workdir, env)
         self.profile = profile
         write_profile(profile, prefs, profile_files)
         self._spawn([*launcher, FIREFOX, "--headless", "--no-remote", "--profile", str(profile), *self.extra_args,
                      "--remote-debugging-port", "0", "about:blank"], subprocess.PIPE)
         self.conn = self._session(self._bidi_url(timeout=60))
-        self.extension_id = extension and self.conn.call(
-            "webExtension.install", {"extensionData": {"type": "path", "path": str(extension)}})["extension"]
+        install = lambda path: self.conn.call(   # noqa: E731
+            "webExtension.install", {"extensionData": {"type": "path", "path": str(path)}})["extension"]
+        for other in others if others_first else ():
+            install(other)
+        self.extension_id = extension and install(extension)
+        for other in () if others_first else others:
+            install(other)
         self.tab = self.conn.call("browsingContext.getTree", {})["contexts"][0]["context"]
 
     def _session(self, url: str) -> Connection:

@@ -98,6 +98,7 @@ class RelyingParty:
                                                "sign_count": verified.sign_count}
         return {"verified": True, "credentialId": credential_id, "username": username,
                 "signCount": verified.sign_count, "fmt": str(getattr(verified.fmt, "value", verified.fmt)),
+                "aaguid": str(verified.aaguid),   # which authenticator made it: a SoftToken's, or a stand-in's
                 "clientData": json.loads(b64url_decode(credential["response"]["clientDataJSON"]))}
 
     def import_u2f_credential(self, username: str, credential_id: bytes, public_key: bytes, appid: str):

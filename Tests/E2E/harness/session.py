@@ -46,7 +46,8 @@ class BrowserSession:
                  token_args: tuple[str, ...] = (), firefox_prefs: dict | None = None, own_webauthn: bool = False,
                  extra_env: dict | None = None, path: str = "page", chromium_flags: tuple[str, ...] = (),
                  profile_files: dict | None = None, virtual_authenticator: bool = True,
-                 own_authenticator: bool = False):
+                 own_authenticator: bool = False, others: tuple[Path, ...] = (), others_first: bool = False,
+                 ready_js: str = OVERRIDE_ACTIVE_JS):
         assert not own_webauthn or not install, "the browser's own WebAuthn runs without the bridge"
         assert path == "page" or kind == "chromium", "only Chromium has the proxy path"
         self.kind = kind
@@ -82,6 +83,12 @@ class BrowserSession:
         # (Chromium: DevTools' on the tab; Firefox: Marionette's, harness/marionette.py). Its id: own_authenticator_id.
         self.own_authenticator = own_authenticator
         self.own_authenticator_id = None
+        # Other extensions beside the bridge (a stand-in password manager: harness/standin.py), loaded or installed
+        # before it or after it; `ready_js` is what says a page is ready (the bridge's flag, unless another
+        # extension's function is on top of it).
+        self.others = others
+        self.others_first = others_first
+        self.ready_js = ready_js
         try:
             self._start(host_binary, install, token_args, firefox_prefs)
         except BaseException:
@@ -109,11 +116,12 @@ class BrowserSession:
             if self.virtual_authenticator:
                 self.browser.add_virtual_authenticator()
         elif self.kind == "chromium":
-            self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir, flags=self.chromium_flags)
+            self.browser = Chromium(self.workdir, self.env, extension_dir(), user_data_dir, flags=self.chromium_flags,
+                                    others=self.others, others_first=self.others_first)
         else:
             kind = FirefoxWithOwnAuthenticator if self.own_authenticator else Firefox
             self.browser = kind(self.workdir, self.env, firefox_extension(self.workdir), profile, firefox_prefs,
-                                profile_files=self.profile_files)
+                                profile_files=self.profile_files, others=self.others, others_first=self.others_first)
         if self.own_authenticator:
             self.own_authenticator_id = self.browser.add_virtual_authenticator()
         self.front_tab = self.browser.tab   # the tab every test drives unless it opens another
@@ -150,16 +158,16 @@ class BrowserSession:
             self.browser.open(url)
         if self.own_webauthn:
             return
-        active = self.browser.wait_for(OVERRIDE_ACTIVE_JS, timeout=5)
+        active = self.browser.wait_for(self.ready_js, timeout=5)
         if not active and not self.opened_once:
             # The first page after launch can race the extension's start-up (content scripts registered a
             # moment after the browser is reachable): one reload, then the same strict check.
             self.browser.open(url)
-            active = self.browser.wait_for(OVERRIDE_ACTIVE_JS, timeout=10)
+            active = self.browser.wait_for(self.ready_js, timeout=10)
         self.opened_once = True
         if not active:
             raise AssertionError(f"{self.kind}: the extension's override is not active on {url} "
-                                 f"({OVERRIDE_ACTIVE_JS} is false)\n{self.diagnostics()}")
+                                 f"({self.ready_js} is false)\n{self.diagnostics()}")
 
     @contextmanager
     def second_tab(self, path: str, background: bool = True):

@@ -141,7 +141,8 @@
     let cred;
     try {
       cred = await withDeadline(
-        api(kind, args.via).call(navigator.credentials, signal ? { publicKey, signal } : { publicKey }),
+        api(kind, args.via).call(navigator.credentials, {
+          publicKey, ...(signal && { signal }), ...(args.mediation && { mediation: args.mediation }) }),
         args.deadlineMs || CALL_DEADLINE_MS);
     } catch (error) {
       return failure(error, performance.now() - start);

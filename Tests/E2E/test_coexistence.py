@@ -1,0 +1,153 @@
+"""Beside a password manager that wraps navigator.credentials as the bridge does (docs/extension.md, "Beside password
+managers"): the stand-in of Tests/E2E/standin-passkey-manager/ keeps passkeys for the RP's second origin and hands
+everything else to what it found. Each browser and path runs twice: the stand-in's page script first, and the
+bridge's first (harness/standin.py: the order follows the extensions' ids, in both browsers).
+
+- The stand-in's site: what the stand-in serves (a passkey of its own, AAGUID "standin-passkeys", verified by the
+  RP) never reaches the host. One measured exception, checked as such: on the page path with the stand-in's script
+  first, the bridge is on top and the stand-in's bound copy of the browser's own function is out of its reach, so
+  the bridge serves that site too.
+- Every other site: the bridge serves (a SoftToken credential at the host, on the session's path).
+- Conditional mediation always goes below the bridge: on the stand-in's site to the stand-in, which answers it;
+  elsewhere to the browser's own (Chromium: a DevTools virtual authenticator answers it; Firefox: its own keeps
+  it waiting until the page aborts), never to the host.
+- isConditionalMediationAvailable() and getClientCapabilities() on the stand-in's site say what the stand-in says,
+  with the host's capabilities merged in by whichever of the two is on top.
+"""
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from harness.session import BrowserSession
+from harness.standin import BRIDGE_RAN_FIRST_JS, STANDIN_AAGUID, STANDIN_RAN_FIRST_JS, standin_extension
+
+CASES = [(kind, path, first) for kind, path in (("chromium", "page"), ("chromium", "proxy"), ("firefox", "page"))
+         for first in (True, False)]
+
+# A call of the browser's own create() from a fresh about:blank frame, which no extension's content script reaches.
+BROWSERS_OWN_CREATE = """(async (options) => {
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  const frame = document.createElement('iframe');
+  document.body.append(frame);
+  try {
+    const publicKey = { ...options, challenge: decode(options.challenge), user: { ...options.user, id: decode(options.user.id) },
+                        excludeCredentials: [] };
+    return (await frame.contentWindow.navigator.credentials.create({ publicKey })).toJSON();
+  } finally {
+    frame.remove();
+  }
+})"""
+
+
+@pytest.fixture(scope="module", params=CASES,
+                ids=[f"{k}{'-proxy' if p == 'proxy' else ''}-{'standin' if f else 'bridge'}-first" for k, p, f in CASES])
+def pair(request, host, rp_server):
+    kind, path, standin_first = request.param
+    scratch = Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-standin-"))
+    standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first)
+    session = None
+    try:
+        session = BrowserSession(kind, host, rp_server.origin, path=path, others=(standin,),
+                                 others_first=standin_first,
+                                 ready_js=STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS)
+        session.timed = False   # another extension in the way: not for the timing summary
+        session.standin_first = standin_first
+        yield session
+    finally:
+        if session:
+            session.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def open_site(session, origin: str) -> None:
+    """A page of the RP at `origin`, once both extensions' page scripts are in place in the order asked."""
+    session.browser.open(f"{origin}/index.html")
+    assert session.browser.wait_for(session.ready_js, timeout=10), \
+        f"{session.kind}: the page scripts did not run in the order asked ({session.ready_js})\n{session.diagnostics()}"
+
+
+def page_rp(session, function: str, **args) -> dict:
+    """rp.<function> in the page, without BrowserSession.rp()'s check that the host served it."""
+    return session.call(f"rp.{function}({json.dumps(args)})")
+
+
+def verified(result: dict, what: str) -> dict:
+    assert result.get("ok") and result["verdict"].get("verified") is True, f"{what}: {result}"
+    return result["verdict"]
+
+
+def bridge_on_top_of_standin(session) -> bool:
+    """The page path with the stand-in's script first: the one configuration where the bridge serves its site."""
+    return session.standin_first and session.path == "page"
+
+
+def test_the_password_managers_site_is_served_by_it_and_never_reaches_the_host(pair, rp_server):
+    open_site(pair, rp_server.frame_origin)
+    seen = len(pair.ceremonies())
+    user = pair.new_user("vault")
+    made = verified(page_rp(pair, "register", username=user), "registration on the stand-in's site")
+    signed = verified(page_rp(pair, "signIn", username=user), "sign-in on the stand-in's site")
+    assert signed["credentialId"] == made["credentialId"]
+    reached = pair.ceremonies()[seen:]
+    if bridge_on_top_of_standin(pair):
+        assert made["aaguid"] != STANDIN_AAGUID, made
+        assert [c["type"] for c in reached] == ["create", "get"], reached
+    else:
+        assert made["aaguid"] == STANDIN_AAGUID, made
+        assert reached == [], f"a request the stand-in served reached the host: {reached}"
+
+
+def test_every_other_site_is_served_by_the_bridge(pair):
+    open_site(pair, pair.site_origin)
+    user = pair.new_user("key")
+    made = verified(pair.rp("register", username=user), "registration on the bridge's site")   # on the session's path
+    assert made["aaguid"] != STANDIN_AAGUID, made
+    verified(pair.rp("signIn", username=user), "sign-in on the bridge's site")
+
+
+def test_conditional_mediation_on_its_site_goes_to_the_password_manager(pair, rp_server):
+    open_site(pair, rp_server.frame_origin)
+    seen = len(pair.ceremonies())
+    # A passkey in its vault, made by calling the stand-in's own create() (wherever the bridge's is).
+    pair.call("window.capturedCreate = window.standinPasskeyManager.create, true")
+    made = verified(page_rp(pair, "register", username=pair.new_user("autofill"), via="captured"),
+                    "registration by the stand-in")
+    assert made["aaguid"] == STANDIN_AAGUID, made
+    signed = verified(page_rp(pair, "signIn", mediation="conditional"), "conditional sign-in on the stand-in's site")
+    assert signed["username"].startswith(("vault-", "autofill-")), signed   # one of the stand-in's passkeys
+    assert pair.ceremonies()[seen:] == [], "a request the stand-in served reached the host"
+
+
+def test_conditional_mediation_elsewhere_goes_to_the_browsers_own(pair, rp_server):
+    open_site(pair, pair.site_origin)
+    seen = len(pair.ceremonies())
+    if pair.kind == "chromium":
+        # Chromium's own answers from a DevTools virtual authenticator holding a passkey it made for the site (a tab
+        # with one is served by it, not proxied).
+        authenticator = pair.browser.add_virtual_authenticator()
+        try:
+            user = pair.new_user("browser")
+            options = rp_server.rp.registration_options({"username": user, "residentKey": "required"})
+            own = pair.call(f"{BROWSERS_OWN_CREATE}({json.dumps(options)})")
+            rp_server.rp.verify_registration(own, pair.site_origin)
+            signed = verified(page_rp(pair, "signIn", mediation="conditional"), "conditional sign-in elsewhere")
+            assert signed["credentialId"] == own["id"] and signed["username"] == user, signed
+        finally:
+            pair.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
+    else:
+        # Firefox's own keeps a conditional request waiting (for its autofill, which a headless page never shows)
+        # until the page aborts it; the bridge would have served it at once from the SoftToken.
+        result = page_rp(pair, "signIn", mediation="conditional", abortAfterMs=500)
+        assert result.get("name") == "AbortError", result
+    assert pair.ceremonies()[seen:] == [], "a conditional request reached the host"
+
+
+def test_its_site_is_told_conditional_mediation_is_available(pair, rp_server):
+    open_site(pair, rp_server.frame_origin)
+    assert pair.call("PublicKeyCredential.isConditionalMediationAvailable()") is True
+    capabilities = pair.call("PublicKeyCredential.getClientCapabilities()")
+    assert capabilities.get("conditionalGet") is True, capabilities
+    assert capabilities.get("hybridTransport") is False, f"the bridge's merge is missing: {capabilities}"
