@@ -151,27 +151,27 @@ public struct Doctor {
                     "WEBAUTHN_BRIDGE_SOFT_TOKEN is set: the host uses SoftToken \(soft), a software token for development and tests, not your keys",
                 fix: "unset WEBAUTHN_BRIDGE_SOFT_TOKEN to use USB keys")
         }
-        let found = USBDeviceProvider().locations()
-        if !found.isEmpty {
-            return Check(
-                name: "security keys", status: .ok,
-                detail: found.map { "\($0.path) \($0.manufacturer) \($0.product)" }.joined(separator: "; "), fix: nil)
-        }
-        let nodes = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).filter {
-            $0.hasPrefix("hidraw")
-        }
-        let unreadable = nodes.filter { access("/dev/\($0)", R_OK | W_OK) != 0 }
-        if !unreadable.isEmpty {
+        let found = USBDeviceProvider().manifest()
+        let inaccessible = USBDeviceProvider.inaccessible(besides: found)
+        if !inaccessible.isEmpty {
+            let usable = found.isEmpty ? "no key usable" : "usable: \(Self.names(found))"
             return Check(
                 name: "security keys", status: .warn,
-                detail:
-                    "no key usable, and \(unreadable.map { "/dev/" + $0 }.joined(separator: ", ")) cannot be opened by this user",
+                detail: "\(usable); \(Self.names(inaccessible)) cannot be opened by this user",
                 fix:
                     "FIDO keys need a udev rule giving your session access (uaccess): install libfido2's rules (Debian: libfido2-1 ships 70-u2f.rules; or `sudo apt install libu2f-udev`), then replug the key; on older systems add yourself to the plugdev group"
             )
         }
+        if !found.isEmpty {
+            return Check(name: "security keys", status: .ok, detail: Self.names(found), fix: nil)
+        }
         return Check(
             name: "security keys", status: .warn, detail: "no FIDO key plugged in", fix: "plug in your security key")
+    }
+
+    private static func names(_ keys: [DeviceLocation]) -> String {
+        keys.map { [$0.path, $0.manufacturer, $0.product].filter { !$0.isEmpty }.joined(separator: " ") }
+            .joined(separator: "; ")
     }
 
     func publicSuffixList() -> Check {

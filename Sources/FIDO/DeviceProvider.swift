@@ -41,13 +41,29 @@ public protocol DeviceProvider: Sendable {
     func locations() -> [DeviceLocation]
 }
 
-/// Every FIDO HID device libfido2 finds (`fido_dev_info_manifest`).
+/// Every FIDO HID device plugged in: those libfido2 finds (`fido_dev_info_manifest`), and those it cannot see because
+/// this process may not open their nodes (`HIDRawNode`), so that a key without the udev rule is named as unusable
+/// rather than missing.
 public struct USBDeviceProvider: DeviceProvider {
     public static let maxDevices = 64
 
     public init() {}
 
     public func locations() -> [DeviceLocation] {
+        let usable = manifest()
+        return usable + Self.inaccessible(besides: usable)
+    }
+
+    /// The FIDO keys plugged in whose nodes this process may not open (none listed in `listed`).
+    public static func inaccessible(besides listed: [DeviceLocation] = []) -> [DeviceLocation] {
+        HIDRawNode.fidoNodes().filter { node in node.isRefused && !listed.contains { $0.path == node.path } }.map {
+            DeviceLocation(
+                path: $0.path, manufacturer: "", product: $0.name, vendorID: $0.vendorID, productID: $0.productID)
+        }
+    }
+
+    /// The keys libfido2 lists: those whose nodes this process can open and whose report descriptor is FIDO's.
+    public func manifest() -> [DeviceLocation] {
         guard let list = fido_dev_info_new(Self.maxDevices) else { return [] }
         var owned: OpaquePointer? = list
         defer { fido_dev_info_free(&owned, Self.maxDevices) }

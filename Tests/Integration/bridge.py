@@ -74,7 +74,8 @@ class Host:
     """One host process, launched as `browser` ("chromium" | "firefox") would launch it."""
 
     def __init__(self, tmp: Path, token: Path | None, browser: str = "chromium", extension_id: str | None = None,
-                 env: dict | None = None, log_level: str = "debug"):
+                 env: dict | None = None, log_level: str = "debug", prefix: list[str] | None = None):
+        """`prefix`: a command the host is started through (e.g. one that drops privileges)."""
         self.log_path = tmp / f"host-{time.monotonic_ns()}.log"
         environment = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")}
         environment.update({"WEBAUTHN_BRIDGE_LOG_FILE": str(self.log_path), "WEBAUTHN_BRIDGE_LOG_LEVEL": log_level,
@@ -87,7 +88,7 @@ class Host:
             argv = [host_binary(), f"chrome-extension://{extension_id or CHROMIUM_ID}/"]
         else:
             argv = [host_binary(), str(tmp / "webauthn_bridge.json"), extension_id or FIREFOX_ID]
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        self.proc = subprocess.Popen([*(prefix or []), *argv], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env=environment, cwd=os.path.dirname(argv[0]), start_new_session=True)
         self._buffer = b""
 

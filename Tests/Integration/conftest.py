@@ -6,6 +6,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bridge import Host, create_token  # noqa: E402
+from usb_keys import USBKeys  # noqa: E402
 
 
 @pytest.fixture
@@ -47,3 +48,19 @@ def pinentry(tmp_path):
     env = {"WEBAUTHN_BRIDGE_PINENTRY": PINENTRY, "FAKE_PINENTRY_SCRIPT": str(script), "FAKE_PINENTRY_LOG": str(log)}
     answers()
     return env, answers, commands
+
+
+@pytest.fixture
+def usb(tmp_path):
+    """A umockdev testbed to plug SoftTokens into as USB keys (usb_keys.py); its programs see them at /dev/hidraw*."""
+    keys = USBKeys(tmp_path)
+    yield keys
+    keys.close()
+
+
+@pytest.fixture
+def yubikey(tmp_path, usb):
+    """A YubiKey 5 (SoftToken profile yubikey5) plugged in as /dev/hidraw0; returns its state file."""
+    token = create_token(tmp_path / "yubikey.state", "--profile", "yubikey5")
+    assert usb.plug(token) == "/dev/hidraw0"
+    return token

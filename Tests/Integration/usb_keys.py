@@ -13,6 +13,12 @@ from pathlib import Path
 
 from bridge import host_binary
 
+# A command that runs a program without the capabilities that let root open any file, so that a node of mode 000
+# is refused to it as to a user without the udev rule (as another user it would need its own HOME and log).
+WITHOUT_ROOTS_FILE_ACCESS = (["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
+                             if os.geteuid() == 0 else [])
+YUBIKEY5 = {"vendorId": 0x1050, "productId": 0x0407, "manufacturer": "Yubico", "product": "YubiKey OTP+FIDO+CCID"}
+YUBIKEY5_AAGUID = "a25342c03cdc44148e46f4807fca511c"
 SERVER = Path(__file__).with_name("support") / "hidraw_testbed.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
 PRELOAD = "libumockdev-preload.so.0"
@@ -31,8 +37,9 @@ class USBKeys:
     def __init__(self, tmp: Path):
         self.errors = tmp / "hidraw-testbed.err"
         with self.errors.open("wb") as errors:
-            self.proc = subprocess.Popen([SYSTEM_PYTHON, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=errors, text=True, start_new_session=True)
+            # Under umockdev's preload itself, so that its uevents find the devices they announce.
+            self.proc = subprocess.Popen(["umockdev-wrapper", SYSTEM_PYTHON, str(SERVER)], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=errors, text=True, start_new_session=True)
         ready = self.proc.stdout.readline()
         assert ready, f"the hidraw testbed did not start:\n{self.errors.read_text()}"
         self.root = json.loads(ready)["root"]
@@ -43,6 +50,13 @@ class USBKeys:
         """What a program needs in its environment to see the testbed's /dev and /sys."""
         preload = " ".join(filter(None, [PRELOAD, os.environ.get("LD_PRELOAD")]))
         return {"LD_PRELOAD": preload, "UMOCKDEV_DIR": self.root}
+
+    def run(self, *argv: str, unprivileged: bool = False) -> subprocess.CompletedProcess:
+        """A program started with the testbed in its environment (no SoftToken variable), as on a real machine."""
+        environment = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")}
+        environment.update(self.env)
+        prefix = WITHOUT_ROOTS_FILE_ACCESS if unprivileged else []
+        return subprocess.run([*prefix, *argv], capture_output=True, text=True, timeout=60, env=environment)
 
     def _ask(self, command: dict) -> dict:
         self.proc.stdin.write(json.dumps(command) + "\n")

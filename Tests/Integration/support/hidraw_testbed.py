@@ -4,7 +4,7 @@ has umockdev's GObject bindings: python3-gi, gir1.2-umockdev-1.0).
 Programs started with umockdev's preload (LD_PRELOAD=libumockdev-preload.so.0, UMOCKDEV_DIR=the testbed) see the
 testbed's /sys and /dev instead of the machine's: libudev enumerates the keys plugged here, with the sysfs entries the
 kernel gives a USB HID device (usb_device parent with idVendor/idProduct/manufacturer/product, hid parent with HID_ID,
-HID_NAME and report_descriptor, hidraw device with its dev_t), and opening /dev/hidrawN opens a pseudo-terminal
+HID_NAME and report_descriptor, hidraw device with its dev_t and its `device` link), and opening /dev/hidrawN opens a pseudo-terminal
 whose other end is this process. What umockdev cannot do alone is done here:
 - the node is a symlink to a pty slave (umockdev makes a pty only for SUBSYSTEM=tty), because libfido2 checks with
   fstat(), which umockdev's preload does not wrap, that the node is a character device; the pty also gives poll()
@@ -62,6 +62,13 @@ HIDIOCGRDESCSIZE = _ior(0x01, 4)
 HIDIOCGRDESC = _ior(0x02, 4 + 4096)
 HIDIOCGRAWINFO = _ior(0x03, 8)
 HIDIOCGRAWNAME_NR = 0x04
+
+
+CONTROLLING_TERMINAL_HOLDER = (
+    "import fcntl, signal, termios\n"
+    "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
+    "print('held', flush=True)\n"
+    "signal.pause()\n")
 
 
 class HidrawIoctls(UMockdev.IoctlBase):
@@ -122,13 +129,21 @@ class Key:
             f"E: HID_PHYS=usb-0000:00:14.0-{index + 1}/input0\nE: HID_UNIQ=\n"
             f"H: report_descriptor={FIDO_REPORT_DESCRIPTOR.hex().upper()}\n\n"
             f"P: {hid}/hidraw/hidraw{index}\nE: SUBSYSTEM=hidraw\nE: DEVNAME={self.node}\n"
-            f"E: MAJOR={HIDRAW_MAJOR}\nE: MINOR={index}\nA: dev={HIDRAW_MAJOR}:{index}\n")
+            f"E: MAJOR={HIDRAW_MAJOR}\nE: MINOR={index}\nA: dev={HIDRAW_MAJOR}:{index}\n"
+            f"L: device=../../../{hid.rsplit('/', 1)[1]}\n")
         self.master, self.slave = os.openpty()
         tty.setraw(self.slave)
         attributes = termios.tcgetattr(self.slave)
         attributes[6][termios.VMIN], attributes[6][termios.VTIME] = REPORT, 0
         termios.tcsetattr(self.slave, termios.TCSANOW, attributes)
         self.pty = os.ttyname(self.slave)
+        # A pty that is no session's controlling terminal becomes the one of the first session leader that opens it
+        # without O_NOCTTY (libfido2 does not pass it; a host started by a browser may lead its session), and
+        # hanging it up at unplugging would then send that program SIGHUP. A process of its own holds it as its
+        # controlling terminal instead, so no program that opens the node can take it (the hangup ends only it).
+        self.holder = subprocess.Popen([sys.executable, "-c", CONTROLLING_TERMINAL_HOLDER], stdin=self.slave,
+                                       stdout=subprocess.PIPE, start_new_session=True)
+        assert self.holder.stdout.readline() == b"held\n"
         self.link = os.path.join(root, self.node.lstrip("/"))
         os.symlink(self.pty, self.link)
         self.stop = os.pipe()
@@ -194,6 +209,7 @@ class Key:
         self.reader.join()
         os.close(self.master)
         os.close(self.slave)
+        self.holder.wait(timeout=10)  # ended by the hangup
         self.token.stdin.close()
         self.token.wait(timeout=10)
 

@@ -1,0 +1,85 @@
+"""Keys on the USB path (usb_keys.py: hidraw nodes of a umockdev testbed) plugged, pulled and refused while the host
+works, with no SoftToken variable set: what test_keys_plugging.py checks through the I/O hooks, here through udev,
+libfido2's hidraw code and the host's presence check of a /dev node. Every wait is on a status frame or a log line."""
+
+from bridge import create_token, host_binary
+from rp import ORIGIN, creation_options, verify_registration
+from test_keys_plugging import UNTOUCHED, credentials_on, wait_for_log, wait_for_status
+from usb_keys import WITHOUT_ROOTS_FILE_ACCESS
+
+
+def start_create(host):
+    options, challenge = creation_options()
+    host.send({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    return challenge
+
+
+def expect_credential_made_on(token, host, challenge):
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+    assert len(credentials_on(token)) == 1
+
+
+def test_a_key_plugged_in_while_the_host_waits_for_one_is_used(tmp_path, usb, launch):
+    host = launch(None, env=usb.env)
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "insert-key")
+    token = create_token(tmp_path / "key.state", "--profile", "yubikey5")
+    usb.plug(token)
+    expect_credential_made_on(token, host, challenge)
+
+
+def waiting_for_the_touch(usb, launch, token):
+    """A host whose request waits for the touch of `token`, plugged in as the only key (and never touched)."""
+    create_token(token, "--profile", "yubikey5", *UNTOUCHED)
+    usb.plug(token)
+    host = launch(None, env=usb.env)
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "touch")
+    return host, challenge
+
+
+def test_a_key_pulled_out_while_waiting_for_its_touch_is_waited_for_and_another_one_used(tmp_path, usb, launch):
+    first = tmp_path / "first.state"
+    host, challenge = waiting_for_the_touch(usb, launch, first)
+    usb.unplug(first.name)
+    wait_for_status(host, "c-1", "insert-key")
+    assert "/dev/hidraw0 was removed while it waited for its touch" in host.log()
+    second = create_token(tmp_path / "second.state", "--profile", "yubikey5")
+    usb.plug(second)
+    expect_credential_made_on(second, host, challenge)
+    assert credentials_on(first) == []
+
+
+def test_a_key_plugged_in_while_another_waits_for_its_touch_joins_and_wins(tmp_path, usb, launch):
+    waiting = tmp_path / "waiting.state"
+    host, challenge = waiting_for_the_touch(usb, launch, waiting)
+    touched = create_token(tmp_path / "touched.state", "--profile", "yubikey5", "--presence", "delay:500")
+    assert usb.plug(touched) == "/dev/hidraw1"
+    wait_for_log(host, "another key was plugged in while /dev/hidraw0 waits for its touch")
+    wait_for_status(host, "c-1", "select-key")
+    expect_credential_made_on(touched, host, challenge)
+    assert credentials_on(waiting) == []
+
+
+def test_a_key_without_the_udev_rule_is_named_with_doctors_advice_and_used_once_allowed(tmp_path, usb, yubikey,
+                                                                                      launch):
+    usb.deny(yubikey.name)
+    host = launch(None, env=usb.env, prefix=WITHOUT_ROOTS_FILE_ACCESS)
+    challenge = start_create(host)
+    frame = wait_for_status(host, "c-1", "key-unusable")
+    assert "Yubico YubiKey OTP+FIDO+CCID is plugged in but cannot be used" in frame["detail"], frame
+    assert "this account may not open /dev/hidraw0: the udev rule" in frame["detail"], frame
+    usb.allow(yubikey.name)  # the user installs the rule and replugs
+    expect_credential_made_on(yubikey, host, challenge)
+
+
+def test_doctor_gives_the_udev_advice_for_a_key_this_user_cannot_open(usb, yubikey):
+    usb.deny(yubikey.name)
+    doctor = usb.run(host_binary(), "doctor", unprivileged=True)
+    lines = doctor.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "security keys" in line)
+    assert "no key usable; /dev/hidraw0 Yubico YubiKey OTP+FIDO+CCID cannot be opened by this user" in lines[at], \
+        doctor.stdout
+    assert "udev rule giving your session access (uaccess)" in "\n".join(lines[at:at + 3]), doctor.stdout
