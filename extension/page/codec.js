@@ -144,8 +144,9 @@
     return out;
   }
 
-  /** A fresh copy of an extension-output tree: new objects and arrays, the same ArrayBuffers (as Chromium,
-   *  whose getClientExtensionResults() answers a new object each call around the same prf.results.first). */
+  /** A fresh copy of an extension-output tree: new objects and arrays, each leaf through `leaf` (Chromium's
+   *  getClientExtensionResults() answers a new object each call around the same prf.results.first, Firefox's a
+   *  new buffer too). */
   function copyTree(value, leaf) {
     if (Array.isArray(value)) return value.map((item) => copyTree(item, leaf));
     if (isDictionary(value)) {
@@ -195,8 +196,8 @@
 
   /**
    * A host `result.credential` → the credential record page/credential.js serves a page's credential from:
-   * every binary value an ArrayBuffer made once (the attributes are [SameObject]), `clientExtensionResults()`
-   * and `toJSON()` answering a fresh object each call. Throws TypeError on a malformed reply, so it fails
+   * every binary value an ArrayBuffer made once (the attributes are [SameObject]), `clientExtensionResults(leaf)`
+   * (`leaf` copies a buffer where the browser does) and `toJSON()` answering a fresh object each call. Throws TypeError on a malformed reply, so it fails
    * here rather than in page code.
    */
   function decodeCredential(frame) {
@@ -216,7 +217,7 @@
       rawId,
       authenticatorAttachment,
       response: Object.freeze(response),
-      clientExtensionResults: () => copyTree(extensionOutputs, (leaf) => leaf),
+      clientExtensionResults: (leaf = (value) => value) => copyTree(extensionOutputs, leaf),
       toJSON() {
         const json = {};
         if (authenticatorAttachment !== null) json.authenticatorAttachment = authenticatorAttachment;
@@ -265,13 +266,48 @@
     DataError: true, OperationError: true, RangeError: true, SyntaxError: true,
   });
 
-  /** A host `error` object → the exception to reject with: a page-realm TypeError or DOMException. */
-  function buildError(error, env) {
+  // Firefox words what its WebAuthn rejects with otherwise than Chromium, whose words the host and the background
+  // use (common/chromium-texts.js): a DOMException carries Gecko's default message for its name, a document refused
+  // (no focus, permissions policy, activation) "CredentialsContainer request is not allowed." (measured in Firefox
+  // ESR 153; CredentialsContainer.cpp). A name not listed keeps its message. Null-prototype tables, as above.
+  const FIREFOX_DEFAULT_TEXTS = Object.freeze({
+    __proto__: null,
+    NotAllowedError: 'The request is not allowed by the user agent or the platform in the current context, possibly because the user denied permission.',
+    SecurityError: 'The operation is insecure.',
+    NotSupportedError: 'Operation is not supported',
+    InvalidStateError: 'An attempt was made to use an object that is not, or is no longer, usable',
+    AbortError: 'The operation was aborted. ',
+  });
+  const FIREFOX_DOCUMENT_REFUSED = 'CredentialsContainer request is not allowed.';
+  // Chromium's texts for a document refused (chromium-texts.js focus, activation, policy; a test holds them).
+  const CHROMIUM_DOCUMENT_REFUSALS = Object.freeze([
+    'The operation is not allowed at this time because the page does not have focus.',
+    'A user activation is required to create a credential in a cross-origin iframe.',
+    "The 'publickey-credentials-create' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.",
+    "The 'publickey-credentials-get' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.",
+  ]);
+  const FIREFOX_TYPE_ERRORS = Object.freeze({ __proto__: null, 'User handle exceeds 64 bytes.': 'user.id is too long' });
+
+  /** What Firefox's own says where the host or the background said `message` (Chromium's words) under `name`. */
+  function firefoxText(name, message) {
+    if (name === 'TypeError') return FIREFOX_TYPE_ERRORS[message] ?? message;
+    for (let i = 0; i < CHROMIUM_DOCUMENT_REFUSALS.length; i++) {
+      if (CHROMIUM_DOCUMENT_REFUSALS[i] === message) return FIREFOX_DOCUMENT_REFUSED;
+    }
+    return FIREFOX_DEFAULT_TEXTS[name] ?? message;
+  }
+
+  /**
+   * A host `error` object → the exception to reject with: a page-realm TypeError or DOMException, worded as
+   * `browser` ("chromium" or "firefox") words it.
+   */
+  function buildError(error, env, browser = 'chromium') {
     const name = isPlainObject(error) && typeof error.name === 'string' ? error.name : 'NotAllowedError';
-    const message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
-    if (name === 'TypeError') return new env.TypeError(message);
+    let message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
     // Browsers report a timeout as NotAllowedError.
-    const domName = DOM_ERROR_NAMES[name] === true ? name : 'NotAllowedError';
+    const domName = name === 'TypeError' || DOM_ERROR_NAMES[name] === true ? name : 'NotAllowedError';
+    if (browser === 'firefox') message = firefoxText(domName, message);
+    if (domName === 'TypeError') return new env.TypeError(message);
     return new env.DOMException(message, domName);
   }
 
@@ -330,7 +366,8 @@
   }
 
   const codec = Object.freeze({
-    CHANNEL, toBase64url, fromBase64url, decodeValue, buildRequest, decodeCredential, buildCredential, buildError, mergeCapabilities, parseRelayMessage,
+    CHANNEL, toBase64url, fromBase64url, decodeValue, buildRequest, decodeCredential, buildCredential, buildError, firefoxText,
+    mergeCapabilities, parseRelayMessage,
     newRequestId, isPlainObject, useCredentialShapes, pageShapes,
   });
 

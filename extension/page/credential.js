@@ -13,11 +13,12 @@
  *
  * Each replacement keeps the native property's attributes, name and length, and Function.prototype.toString
  * shows the native function's source for it (the page's toString is replaced for that, and shows its own
- * native source too). In Chromium each object is an EventTarget given the WebAuthn prototype: a platform object
- * without own properties, so structuredClone() and postMessage() refuse it with DataCloneError as they refuse the
- * browser's own credential. Known limits, documented in docs/extension.md: a toString borrowed from another realm
- * (a fresh about:blank frame) shows the replacement's source, and in Firefox structuredClone() copies a bridge
- * credential as {} (SpiderMonkey names an EventTarget's class in its errors, where a plain object says "Object").
+ * native source too). Each object is an EventTarget given the WebAuthn prototype: a platform object without own
+ * properties, so structuredClone() and postMessage() refuse it with DataCloneError as they refuse the browser's
+ * own credential. Known limits, documented in docs/extension.md: a toString borrowed from another realm (a fresh
+ * about:blank frame) shows the replacement's source, and SpiderMonkey's texts name the object's class
+ * ("EventTarget object could not be cloned.", "EventTarget is not extensible") where Firefox's own names
+ * PublicKeyCredential.
  */
 (function (root) {
   'use strict';
@@ -31,14 +32,19 @@
   const arraySlice = uncurry(Array.prototype.slice);
   const apply = Reflect.apply;
   const { create, defineProperty, getOwnPropertyDescriptor, freeze, setPrototypeOf } = Object;
+  const bufferLength = uncurry(getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get);
+  const typedSet = uncurry(Object.getPrototypeOf(Uint8Array.prototype).set);
+  const BufferCtor = ArrayBuffer;
+  const Uint8 = Uint8Array;
 
   const attribute = (serve) => ({ kind: 'attribute', serve });
   const operation = (serve) => ({ kind: 'operation', serve });
 
   /**
    * The WebAuthn L3 members (§5.1, §5.2) and how a bridge object answers each from its slot
-   * ({ record, response }: codec.decodeCredential's record and, for a credential, its response object).
-   * The browser's own descriptor decides getter or method; `kind` only serves a member it lacks.
+   * ({ record, response }: codec.decodeCredential's record and, for a credential, its response object) and the
+   * window's `copy` of a buffer a method answers (Chromium answers the same ArrayBuffer each call, Firefox a new
+   * one). The browser's own descriptor decides getter or method; `kind` only serves a member it lacks.
    */
   const INTERFACES = {
     Credential: {
@@ -49,7 +55,7 @@
       rawId: attribute((slot) => slot.record.rawId),
       response: attribute((slot) => slot.response),
       authenticatorAttachment: attribute((slot) => slot.record.authenticatorAttachment),
-      getClientExtensionResults: operation((slot) => slot.record.clientExtensionResults()),
+      getClientExtensionResults: operation((slot, copy) => slot.record.clientExtensionResults(copy)),
       toJSON: operation((slot) => slot.record.toJSON()),
     },
     AuthenticatorResponse: {
@@ -59,8 +65,8 @@
       attestationObject: attribute((slot) => slot.record.response.attestationObject),
       // A new array each call, as the browsers' sequence<DOMString> conversion makes.
       getTransports: operation((slot) => arraySlice(slot.record.response.transports)),
-      getAuthenticatorData: operation((slot) => slot.record.response.authenticatorData),
-      getPublicKey: operation((slot) => slot.record.response.publicKey),
+      getAuthenticatorData: operation((slot, copy) => copy(slot.record.response.authenticatorData)),
+      getPublicKey: operation((slot, copy) => copy(slot.record.response.publicKey)),
       getPublicKeyAlgorithm: operation((slot) => slot.record.response.publicKeyAlgorithm),
     },
     AuthenticatorAssertionResponse: {
@@ -85,6 +91,19 @@
 
   const installed = new WeakMap(); // PublicKeyCredential.prototype → shapes
   const sourceMasks = new WeakMap(); // Function.prototype of a realm → its masker
+
+  /** A new ArrayBuffer with `value`'s bytes (any other value as it is): what Firefox's methods answer each call. */
+  function copyBuffer(value) {
+    let length;
+    try {
+      length = bufferLength(value);
+    } catch (_) {
+      return value;
+    }
+    const out = new BufferCtor(length);
+    typedSet(new Uint8(out), new Uint8(value));
+    return out;
+  }
 
   function illegalInvocation() {
     throw new TypeError('Illegal invocation');
@@ -187,10 +206,11 @@
     if (known) return known;
 
     const slots = new WeakMap();
-    // An object of `proto` that the structured clone algorithm refuses where that shows nothing else (V8).
+    // An object of `proto` that the structured clone algorithm refuses, as it refuses the browser's own.
     const EventTargetCtor = win.EventTarget;
     const spiderMonkey = typeof win.Error === 'function' && getOwnPropertyDescriptor(new win.Error(), 'columnNumber');
-    const uncloneable = typeof EventTargetCtor === 'function' && !spiderMonkey
+    const copy = spiderMonkey ? copyBuffer : (value) => value;
+    const uncloneable = typeof EventTargetCtor === 'function'
       ? (proto) => setPrototypeOf(new EventTargetCtor(), proto)
       : (proto) => create(proto);
     // Only a window that hands in its Function gets toString masked: tests' stand-in classes do not.
@@ -201,7 +221,7 @@
           const member = INTERFACES[name][key];
           replaceMember(proto, key, member.kind, (self, args, native) => {
             const slot = weakGet(slots, self);
-            if (slot !== undefined && slot.brands[name] === true) return member.serve(slot);
+            if (slot !== undefined && slot.brands[name] === true) return member.serve(slot, copy);
             return native ? apply(native, self, args) : illegalInvocation();
           }, masker);
         }

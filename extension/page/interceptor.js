@@ -98,7 +98,7 @@
       apply(postMessage, win, [{ channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin]);
     }
 
-    // One pending modal request per frame, as Chromium's AuthenticatorImpl does.
+    // One pending modal request per frame, as in both browsers.
     let pending = null;
     const capabilityWaiters = new Map();
 
@@ -128,7 +128,14 @@
       if (signal && signalAborted(signal)) return rejected(abortReason(signal));
       const refusal = webidl.browserRefusal(type, converted, browser);
       if (refusal) return rejected(new env.DOMException(refusal[1], refusal[0]));
-      if (pending) return rejected(new env.DOMException('A request is already pending.', 'NotAllowedError'));
+      if (pending) {
+        // Chromium refuses a second request while one is pending; Firefox aborts the first and serves the second.
+        if (browser !== 'firefox') return rejected(new env.DOMException('A request is already pending.', 'NotAllowedError'));
+        const previous = pending;
+        finish(previous);
+        post({ kind: 'cancel', rid: previous.rid });
+        previous.reject(codec.buildError({ name: 'AbortError' }, env, browser));
+      }
       const request = codec.buildRequest(type, converted.publicKey, webidl);
       const rid = codec.newRequestId(cryptoObj);
       return new PromiseCtor((resolve, reject) => {
@@ -203,7 +210,7 @@
         }
         entry.resolve(credential);
       } else if (message.kind === 'error') {
-        entry.reject(codec.buildError(message.error, env));
+        entry.reject(codec.buildError(message.error, env, browser));
       } else if (message.kind === 'fallback') {
         // Host missing, site switched off, or the user chose another way in the security-key window: the function
         // below the bridge (the browser's own WebAuthn, or another extension's wrapper) gets this very request —

@@ -1,6 +1,6 @@
 // common/chromium-texts.js, the one table of Chromium's texts the bridge gives pages: the background imports
 // it (common/chromium-errors.js); these tests hold to it the copies of the classic scripts that cannot import it:
-// the relay's frame rules (common/frame-rules.js) and the page world's interceptor (page/interceptor.js).
+// the relay's frame rules (common/frame-rules.js) and the page world's interceptor and codec (page/).
 // ChromiumErrorTextsTests does the same for the host's copies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,4 +25,10 @@ test('the frame rules\' refusals (a classic script\'s copies) say what the table
 test('the page world\'s own copies (page/interceptor.js: a second request, an abort without a reason) are the table\'s', () => {
   const source = readFileSync(new URL('../page/interceptor.js', import.meta.url), 'utf8');
   for (const key of ['pending', 'aborted']) assert.ok(source.includes(`'${texts[key]}'`), `interceptor.js spells ${key}: ${texts[key]}`);
+});
+
+test('the page world\'s list of Chromium\'s texts for a document refused (page/codec.js, worded for Firefox) is the table\'s', () => {
+  const source = readFileSync(new URL('../page/codec.js', import.meta.url), 'utf8');
+  const spelled = [texts.focus, texts.activation, texts.policy.replace('{type}', 'create'), texts.policy.replace('{type}', 'get')];
+  for (const text of spelled) assert.ok(source.includes(text), `codec.js spells: ${text}`);
 });

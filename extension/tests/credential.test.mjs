@@ -233,6 +233,22 @@ test('getClientExtensionResults: a new object each call around the same ArrayBuf
   assert.deepEqual(Object.keys(created), ['credProps', 'prf']);
 });
 
+test('in Firefox getAuthenticatorData(), getPublicKey() and prf results are a new ArrayBuffer each call, as Firefox\'s own', () => {
+  const win = pageRealm();
+  // SpiderMonkey gives every Error own columnNumber: how credential.js tells Firefox.
+  win.Error = class extends win.Error { constructor(...args) { super(...args); this.columnNumber = 1; } };
+  const r = codec.buildCredential(createFrame, win).response;
+  assert.notEqual(r.getAuthenticatorData(), r.getAuthenticatorData());
+  assert.equal(u8(r.getAuthenticatorData()), 'd00d');
+  assert.notEqual(r.getPublicKey(), r.getPublicKey());
+  assert.equal(u8(r.getPublicKey()), SPKI);
+  assert.equal(r.attestationObject, r.attestationObject, 'attributes stay [SameObject]');
+  const cred = codec.buildCredential(getFrame, win);
+  const [first, second] = [cred.getClientExtensionResults(), cred.getClientExtensionResults()];
+  assert.notEqual(first.prf.results.first, second.prf.results.first);
+  assert.equal(u8(second.prf.results.first), '11'.repeat(32));
+});
+
 test('a wrong receiver gets the browser\'s own error; the browser\'s own credentials are still served natively', () => {
   const win = pageRealm();
   const cred = codec.buildCredential(createFrame, win);

@@ -221,6 +221,43 @@ test('a second concurrent request is refused like Chromium: NotAllowedError "A r
   await assert.rejects(first);
 });
 
+test('a second request in Firefox aborts the first (AbortError in Firefox\'s words) and goes to the host', async () => {
+  const win = fakeWindow({ browser: 'firefox' });
+  const first = win.navigator.credentials.get(getOptions());
+  const firstRid = win.posted[0].data.rid;
+  const second = win.navigator.credentials.create(createOptions());
+  await assert.rejects(first, (e) => e instanceof DOMException && e.name === 'AbortError' && e.message === 'The operation was aborted. ');
+  assert.deepEqual(win.posted.map((p) => p.data.kind), ['request', 'cancel', 'request']);
+  assert.equal(win.posted[1].data.rid, firstRid);
+  win.reply(firstRid, { kind: 'error', error: { name: 'NotAllowedError', message: 'late' } }); // the first's: ignored
+  win.reply(win.posted[2].data.rid, { kind: 'error', error: { name: 'InvalidStateError', message: chromium.credentialExcluded } });
+  await assert.rejects(second, (e) => e.name === 'InvalidStateError'
+    && e.message === 'An attempt was made to use an object that is not, or is no longer, usable');
+});
+
+test('Firefox pages get Firefox\'s words for the host\'s and the background\'s errors; Chromium pages Chromium\'s', async () => {
+  const cases = [
+    [{ name: 'NotAllowedError', message: chromium.notAllowed }, 'The request is not allowed by the user agent or the platform in the current context, possibly because the user denied permission.'],
+    [{ name: 'NotAllowedError', message: chromium.focus }, 'CredentialsContainer request is not allowed.'],
+    [{ name: 'NotAllowedError', message: chromium.activation }, 'CredentialsContainer request is not allowed.'],
+    [{ name: 'NotAllowedError', message: chromium.policy.replace('{type}', 'get') }, 'CredentialsContainer request is not allowed.'],
+    [{ name: 'SecurityError', message: chromium.badRelyingPartyID }, 'The operation is insecure.'],
+    [{ name: 'NotSupportedError', message: 'Required parameters missing in `options.publicKey`.' }, 'Operation is not supported'],
+    [{ name: 'TimeoutError', message: 'timed out' }, 'The request is not allowed by the user agent or the platform in the current context, possibly because the user denied permission.'],
+    [{ name: 'TypeError', message: 'User handle exceeds 64 bytes.' }, 'user.id is too long'],
+    [{ name: 'TypeError', message: 'something else' }, 'something else'],
+  ];
+  for (const [error, firefoxText] of cases) {
+    for (const browser of ['chromium', 'firefox']) {
+      const win = fakeWindow({ browser });
+      const promise = win.navigator.credentials.get(getOptions());
+      win.reply(win.posted[0].data.rid, { kind: 'error', error });
+      const expected = browser === 'firefox' ? firefoxText : error.message;
+      await assert.rejects(promise, (e) => e.message === expected, `${browser}: ${error.message}`);
+    }
+  }
+});
+
 test('a fallback reply hands the converted options to the browser\'s own get', async () => {
   const win = fakeWindow();
   const options = getOptions();

@@ -218,19 +218,6 @@
     };
   }
 
-  // Stand-ins for a credential of this browser's own classes, never touched by a member call: the shape its
-  // prototypes declare (Firefox has no authenticator to make a real one headless).
-  function declaredShape() {
-    const standIn = (name) => Object.create(globalThis[name].prototype);
-    const credential = standIn('PublicKeyCredential');
-    const attestation = standIn('AuthenticatorAttestationResponse');
-    const assertion = standIn('AuthenticatorAssertionResponse');
-    return {
-      credential: structureOf(credential), attestation: structureOf(attestation), assertion: structureOf(assertion),
-      credentialMutations: mutations(credential), attestationMutations: mutations(attestation), assertionMutations: mutations(assertion),
-    };
-  }
-
   // ---- ceremonies: the same options whichever client serves them ----------------------------------------
 
   const state = { credentialId: null };
@@ -315,5 +302,5 @@
     return out;
   }
 
-  window.parity = { create, get, rejection, statics, declaredShape };
+  window.parity = { create, get, rejection, statics };
 })();
