@@ -4,8 +4,8 @@ Chromium: a CDP virtual authenticator stands in for a platform key, so the fallb
 the credential lands in that authenticator and the RP verifies it.
 Firefox: there is no virtual authenticator without WebDriver classic, and a headless document never has
 focus, so Firefox's own CredentialsContainer refuses at once with its own message (below). Getting that
-message, with no host ever started, is the proof that the call reached the native implementation: the
-bridge's refusals carry the bridge's messages.
+message, with no host ever started, is the proof that the call reached the native implementation
+(harness/paths.py says why the bridge's own focus refusal, worded alike, cannot be what answered).
 """
 import base64
 from pathlib import Path

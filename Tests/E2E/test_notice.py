@@ -25,9 +25,12 @@ from harness.session import BrowserSession
 BROWSERS = ("chromium", "firefox", "chromium-proxy")
 # Long enough that the window is seen, and closed, well before the key would answer on a loaded machine.
 PRESENCE_DELAY_MS = 8000
-# Chromium's text for InvalidStateError (docs/errors.md): all the page learns of an excluded credential.
-CHROMIUM_EXCLUDED = ("The user attempted to register an authenticator that contains one of the credentials already "
-                     "registered with the relying party.")
+# The browser's own text for InvalidStateError (docs/errors.md): all the page learns of an excluded credential.
+EXCLUDED_TEXT = {
+    "chromium": ("The user attempted to register an authenticator that contains one of the credentials already "
+                 "registered with the relying party."),
+    "firefox": "An attempt was made to use an object that is not, or is no longer, usable",
+}
 
 # The hostile page: records every DOM change and every message event it can observe.
 SPY_JS = """(() => {
@@ -185,7 +188,7 @@ def test_chooser_takes_only_a_real_click_and_signs_that_account_in_unseen_by_the
     assert_page_saw_nothing(session, *users)
 
 
-def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chromiums_text(chooser):
+def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_the_browsers_text(chooser):
     session = chooser
     user = session.new_user("excluded")
     first = session.rp("register", username=user)
@@ -202,7 +205,7 @@ def test_why_a_ceremony_failed_is_told_in_the_window_and_the_page_gets_only_chro
     session.press_in_page()
     again = session.rp("register", username=user, excludeRegistered=True)
     assert again.get("name") == "InvalidStateError", again
-    assert again["message"] == CHROMIUM_EXCLUDED, f"the page gets Chromium's text, not the reason: {again}"
+    assert again["message"] == EXCLUDED_TEXT[session.kind], f"the page gets the browser's text, not the reason: {again}"
     window = PromptWindow.wait(session.browser)
     reason = window.wait_for("document.getElementById('detail').hidden === false && document.getElementById('detail').textContent")
     assert "The security key request failed." in window.text()

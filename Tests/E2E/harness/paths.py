@@ -24,5 +24,7 @@ def extension_dir() -> Path:
     return Path(os.environ.get("WEBAUTHN_BRIDGE_EXTENSION") or REPO / "extension").resolve()
 
 # Firefox's own CredentialsContainer refuses a document without focus (every headless one) with this message.
-# The bridge never uses it, so seeing it proves a call reached Firefox's native WebAuthn.
+# The bridge words its own focus refusal so in Firefox too (page/codec.js), but its rule is about the tab, which
+# holds for the tabs the tests use (they run ceremonies through the bridge): there, seeing it proves a call reached
+# Firefox's native WebAuthn.
 FIREFOX_NATIVE_REFUSAL = "CredentialsContainer request is not allowed."
