@@ -55,6 +55,14 @@ export function createIntake(deps) {
       else ctx.send({ kind: 'fallback', rid, reason: certificate.fallback });
       return;
     }
+    if (message.mediation === 'conditional') {
+      // The browser's own answers a conditional request (the bridge offers no passkey autofill or upgrade). With
+      // the proxy attached Chromium would hand it back as a modal one: announced as conditional, proxy.js refuses
+      // it as Chromium's own does.
+      if (deps.proxy && deps.proxy.isAttached()) deps.proxy.announce({ type, origin: caller.origin, options: message.options, conditional: true });
+      ctx.send({ kind: 'fallback', rid, reason: 'conditional' });
+      return;
+    }
     if (type === 'create' && !(await Promise.resolve(deps.isTabFocused(ctx.tabId)).catch(() => false))) {
       log('warn', `refused create from tab ${ctx.tabId}: the tab does not have focus`);
       ctx.send({ kind: 'error', rid, error: NO_FOCUS });

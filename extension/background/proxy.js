@@ -106,12 +106,12 @@ export function createProxy(deps) {
   }
 
   /** router.js admitted a page's request and answers it `fallback`: Chromium will proxy it back shortly. */
-  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null }) {
+  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null, conditional = false }) {
     const challenge = codec.challengeOf(options);
     if (!challenge) return;
     const now = deps.now();
     for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
-    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, at: now });
+    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, at: now });
   }
 
   /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
@@ -119,6 +119,9 @@ export function createProxy(deps) {
     const key = keyOf(type, parsed.origin, codec.challengeOf(parsed.options));
     const a = announced.get(key);
     announced.delete(key);
+    // Chromium's own refuses a conditional create at once where no password manager offers an upgrade (measured
+    // without the proxy); the proxy event does not say the request was conditional, the announcement does.
+    if (a && a.conditional && deps.now() - a.at <= ANNOUNCED_TTL_MS) return { refuse: NOT_ALLOWED, why: 'a conditional create' };
     if (a && deps.now() - a.at <= ANNOUNCED_TTL_MS && a.crossOrigin === !parsed.sameOriginWithAncestors) {
       return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, userInputAt: a.userInputAt, announced: true };
     }

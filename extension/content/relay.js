@@ -206,7 +206,8 @@
           return;
         }
         open.add(rid);
-        if (!toBackground({ kind: 'request', rid, type: message.type, options, frame })) {
+        const mediation = message.mediation === 'conditional' ? { mediation: 'conditional' } : {};
+        if (!toBackground({ kind: 'request', rid, type: message.type, options, frame, ...mediation })) {
           open.delete(rid);
           toPage({ kind: 'fallback', rid, reason: 'extension-unavailable' });
         }

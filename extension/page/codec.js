@@ -268,8 +268,9 @@
 
   // Firefox words what its WebAuthn rejects with otherwise than Chromium, whose words the host and the background
   // use (common/chromium-texts.js): a DOMException carries Gecko's default message for its name, a document refused
-  // (no focus, permissions policy, activation) "CredentialsContainer request is not allowed." (measured in Firefox
-  // ESR 153; CredentialsContainer.cpp). A name not listed keeps its message. Null-prototype tables, as above.
+  // (no focus, permissions policy, activation) "CredentialsContainer request is not allowed.", an opaque origin
+  // SecurityError (measured in Firefox ESR 153; CredentialsContainer.cpp). A name not listed keeps its message.
+  // Null-prototype tables, as above.
   const FIREFOX_DEFAULT_TEXTS = Object.freeze({
     __proto__: null,
     NotAllowedError: 'The request is not allowed by the user agent or the platform in the current context, possibly because the user denied permission.',
@@ -278,23 +279,24 @@
     InvalidStateError: 'An attempt was made to use an object that is not, or is no longer, usable',
     AbortError: 'The operation was aborted. ',
   });
-  const FIREFOX_DOCUMENT_REFUSED = 'CredentialsContainer request is not allowed.';
-  // Chromium's texts for a document refused (chromium-texts.js focus, activation, policy; a test holds them).
-  const CHROMIUM_DOCUMENT_REFUSALS = Object.freeze([
-    'The operation is not allowed at this time because the page does not have focus.',
-    'A user activation is required to create a credential in a cross-origin iframe.',
-    "The 'publickey-credentials-create' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.",
-    "The 'publickey-credentials-get' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.",
-  ]);
+  // Chromium's texts for a document refused (chromium-texts.js focus, activation, policy, opaque; a test holds
+  // them) → Firefox's own refusal of that document: [name, message].
+  const NOT_ALLOWED_HERE = Object.freeze(['NotAllowedError', 'CredentialsContainer request is not allowed.']);
+  const FIREFOX_DOCUMENT_REFUSALS = Object.freeze({
+    __proto__: null,
+    'The operation is not allowed at this time because the page does not have focus.': NOT_ALLOWED_HERE,
+    'A user activation is required to create a credential in a cross-origin iframe.': NOT_ALLOWED_HERE,
+    "The 'publickey-credentials-create' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.": NOT_ALLOWED_HERE,
+    "The 'publickey-credentials-get' feature is not enabled in this document. Permissions Policy may be used to delegate Web Authentication capabilities to cross-origin child frames.": NOT_ALLOWED_HERE,
+    "The current origin is an opaque origin and hence not allowed to access 'PublicKeyCredential' objects.": Object.freeze(['SecurityError', 'The operation is insecure.']),
+  });
   const FIREFOX_TYPE_ERRORS = Object.freeze({ __proto__: null, 'User handle exceeds 64 bytes.': 'user.id is too long' });
 
-  /** What Firefox's own says where the host or the background said `message` (Chromium's words) under `name`. */
-  function firefoxText(name, message) {
-    if (name === 'TypeError') return FIREFOX_TYPE_ERRORS[message] ?? message;
-    for (let i = 0; i < CHROMIUM_DOCUMENT_REFUSALS.length; i++) {
-      if (CHROMIUM_DOCUMENT_REFUSALS[i] === message) return FIREFOX_DOCUMENT_REFUSED;
-    }
-    return FIREFOX_DEFAULT_TEXTS[name] ?? message;
+  /** What Firefox's own says, [name, message], where the host or the background said `message` (Chromium's
+   *  words) under `name`. */
+  function firefoxError(name, message) {
+    if (name === 'TypeError') return [name, FIREFOX_TYPE_ERRORS[message] ?? message];
+    return FIREFOX_DOCUMENT_REFUSALS[message] ?? [name, FIREFOX_DEFAULT_TEXTS[name] ?? message];
   }
 
   /**
@@ -303,12 +305,12 @@
    */
   function buildError(error, env, browser = 'chromium') {
     const name = isPlainObject(error) && typeof error.name === 'string' ? error.name : 'NotAllowedError';
-    let message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
+    const message = isPlainObject(error) && typeof error.message === 'string' ? error.message : '';
     // Browsers report a timeout as NotAllowedError.
-    const domName = name === 'TypeError' || DOM_ERROR_NAMES[name] === true ? name : 'NotAllowedError';
-    if (browser === 'firefox') message = firefoxText(domName, message);
-    if (domName === 'TypeError') return new env.TypeError(message);
-    return new env.DOMException(message, domName);
+    const known = name === 'TypeError' || DOM_ERROR_NAMES[name] === true ? name : 'NotAllowedError';
+    const [worded, text] = browser === 'firefox' ? firefoxError(known, message) : [known, message];
+    if (worded === 'TypeError') return new env.TypeError(text);
+    return new env.DOMException(text, worded);
   }
 
   // Capabilities that stay the browser's even with the host up: conditional requests, the platform
@@ -366,7 +368,7 @@
   }
 
   const codec = Object.freeze({
-    CHANNEL, toBase64url, fromBase64url, decodeValue, buildRequest, decodeCredential, buildCredential, buildError, firefoxText,
+    CHANNEL, toBase64url, fromBase64url, decodeValue, buildRequest, decodeCredential, buildCredential, buildError,
     mergeCapabilities, parseRelayMessage,
     newRequestId, isPlainObject, useCredentialShapes, pageShapes,
   });

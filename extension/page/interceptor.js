@@ -123,7 +123,8 @@
       } catch (error) {
         return rejected(error);
       }
-      if (!webidl.bridgeServes(type, converted, browser)) return apply(original, creds, [converted]);
+      const conditional = webidl.announcedAsConditional(type, converted, browser);
+      if (!conditional && !webidl.bridgeServes(type, converted, browser)) return apply(original, creds, [converted]);
       const signal = converted.signal;
       if (signal && signalAborted(signal)) return rejected(abortReason(signal));
       const refusal = webidl.browserRefusal(type, converted, browser);
@@ -148,7 +149,7 @@
         };
         pending = entry;
         if (signal) listen(signal, 'abort', entry.onAbort);
-        post({ kind: 'request', rid, type: request.type, options: request.options });
+        post({ kind: 'request', rid, type: request.type, options: request.options, ...(conditional ? { mediation: 'conditional' } : {}) });
       });
     }
 

@@ -430,11 +430,25 @@
    * credentials, no publicKey — stays the browser's to answer.
    */
   function bridgeServes(op, converted, browser) {
-    if (converted.publicKey === undefined || converted.uiMode !== undefined) return false;
-    for (let i = 0; i < OTHER_KINDS.length; i++) if (converted[OTHER_KINDS[i]] !== undefined) return false;
-    if (op === 'create' && converted.password !== undefined) return false;
+    if (!publicKeyOnly(op, converted)) return false;
     const mode = converted.mediation;
     return mode === undefined || mode === 'optional' || mode === 'required' || (mode === 'silent' && browser === 'chromium');
+  }
+
+  /** A request for a public key credential and nothing else (no other kind, no password at create, no uiMode). */
+  function publicKeyOnly(op, converted) {
+    if (converted.publicKey === undefined || converted.uiMode !== undefined) return false;
+    for (let i = 0; i < OTHER_KINDS.length; i++) if (converted[OTHER_KINDS[i]] !== undefined) return false;
+    return !(op === 'create' && converted.password !== undefined);
+  }
+
+  /**
+   * A request the browser's own answers that Chromium's proxy path, when attached, would take from it and have
+   * served as a modal one: a conditional create. The relay announces it as conditional (the proxy path refuses
+   * it as Chromium's own does) and answers `fallback`.
+   */
+  function announcedAsConditional(op, converted, browser) {
+    return browser === 'chromium' && op === 'create' && converted.mediation === 'conditional' && publicKeyOnly(op, converted);
   }
 
   /**
@@ -512,7 +526,7 @@
     return getOwnPropertyDescriptor(new win.Error(), 'columnNumber') ? 'firefox' : 'chromium';
   }
 
-  const webidl = Object.freeze({ convertOptions, bridgeServes, browserRefusal, encode, bytesOf, browserOf });
+  const webidl = Object.freeze({ convertOptions, bridgeServes, announcedAsConditional, browserRefusal, encode, bytesOf, browserOf });
 
   if (typeof module === 'object' && module && module.exports) {
     module.exports = webidl;

@@ -29,6 +29,6 @@ test('the page world\'s own copies (page/interceptor.js: a second request, an ab
 
 test('the page world\'s list of Chromium\'s texts for a document refused (page/codec.js, worded for Firefox) is the table\'s', () => {
   const source = readFileSync(new URL('../page/codec.js', import.meta.url), 'utf8');
-  const spelled = [texts.focus, texts.activation, texts.policy.replace('{type}', 'create'), texts.policy.replace('{type}', 'get')];
+  const spelled = [texts.focus, texts.activation, texts.opaque, texts.policy.replace('{type}', 'create'), texts.policy.replace('{type}', 'get')];
   for (const text of spelled) assert.ok(source.includes(text), `codec.js spells: ${text}`);
 });

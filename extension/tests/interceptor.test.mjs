@@ -242,20 +242,35 @@ test('Firefox pages get Firefox\'s words for the host\'s and the background\'s e
     [{ name: 'NotAllowedError', message: chromium.activation }, 'CredentialsContainer request is not allowed.'],
     [{ name: 'NotAllowedError', message: chromium.policy.replace('{type}', 'get') }, 'CredentialsContainer request is not allowed.'],
     [{ name: 'SecurityError', message: chromium.badRelyingPartyID }, 'The operation is insecure.'],
+    [{ name: 'NotAllowedError', message: chromium.opaque }, 'The operation is insecure.', 'SecurityError'],
     [{ name: 'NotSupportedError', message: 'Required parameters missing in `options.publicKey`.' }, 'Operation is not supported'],
     [{ name: 'TimeoutError', message: 'timed out' }, 'The request is not allowed by the user agent or the platform in the current context, possibly because the user denied permission.'],
     [{ name: 'TypeError', message: 'User handle exceeds 64 bytes.' }, 'user.id is too long'],
     [{ name: 'TypeError', message: 'something else' }, 'something else'],
   ];
-  for (const [error, firefoxText] of cases) {
+  for (const [error, firefoxText, firefoxName] of cases) {
     for (const browser of ['chromium', 'firefox']) {
       const win = fakeWindow({ browser });
       const promise = win.navigator.credentials.get(getOptions());
       win.reply(win.posted[0].data.rid, { kind: 'error', error });
-      const expected = browser === 'firefox' ? firefoxText : error.message;
-      await assert.rejects(promise, (e) => e.message === expected, `${browser}: ${error.message}`);
+      const expected = browser === 'firefox' ? [firefoxName || error.name, firefoxText] : [error.name, error.message];
+      if (expected[0] === 'TimeoutError') expected[0] = 'NotAllowedError';
+      await assert.rejects(promise, (e) => e.name === expected[0] && e.message === expected[1], `${browser}: ${error.message}`);
     }
   }
+});
+
+test('a conditional create in Chromium goes by the relay (for the proxy path) and, on fallback, to the browser\'s own', async () => {
+  const win = fakeWindow();
+  const promise = win.navigator.credentials.create({ ...createOptions(), mediation: 'conditional' });
+  assert.equal(win.posted[0].data.mediation, 'conditional');
+  assert.equal(win.nativeCalls.length, 0);
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'conditional' });
+  assert.equal(await promise, 'native-create');
+  assert.equal(win.nativeCalls[0][2].mediation, 'conditional');
+  const firefox = fakeWindow({ browser: 'firefox' });
+  assert.equal(await firefox.navigator.credentials.create({ ...createOptions(), mediation: 'conditional' }), 'native-create');
+  assert.equal(firefox.posted.length, 0, 'Firefox has no proxy path: its own answers at once');
 });
 
 test('a fallback reply hands the converted options to the browser\'s own get', async () => {

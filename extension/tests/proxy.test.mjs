@@ -280,6 +280,25 @@ test('with the proxy attached, an admitted page request is announced and answere
   assert.equal(t.native().sent.at(-1).id, 'r2-t3-f0-p1');
 });
 
+test('a conditional create is the browser\'s own: fallback to the page, and refused when Chromium proxies it back', async () => {
+  const t = setup();
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
+  t.bridge.attachFrame(port);
+  port.onMessage.fire({ kind: 'request', rid: 'c1', type: 'create', options: { challenge: { __binary__: 'AQID' } }, frame, mediation: 'conditional' });
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'c1', reason: 'conditional' }], 'detached: Chromium\'s own answers');
+  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  const challenge = JSON.parse(CREATE_JSON).challenge;
+  port.onMessage.fire({ kind: 'request', rid: 'c2', type: 'create', options: { challenge: { __binary__: challenge } }, frame, mediation: 'conditional' });
+  await settle();
+  assert.deepEqual(port.sent[1], { kind: 'fallback', rid: 'c2', reason: 'conditional' });
+  t.wap.onCreateRequest.fire({ requestId: 21, requestDetailsJson: CREATE_JSON });
+  await settle();
+  assert.equal(t.native().sent.length, 1, 'only the info request: nothing reached the host');
+  assert.deepEqual(t.wap.completed, [{ type: 'create', requestId: 21, error: { name: 'NotAllowedError', message: chromium.notAllowed } }]);
+});
+
 test('isUserVerifyingPlatformAuthenticatorAvailable is answered false: no platform authenticator here', async () => {
   const t = setup();
   t.wap.onIsUvpaaRequest.fire({ requestId: 12 });

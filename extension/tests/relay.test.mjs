@@ -88,6 +88,14 @@ test('no port until the first request; then one port per document', () => {
   });
 });
 
+test('a conditional request says so to the background; no other mediation is passed on', () => {
+  const t = setup();
+  t.fromPage({ ...request, mediation: 'conditional' });
+  t.fromPage({ ...request, rid: 'B', mediation: 'silent' });
+  assert.equal(t.ports[0].sent[0].mediation, 'conditional');
+  assert.equal('mediation' in t.ports[0].sent[1], false);
+});
+
 /** An iframe element as the frame's isolated world reads it (Firefox: through an Xray wrapper). */
 function iframeElement(allow) {
   const element = { attributes: { allow }, getAttribute: (name) => element.attributes[name] ?? null };
