@@ -13,6 +13,8 @@ bridge's first (harness/standin.py: the order follows the extensions' ids, in bo
   it waiting until the page aborts), never to the host.
 - isConditionalMediationAvailable() and getClientCapabilities() on the stand-in's site say what the stand-in says,
   with the host's capabilities merged in by whichever of the two is on top.
+- Where the bridge is on top of the stand-in on the page path, the stand-in is one click away: the security-key
+  window's "another way" hands the request to it (test_another_way.py's flow), and it serves it.
 """
 import json
 import shutil
@@ -21,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
 from harness.standin import BRIDGE_RAN_FIRST_JS, STANDIN_AAGUID, STANDIN_RAN_FIRST_JS, standin_extension
+from test_another_way import BUTTON, host_cancelled, settled, start, window_offering_another_way
 
 CASES = [(kind, path, first) for kind, path in (("chromium", "page"), ("chromium", "proxy"), ("firefox", "page"))
          for first in (True, False)]
@@ -42,17 +46,16 @@ BROWSERS_OWN_CREATE = """(async (options) => {
 })"""
 
 
-@pytest.fixture(scope="module", params=CASES,
-                ids=[f"{k}{'-proxy' if p == 'proxy' else ''}-{'standin' if f else 'bridge'}-first" for k, p, f in CASES])
-def pair(request, host, rp_server):
-    kind, path, standin_first = request.param
+def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, **session_args):
+    """A BrowserSession beside a stand-in serving the RP's second origin, its page script first or second."""
     scratch = Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-standin-"))
-    standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first)
     session = None
     try:
+        standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first)
         session = BrowserSession(kind, host, rp_server.origin, path=path, others=(standin,),
                                  others_first=standin_first,
-                                 ready_js=STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS)
+                                 ready_js=STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS,
+                                 **session_args)
         session.timed = False   # another extension in the way: not for the timing summary
         session.standin_first = standin_first
         yield session
@@ -60,6 +63,21 @@ def pair(request, host, rp_server):
         if session:
             session.close()
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", params=CASES,
+                ids=[f"{k}{'-proxy' if p == 'proxy' else ''}-{'standin' if f else 'bridge'}-first" for k, p, f in CASES])
+def pair(request, host, rp_server):
+    yield from with_standin(*request.param, host, rp_server)
+
+
+@pytest.fixture(scope="module", params=["chromium", "firefox"])
+def bridge_on_top(request, host, rp_server):
+    """The page path with the stand-in's script first. The SoftToken waits a minute for its touch, so the window
+    offers another way for as long as the test needs; the browser's own is answered by a virtual authenticator
+    (OWN_AUTHENTICATOR in test_another_way.py: Firefox's page then has the focus the hand-over waits for)."""
+    yield from with_standin(request.param, "page", True, host, rp_server, token_args=("--presence", "delay:60000"),
+                            own_authenticator=True)
 
 
 def open_site(session, origin: str) -> None:
@@ -151,3 +169,18 @@ def test_its_site_is_told_conditional_mediation_is_available(pair, rp_server):
     capabilities = pair.call("PublicKeyCredential.getClientCapabilities()")
     assert capabilities.get("conditionalGet") is True, capabilities
     assert capabilities.get("hybridTransport") is False, f"the bridge's merge is missing: {capabilities}"
+
+
+def test_where_the_bridge_is_on_top_the_password_manager_is_one_click_away(bridge_on_top, rp_server):
+    session = bridge_on_top
+    open_site(session, rp_server.frame_origin)
+    user = session.new_user("handed")
+    for function in ("register", "signIn"):
+        before = len(session.ended())
+        start(session, function, username=user)
+        window_offering_another_way(session, "Touch your security key.").click(BUTTON)
+        result = verified(settled(session), f"{function} handed to the stand-in")
+        if function == "register":
+            assert result["aaguid"] == STANDIN_AAGUID, result
+        host_cancelled(session, before)
+        PromptWindow.wait_gone(session.browser)
