@@ -9,7 +9,7 @@ import PackageDescription
 //     Benchmark → {BridgeHost, SoftToken, Processes}         (bench)
 //     Demo → {WebAuthn, Cryptography, SoftToken, Processes}  (demo)
 //     TokenTool → {SoftToken, FIDO, WebAuthn, Threading}      (token)
-//     KeyTool → {BridgeHost, FIDO, Prompts, WebAuthn}          (key)
+//     KeyTool → {BridgeHost, CTAP, FIDO, Prompts, WebAuthn}    (key)
 //   FIDO → {CFIDO2, CTAP, Threading, Secrets};  Prompts → {Secrets, Threading, Processes};  Processes → Threading
 //   SoftToken → {CFIDO2, CBOR, CTAP, Cryptography, Threading};  WebAuthn → {CBOR, Cryptography, CPSL}
 //   CTAP (command and status bytes) ← SoftToken and BridgeHost's CTAP trace
@@ -74,7 +74,7 @@ let package = Package(
         // `webauthn-bridge token`: a SoftToken shown to a person (text, JSON), the presence option, U2F-era registration.
         .target(name: "TokenTool", dependencies: ["SoftToken", "FIDO", "WebAuthn", "Threading"]),
         // `webauthn-bridge key`: the owner's view of a key (its passkeys and slots) through libfido2's credman API.
-        .target(name: "KeyTool", dependencies: ["BridgeHost", "FIDO", "Prompts", "Secrets", "WebAuthn"]),
+        .target(name: "KeyTool", dependencies: ["BridgeHost", "CTAP", "FIDO", "Prompts", "Secrets", "WebAuthn"]),
         // `webauthn-bridge bench`: drives the real host binary over its pipes against a SoftToken.
         .target(
             name: "Benchmark",

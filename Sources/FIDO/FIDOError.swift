@@ -48,4 +48,9 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let transmitFailed = FIDO_ERR_TX
     public static let internalError = FIDO_ERR_INTERNAL
     public static let upRequired = FIDO_ERR_UP_REQUIRED
+    // The codes the key's owner operations (`webauthn-bridge key`, the Security keys page) branch on.
+    public static let invalidCommand = FIDO_ERR_INVALID_COMMAND
+    public static let pinPolicyViolation = FIDO_ERR_PIN_POLICY_VIOLATION
+    public static let fingerprintDatabaseFull = FIDO_ERR_FP_DATABASE_FULL
+    public static let invalidOption = FIDO_ERR_INVALID_OPTION
 }

@@ -1,22 +1,14 @@
 import FIDO
-import Prompts
 import Secrets
 
-/// `webauthn-bridge key passkeys`: the key's passkeys and slots through its credential management, with the PIN
-/// asked through the same prompt as in ceremonies (never taken from an argument).
+/// `webauthn-bridge key passkeys`: the key's passkeys and slots through its credential management.
 ///
 /// Each command opens the key once and asks for the PIN once; libfido2 gets a fresh pinUvAuthToken with the `cm`
 /// permission for every call it makes.
 public struct PasskeyManager: Sendable {
-    let ring: KeyRing
-    let location: DeviceLocation
-    let prompt: any PINPrompt
+    let access: KeyAccess
 
-    public init(ring: KeyRing, location: DeviceLocation, prompt: any PINPrompt) {
-        self.ring = ring
-        self.location = location
-        self.prompt = prompt
-    }
+    public init(access: KeyAccess) { self.access = access }
 
     /// Every passkey and the slots used and left.
     public func list() throws -> PasskeyReport {
@@ -63,33 +55,15 @@ public struct PasskeyManager: Sendable {
         return passkey
     }
 
-    /// Checks the key can manage passkeys, asks for its PIN and runs `body` on the open key.
+    /// Checks the key can manage passkeys, then asks for its PIN.
     private func withPIN<T: Sendable>(_ body: @escaping @Sendable (Device, SecretBytes) throws -> T) throws -> T {
-        let prompt = prompt
-        do {
-            return try ring.withDevice(location) { device in
+        try access.withPIN(
+            check: { device in
                 guard device.isFIDO2, device.supportsCredentialManagement else {
-                    throw KeyToolError(
-                        "This key has no credential management (a CTAP 2.0 or U2F key): it cannot list or delete its "
-                            + "passkeys. Use the sites' own account settings to remove them; a reset deletes them all.")
+                    throw KeyToolError.lacks(
+                        "has no credential management (a CTAP 2.0 or U2F key): it cannot list or delete its "
+                            + "passkeys. Use the sites' own account settings to remove them; a reset deletes them all")
                 }
-                guard device.hasPIN else {
-                    throw KeyToolError(
-                        "The key has no PIN, and listing its passkeys needs one. Set one first (a browser's "
-                            + "security-key settings or `ykman fido access change-pin`).")
-                }
-                let retries = try? device.pinRetries()
-                let pin = try prompt.readPIN(
-                    PINRequest(rpID: "your security key", origin: "webauthn-bridge key", attemptsLeft: retries))
-                do { return try body(device, pin) } catch let error as FIDOError {
-                    throw KeyToolError.fido(error, attemptsLeft: retries)
-                }
-            }
-        } catch let error as FIDOError {
-            throw KeyToolError.fido(error, attemptsLeft: nil)
-        } catch let error as PromptError {
-            if error == .cancelled { throw KeyToolError("PIN entry cancelled: nothing was changed.") }
-            throw KeyToolError("\(error). Set WEBAUTHN_BRIDGE_PINENTRY to a pinentry program, or run in a terminal.")
-        }
+            }, body)
     }
 }

@@ -65,7 +65,9 @@ struct NewPINFlow {
     /// The text shown above the entry field: who asks, and why a PIN is being set.
     var promptText: String {
         "Set a PIN for your security key.\n\n"
-            + "\(request.origin) asks to use your security key for \(request.rpID), which requires a PIN.\n"
+            + (request.reason
+                ?? "\(request.origin) asks to use your security key for \(request.rpID), which requires a PIN.")
+            + "\n"
             + "The PIN needs at least \(max(request.minimumLength, 1)) characters."
     }
 }

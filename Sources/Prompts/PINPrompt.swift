@@ -24,12 +24,18 @@ public struct NewPINRequest: Sendable, Equatable {
     /// The key's minimum PIN length in Unicode code points (CTAP default 4).
     public var minimumLength: Int
     public var retryMessage: String?
+    /// Why a new PIN is asked, shown instead of "ORIGIN asks to use your security key for RPID" when the owner
+    /// sets or changes the PIN themselves (`webauthn-bridge key pin`).
+    public var reason: String?
 
-    public init(rpID: String, origin: String, minimumLength: Int = 4, retryMessage: String? = nil) {
+    public init(
+        rpID: String, origin: String, minimumLength: Int = 4, retryMessage: String? = nil, reason: String? = nil
+    ) {
         self.rpID = rpID
         self.origin = origin
         self.minimumLength = minimumLength
         self.retryMessage = retryMessage
+        self.reason = reason
     }
 }
 

@@ -13,12 +13,15 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `webauthn-bridge key list|info|passkeys [delete|rename]`: the owner's view of a security key, in the spirit of `ykman fido`
-/// (the logic: `KeyTool`). Keys are found as the host finds them; the PIN comes through the ceremonies' prompt.
+/// `webauthn-bridge key …`: the owner's view of a security key, in the spirit of `ykman fido` (the logic: `KeyTool`).
+/// Keys are found as the host finds them; the PIN comes through the ceremonies' prompt.
 struct KeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "key", abstract: "Manage your security key: list keys, show one, list and delete its passkeys.",
-        subcommands: [List.self, Info.self, Passkeys.self])
+        commandName: "key",
+        abstract: "Manage your security key: its PIN, passkeys, fingerprints and settings, or reset it.",
+        subcommands: [
+            List.self, Info.self, PINCommand.self, Passkeys.self, Fingerprints.self, Reset.self, Config.self,
+        ])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the keys plugged in, as the host finds them.")
@@ -76,7 +79,7 @@ struct KeyCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let report = try key.manager().list()
+            let report = try PasskeyManager(access: key.access()).list()
             print(json ? report.json.serializedString : report.text)
         }
     }
@@ -95,7 +98,7 @@ struct KeyCommand: ParsableCommand {
         func run() throws {
             let credentialID = try passkey.bytes()
             let yes = yes
-            let deleted = try key.manager().delete(credentialID: credentialID) { passkey in
+            let deleted = try PasskeyManager(access: key.access()).delete(credentialID: credentialID) { passkey in
                 yes
                     || KeyOptions.confirm(
                         "Delete the passkey of \(passkey.userName ?? "(no user name)") at \(passkey.rpID)? "
@@ -130,7 +133,8 @@ extension KeyCommand {
                 throw ValidationError("Give --name, --display-name or both.")
             }
             let credentialID = try passkey.bytes()
-            let renamed = try key.manager().rename(credentialID: credentialID, name: name, displayName: displayName)
+            let renamed = try PasskeyManager(access: key.access()).rename(
+                credentialID: credentialID, name: name, displayName: displayName)
             print("Renamed the passkey of \(renamed.userName ?? "(no user name)") at \(renamed.rpID).")
         }
     }
@@ -162,7 +166,7 @@ struct KeyOptions: ParsableArguments {
 
     func location() throws -> DeviceLocation { try Self.ring().select(device) }
 
-    func manager() throws -> PasskeyManager {
+    func access() throws -> KeyAccess {
         let configuration = try HostConfiguration.load()
         let ring = try Self.ring()
         let location = try ring.select(device)
@@ -173,18 +177,27 @@ struct KeyOptions: ParsableArguments {
             throw KeyToolError(
                 "No way to ask for the PIN: install pinentry, set WEBAUTHN_BRIDGE_PINENTRY, or run in a terminal.")
         }
-        return PasskeyManager(ring: ring, location: location, prompt: prompt)
+        return KeyAccess(ring: ring, location: location, prompt: prompt)
     }
 
-    /// Asks on the terminal; anything but yes (or no terminal to ask on) is no.
-    static func confirm(_ question: String) -> Bool {
+    /// Asks on the terminal; anything but yes (or no terminal to ask on) is no. `refusal` says what did not happen
+    /// when there is no terminal.
+    static func confirm(_ question: String, refusal: String = "Not deleted") -> Bool {
         guard isatty(STDIN_FILENO) != 0 else {
-            let text = "\(question)\nNot deleted: no terminal to confirm on; pass --yes to delete without asking.\n"
+            let text = "\(question)\n\(refusal): no terminal to confirm on; pass --yes to go ahead without asking.\n"
             _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
             return false
         }
         print("\(question) [y/N] ", terminator: "")
         fflush(nil)
         return ["y", "yes"].contains(readLine()?.lowercased() ?? "")
+    }
+}
+
+extension KeyOptions {
+    /// One line of progress for the owner, at once (stdout may be a pipe).
+    @Sendable static func say(_ line: String) {
+        print(line)
+        fflush(nil)
     }
 }

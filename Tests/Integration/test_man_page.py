@@ -52,7 +52,8 @@ def command_tags(commands_section: str) -> dict[str, str]:
     lines = commands_section.splitlines()
     tags = [plain(lines[i + 1]) for i, line in enumerate(lines) if line == ".TP"]
     def name(tag: str) -> str:
-        words = 3 if tag.startswith("key passkeys") else 2 if tag.startswith(("token", "key")) else 1
+        groups = ("key passkeys", "key pin", "key fingerprints", "key config")
+        words = 3 if tag.startswith(groups) else 2 if tag.startswith(("token", "key")) else 1
         return " ".join(re.split(r" [\[\-]", tag)[0].split()[:words])
 
     return {name(tag): tag for tag in tags}
