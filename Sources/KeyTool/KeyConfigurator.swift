@@ -9,13 +9,14 @@ public struct KeyConfigurator: Sendable {
 
     /// Turns always-UV on or off; false when it already was (nothing changed).
     public func setAlwaysUV(_ enabled: Bool) throws -> Bool {
-        try access.withOptionalPIN(check: { device in
-            guard device.supportsAlwaysUV else {
-                throw KeyToolError.lacks(
-                    "has no authenticatorConfig (a CTAP 2.0 key, or one made before CTAP 2.1): it cannot turn "
-                        + "always-UV on or off")
-            }
-        }) { device, pin in try device.setAlwaysUV(enabled, pin: pin) }
+        try access.withOptionalPIN(
+            check: { device in
+                guard device.supportsAlwaysUV else {
+                    throw KeyToolError.lacks(
+                        "has no authenticatorConfig (a CTAP 2.0 key, or one made before CTAP 2.1): it cannot turn "
+                            + "always-UV on or off")
+                }
+            }, { device, pin in try device.setAlwaysUV(enabled, pin: pin) })
     }
 
     /// What `min-pin-length` did: the key's minimum now, and whether its PIN must now be changed.
