@@ -6,7 +6,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-APT_PACKAGES=(chromium firefox-esr shellcheck binutils python3 python3-venv openssl)   # openssl: package.sh signs the CRX (test_policy_install)
+# openssl: package.sh signs the CRX (test_policy_install); umockdev, gir1.2-umockdev-1.0, python3-gi: a key on the USB
+# path (test_usb_key, Tests/Integration/usb_keys.py)
+APT_PACKAGES=(chromium firefox-esr shellcheck binutils python3 python3-venv openssl umockdev gir1.2-umockdev-1.0 python3-gi)
 PIP_PACKAGES=(websocket-client webauthn pytest pytest-timeout)
 PIP_MODULES=(websocket webauthn pytest pytest_timeout)
 

@@ -7,7 +7,7 @@ import json
 import sys
 import textwrap
 
-from bridge import host_binary
+from bridge import create_token, host_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 from usb_keys import YUBIKEY5, YUBIKEY5_AAGUID
 
@@ -81,3 +81,37 @@ def test_doctor_finds_the_usb_key(usb, yubikey):
     doctor = usb.run(host_binary(), "doctor")
     line = next(line for line in doctor.stdout.splitlines() if "security keys" in line)
     assert "/dev/hidraw0 Yubico YubiKey OTP+FIDO+CCID" in line, doctor.stdout
+
+
+def test_a_pin_protected_key_is_verified_with_its_pin_over_hidraw(tmp_path, usb, launch, pinentry):
+    env, answers, _ = pinentry
+    answers("pin 123456")
+    usb.plug(create_token(tmp_path / "pin.state", "--profile", "yubikey5", "--pin", "123456"))
+    host = launch(None, env={**usb.env, **env})
+    options, challenge = creation_options(authenticatorSelection={"userVerification": "required"})
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    assert [s["status"] for s in statuses][:2] == ["pin", "touch"]
+    assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
+
+
+def test_a_u2f_only_key_registers_over_hidraw_and_an_abort_interrupts_its_wait(tmp_path, usb, launch):
+    """libfido2 speaks U2F (CTAPHID_MSG) to a key without CTAP2; it cannot cancel a U2F request, so the host
+    interrupts the blocked read with a signal (U2FInterruption): here a real ppoll on a node, not an I/O hook."""
+    usb.plug(create_token(tmp_path / "u2f.state", "--profile", "u2f-only"), "quick")
+    host = launch(None, env=usb.env)
+    options, challenge = creation_options()
+    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+
+    usb.unplug("quick")
+    usb.plug(create_token(tmp_path / "slow.state", "--profile", "u2f-only", "--presence", "delay:60000"), "slow")
+    host.send({"id": "c-2", "type": "create", "origin": ORIGIN, "options": creation_options()[0]})
+    frame = host.recv()
+    assert frame["type"] == "status" and frame["status"] == "touch", frame
+    host.send({"id": "c-2", "type": "cancel"})
+    reply, _ = host.final("c-2", timeout=15)
+    assert reply["type"] == "error" and reply["error"]["name"] == "AbortError", reply
+    reply, _ = host.request({"id": "i-1", "type": "info"}, timeout=15)
+    assert reply["type"] == "result", reply

@@ -1,6 +1,7 @@
 """The host as a user gets it: install.sh into a scratch HOME, and a SoftToken state file from the host's CLI."""
 import importlib.util
 import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,6 +33,19 @@ def install_host(host_binary: Path, kind: str, home: Path, prefix: Path, manifes
     if manifest["path"] != str(installed) or not installed.is_file():
         raise RuntimeError(f"install.sh wrote a manifest for {manifest['path']}, expected {installed}")
     return installed
+
+
+def wrap_host(host: Path, manifest: Path, env: dict) -> Path:
+    """Points the installed manifest at a script that starts `host` with `env` added (the browser starts the script,
+    with the browser's own environment); returns the script."""
+    script = host.with_name("webauthn-bridge-wrapped")
+    assignments = " ".join(f"{name}={shlex.quote(value)}" for name, value in env.items())
+    script.write_text(f'#!/bin/sh\nexec env {assignments} {shlex.quote(str(host))} "$@"\n')
+    script.chmod(0o755)
+    fields = json.loads(manifest.read_text())
+    fields["path"] = str(script)
+    manifest.write_text(json.dumps(fields, indent=2))
+    return script
 
 
 def create_token(host: Path, state_file: Path, *args: str, env: dict) -> None:

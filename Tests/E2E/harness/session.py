@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .browsers import Chromium, Firefox
-from .install import create_token, firefox_extension, install_host
+from .install import create_token, firefox_extension, install_host, wrap_host
 from .marionette import FirefoxWithOwnAuthenticator, MarionetteFirefox
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
 from .timings import record
@@ -47,7 +47,7 @@ class BrowserSession:
                  extra_env: dict | None = None, path: str = "page", chromium_flags: tuple[str, ...] = (),
                  profile_files: dict | None = None, virtual_authenticator: bool = True,
                  own_authenticator: bool = False, others: tuple[Path, ...] = (), others_first: bool = False,
-                 ready_js: str = OVERRIDE_ACTIVE_JS):
+                 ready_js: str = OVERRIDE_ACTIVE_JS, host_env: dict | None = None):
         assert not own_webauthn or not install, "the browser's own WebAuthn runs without the bridge"
         assert path == "page" or kind == "chromium", "only Chromium has the proxy path"
         self.kind = kind
@@ -89,6 +89,11 @@ class BrowserSession:
         self.others = others
         self.others_first = others_first
         self.ready_js = ready_js
+        # Keys on the USB path instead of a SoftToken (Tests/Integration/usb_keys.py): `host_env` (umockdev's preload
+        # and testbed) is given to the host alone, by a wrapper script the manifest names; the browser runs as usual.
+        self.host_env = host_env
+        if host_env:
+            del self.env["WEBAUTHN_BRIDGE_SOFT_TOKEN"]
         try:
             self._start(host_binary, install, token_args, firefox_prefs)
         except BaseException:
@@ -107,7 +112,10 @@ class BrowserSession:
                         else self.home / ".mozilla/native-messaging-hosts")
         if install:
             host = install_host(host_binary, self.kind, self.home, self.workdir / "prefix", manifest_dir)
-            create_token(host, self.token, *token_args, env=self.env)
+            if self.host_env:
+                wrap_host(host, manifest_dir / "webauthn_bridge.json", self.host_env)
+            else:
+                create_token(host, self.token, *token_args, env=self.env)
         profile = self.workdir / "firefox-profile"
         if self.own_webauthn and self.kind == "firefox":
             self.browser = MarionetteFirefox(self.workdir, firefox_prefs, self.profile_files)
