@@ -28,6 +28,12 @@ public struct SoftTokenSummary: Sendable, Codable, Equatable {
     public let configuration: SoftTokenConfiguration
     public let credentials: [Credential]
     public let largeBlobArrayBytes: Int
+    /// What the owner changed through CTAP (`OwnerSettings`), as the key now applies it.
+    public let alwaysUV: Bool
+    public let minPINLength: Int
+    public let forcePINChange: Bool
+    /// The enrolled fingers' names ("" for one without a name).
+    public let fingerprintNames: [String]
 
     init(path: String, state: TokenState) {
         notice = "development/test authenticator (SoftToken) — not a hardware security key"
@@ -38,6 +44,11 @@ public struct SoftTokenSummary: Sendable, Codable, Equatable {
         uvRetries = state.uvRetries
         configuration = state.configuration
         largeBlobArrayBytes = state.largeBlobArray.count
+        let settings = state.settings
+        alwaysUV = settings.alwaysUV ?? state.configuration.alwaysUV
+        minPINLength = settings.minPINLength ?? state.configuration.minPINLength
+        forcePINChange = settings.forcePINChange
+        fingerprintNames = settings.fingerprints.map { $0.name ?? "" }
         credentials = state.credentials.sorted { ($0.rpID, $0.created) < ($1.rpID, $1.created) }.map {
             Credential(
                 rpID: $0.rpID, userName: $0.userName, userDisplayName: $0.userDisplayName, userID: Array($0.userID),

@@ -26,6 +26,13 @@ public enum TokenDescription {
         return parts.joined(separator: "; ")
     }
 
+    private static func fingerprints(_ summary: SoftTokenSummary) -> String {
+        let c = summary.configuration
+        guard c.bioEnrollment || c.bioEnrollmentPreview else { return "no reader" }
+        guard !summary.fingerprintNames.isEmpty else { return "none enrolled" }
+        return summary.fingerprintNames.map { $0.isEmpty ? "(no name)" : $0 }.joined(separator: ", ")
+    }
+
     /// Human-readable summary, grouped by relying party and user.
     public static func text(_ summary: SoftTokenSummary) -> String {
         let configuration = summary.configuration
@@ -35,10 +42,11 @@ public enum TokenDescription {
             "  profile: \(configuration.profile.map { name in SoftTokenProfile.named(name).map { "\(name) — \($0.summary)" } ?? name } ?? "none (full CTAP 2.1 SoftToken)")",
             "  speaks: \(capabilities(configuration))",
             "  AAGUID: \(hex(summary.aaguid))",
-            "  PIN: \(summary.pinSet ? "set, \(summary.pinRetries) retries left" : "not set")",
+            "  PIN: \(summary.pinSet ? "set, \(summary.pinRetries) retries left" : "not set"), at least \(summary.minPINLength) characters\(summary.forcePINChange ? "; must be changed before the next use" : "")\(summary.alwaysUV ? "; alwaysUv on" : "")",
             "  resident keys: \(configuration.residentKeys ? "yes" : "no"); built-in UV: \(configuration.builtInUV ? "yes (\(summary.uvRetries) retries left)" : "no")",
             "  presence: \(PresenceOption.text(configuration.presence)); attestation: \(configuration.attestation.rawValue); PIN/UV protocols: \(configuration.pinUvAuthProtocols.map(String.init).joined(separator: ", "))",
             "  large-blob array: \(summary.largeBlobArrayBytes) bytes",
+            "  fingerprints: \(fingerprints(summary))",
             "  credentials: \(summary.credentials.count)",
         ]
         let byRP = Dictionary(grouping: summary.credentials, by: \.rpID)

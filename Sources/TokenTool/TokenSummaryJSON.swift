@@ -29,6 +29,10 @@ public struct TokenSummaryJSON: Encodable {
     let usb: USBIdentity
     let capabilities: String
     let largeBlobArrayBytes: Int
+    let alwaysUV: Bool
+    let minPINLength: Int
+    let forcePINChange: Bool
+    let fingerprints: [String]
     let credentials: [Credential]
 
     public init(_ s: SoftTokenSummary) {
@@ -47,6 +51,10 @@ public struct TokenSummaryJSON: Encodable {
         usb = SoftTokenProfile.usbIdentity(ofProfile: s.configuration.profile)
         capabilities = TokenDescription.capabilities(s.configuration)
         largeBlobArrayBytes = s.largeBlobArrayBytes
+        alwaysUV = s.alwaysUV
+        minPINLength = s.minPINLength
+        forcePINChange = s.forcePINChange
+        fingerprints = s.fingerprintNames
         credentials = s.credentials.map {
             Credential(
                 rpID: $0.rpID, userName: $0.userName, userDisplayName: $0.userDisplayName,

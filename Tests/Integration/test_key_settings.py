@@ -5,6 +5,7 @@ read back what python-fido2 did. The PIN comes only through the scripted pinentr
 import hashlib
 import json
 import os
+import pty
 import subprocess
 
 import pytest
@@ -239,6 +240,9 @@ def test_a_finger_python_fido2_enrolled_is_listed_renamed_and_deleted_by_the_bri
     run_key(token, pinentry, "fingerprints", "delete", listed[0]["id"], "--yes")
     with Oracle(token) as ctap:
         assert oracle_fingerprints(ctap) == {template_id: "Right index"}
+    shown = json.loads(subprocess.run([host_binary(), "token", "show", str(token), "--json"], check=True,
+                                      capture_output=True, text=True, timeout=30).stdout)
+    assert shown["fingerprints"] == ["Right index"]
 
 
 def test_fingerprints_delete_without_yes_and_no_terminal_deletes_nothing(tmp_path, pinentry):
@@ -279,6 +283,26 @@ def test_reset_without_yes_and_no_terminal_says_what_is_lost_and_resets_nothing(
     assert "Every passkey on it is lost" in refused.stderr and "--yes" in refused.stderr
     with Oracle(token) as ctap:
         assert ctap.get_info().options["clientPin"] is True
+
+
+@pytest.mark.parametrize("answer, reset", [("y", True), ("n", False)])
+def test_reset_asks_on_the_terminal_naming_what_is_lost(tmp_path, pinentry, answer, reset):
+    token = create_token(tmp_path / "key.state", "--pin", PIN)
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([host_binary(), "key", "reset"], env=environment(token, pinentry), stdin=follower,
+                               stdout=follower, stderr=follower, close_fds=True)
+    os.close(follower)
+    seen = b""
+    while b"[y/N]" not in seen:  # asked before anything is sent to the key
+        chunk = os.read(leader, 1024)
+        assert chunk, seen
+        seen += chunk
+    assert b"Every passkey on it is lost" in seen
+    os.write(leader, answer.encode() + b"\n")
+    assert process.wait(timeout=60) == (0 if reset else 1)
+    os.close(leader)
+    with Oracle(token) as ctap:
+        assert ctap.get_info().options["clientPin"] is not reset
 
 
 def test_a_key_plugged_in_too_long_is_reset_after_a_replug(tmp_path, pinentry):
