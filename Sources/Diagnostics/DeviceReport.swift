@@ -64,6 +64,8 @@ public struct DeviceReport: Sendable {
                 ("algorithms", .array(info.supportedAlgorithms.map { .number(Double($0)) })),
                 ("pinProtocols", .array(info.pinProtocols.map { .number(Double($0)) })),
                 ("firmwareVersion", .number(Double(info.firmwareVersion))),
+                ("minPINLength", .number(Double(info.minPINLength))),
+                ("forcePINChange", .bool(info.forcePINChange)),
             ]
         }
         if let info {
@@ -100,8 +102,12 @@ public struct DeviceReport: Sendable {
             )
         }
         let noPIN = info.map { !$0.supportsClientPIN } == true ? "not supported by this key" : "not set"
+        // CTAP 2.1 keys say their minimum PIN length and whether the PIN must be changed first (getInfo 0x0C, 0x0D).
+        var rules = ""
+        if let info, info.minPINLength > 0 { rules += ", at least \(info.minPINLength) characters" }
+        if info?.forcePINChange == true { rules += "; must be changed first (`webauthn-bridge key pin change`)" }
         lines.append(
-            "  PIN: \(pinRetries.map { "set, \($0) attempts left" } ?? noPIN)"
+            "  PIN: \(pinRetries.map { "set, \($0) attempts left" } ?? noPIN)\(rules)"
                 + (uvRetries.map { "   built-in UV: \($0) attempts left" } ?? ""))
         return lines.joined(separator: "\n")
     }

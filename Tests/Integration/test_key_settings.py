@@ -173,6 +173,8 @@ def test_force_pin_change_is_what_python_fido2_reads(tmp_path, pinentry):
     token = create_token(tmp_path / "key.state", "--pin", PIN)
     pinentry[1](f"pin {PIN}")
     run_key(token, pinentry, "config", "force-pin-change")
+    assert "must be changed first" in run_key(token, pinentry, "info").stdout
+    assert json.loads(run_key(token, pinentry, "info", "--json").stdout)["forcePINChange"] is True
     with Oracle(token) as ctap:
         assert ctap.get_info().force_pin_change is True
         with pytest.raises(CtapError) as refused:
