@@ -8,9 +8,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Finds the key a ceremony will use, as Chromium does: no key → ask for one and wait; one key → use it;
-/// several → make them all blink and take the one the user touches. Keys plugged in or pulled out later in the
-/// request are followed by a `KeyWatch` (see `followingKeys`).
+/// Finds the keys a ceremony runs on, as Chromium does: no key → ask for one and wait; one key → use it;
+/// several → send the request to all of them (`KeyRace`). Keys plugged in or pulled out later in the request are
+/// followed by a `KeyWatch` (see `followingKeys`) or, while several race, by the race itself.
 struct DeviceSelector: Sendable {
     let provider: any DeviceProvider
     let log: HostLog
@@ -50,33 +50,49 @@ struct DeviceSelector: Sendable {
         watches[controller.id]?.deadline(proposed) ?? proposed
     }
 
-    func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError)
-        -> Device
+    /// Runs `attempt` (a ceremony's steps on one key) on the keys present, as Chromium does: no key → ask for one
+    /// and wait; one key → on it; several → on every one at once, the first the user acts on answering
+    /// (`KeyRace`, statuses `select-key` then those of the key chosen).
+    func dispatch<T: Sendable>(
+        for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline,
+        _ attempt: @escaping KeyRace<T>.Attempt
+    ) throws(WebAuthnError) -> T {
+        let started = ContinuousClock.now
+        while true {
+            let (devices, listed) = try acquire(for: controller, replies: replies, deadline: deadline)
+            if devices.count == 1 {
+                let device = devices[0]
+                defer { device.close() }
+                log.info(
+                    "phase key-ready: \(device.location.path) in \(RequestLoop.milliseconds(since: started)) ms",
+                    request: controller.id)
+                watches[controller.id]?.chose(device, listed: Set(listed.map(\.path)))
+                return try attempt(device, CeremonyLane(controller: controller, replies: replies))
+            }
+            replies.status(controller.id, .selectKey)
+            log.info(
+                "phase key-ready: \(devices.count) keys in \(RequestLoop.milliseconds(since: started)) ms; the request goes to every one, the first touched answers",
+                request: controller.id)
+            let race = KeyRace(
+                selector: self, ceremony: controller, replies: replies, deadline: deadline, attempt: attempt)
+            switch race.run(devices, listed: listed) {
+            case .answered(let result): return try result.get()
+            case .noKeyLeft: log.info("every key was removed; finding a key again", request: controller.id)
+            }
+        }
+    }
+
+    /// The keys present and open (at least one), and every key listed; waits for one until `deadline`.
+    private func acquire(for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline)
+        throws(WebAuthnError) -> ([Device], [DeviceLocation])
     {
         var askedToInsert = false
         var reportedUnusable: [UnusableKey] = []
-        let started = ContinuousClock.now
         while true {
             let locations = provider.locations()
+            capabilities.forget(allBut: locations)
             let (opened, unusable) = controller.timed { openAll(locations, request: controller.id) }
-            var chosen: Device?
-            if opened.count == 1 { chosen = opened[0] }
-            if opened.count > 1 {
-                // nil: the keys changed while the user was choosing (one plugged in, all pulled out): look again.
-                guard
-                    let touched = try chooseByTouch(
-                        opened, listed: locations, controller: controller, replies: replies,
-                        deadline: deadline)
-                else { continue }
-                chosen = touched
-            }
-            if let chosen {
-                log.info(
-                    "phase key-ready: \(chosen.location.path) in \(RequestLoop.milliseconds(since: started)) ms",
-                    request: controller.id)
-                watches[controller.id]?.chose(chosen, listed: Set(locations.map(\.path)))
-                return chosen
-            }
+            if !opened.isEmpty { return (opened, locations) }
             if !unusable.isEmpty, unusable != reportedUnusable {
                 // A key in the port that cannot be opened: say so, not "insert your key" (and keep waiting: the
                 // user may fix it, close the program holding it, or plug in another key).
@@ -97,11 +113,9 @@ struct DeviceSelector: Sendable {
         }
     }
 
-    private func openAll(_ locations: [DeviceLocation], request: String) -> (opened: [Device], unusable: [UnusableKey])
-    {
+    func openAll(_ locations: [DeviceLocation], request: String) -> (opened: [Device], unusable: [UnusableKey]) {
         var opened: [Device] = []
         var unusable: [UnusableKey] = []
-        capabilities.forget(allBut: locations)
         for location in locations {
             do {
                 let device = try Device.open(location)
@@ -120,42 +134,5 @@ struct DeviceSelector: Sendable {
             }
         }
         return (opened, unusable)
-    }
-
-    /// The key the user touches among `devices`; nil when every one was pulled out, or another key was plugged
-    /// in meanwhile (it joins: the caller opens them all again).
-    private func chooseByTouch(
-        _ devices: [Device], listed: [DeviceLocation], controller: CeremonyController,
-        replies: ReplyChannel, deadline: Deadline
-    ) throws(WebAuthnError) -> Device? {
-        replies.status(controller.id, .selectKey)
-        log.info("\(devices.count) keys present; waiting for a touch to choose one", request: controller.id)
-        let known = Set(listed.map(\.path))
-        var lastLook = ContinuousClock.now
-        var joined = false
-        let anotherKeyPlugged = { () -> Bool in
-            guard ContinuousClock.now - lastLook >= Self.pollInterval else { return false }
-            lastLook = .now
-            joined = !Set(provider.locations().map(\.path)).isSubset(of: known)
-            return joined
-        }
-        do {
-            let index = try TouchSelection.waitForTouch(
-                on: devices, deadline: deadline,
-                isCancelled: { controller.isCancelled || anotherKeyPlugged() })
-            for (i, other) in devices.enumerated() where i != index { other.close() }
-            return devices[index]
-        } catch {
-            for device in devices { device.close() }
-            let cancelled = controller.isCancelled
-            let timedOut = deadline.isPast
-            if !cancelled, !timedOut, joined || error.code == FIDOError.deviceRemoved {
-                log.info(
-                    joined ? "another key was plugged in; asking every key again" : "every key was removed",
-                    request: controller.id)
-                return nil
-            }
-            throw ErrorMapping.webAuthnError(for: error, cancelled: cancelled, timedOut: timedOut)
-        }
     }
 }

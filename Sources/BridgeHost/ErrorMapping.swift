@@ -60,8 +60,19 @@ enum ErrorMapping {
         }
     }
 
+    /// The key's answers that come only once the user acted on it, so among several keys they end the ceremony as
+    /// Chromium ends it (`ConvertDeviceResponseCode` in its make_credential/get_assertion request handlers): an
+    /// excluded credential, no credential, a refusal, a failed fingerprint, a full key. Any other failure drops
+    /// that key while the others may still be touched.
+    static let afterUserAction: Set<Int32> = [
+        FIDOError.credentialExcluded, FIDOError.noCredentials, FIDOError.operationDenied, FIDOError.pinAuthInvalid,
+        FIDOError.uvInvalid, FIDOError.keyStoreFull,
+    ]
+
     static let timeout = WebAuthnError(name: .notAllowed, message: "The operation timed out.")
     static let aborted = WebAuthnError(name: .abort, message: "The operation was aborted.")
+    /// What one of several keys ends with when another key won the ceremony (`KeyRace`); never sent.
+    static let lostRace = WebAuthnError(name: .abort, message: "Another key answered first.")
 
     /// The text the page's DOMException carries for `error`: Chromium's fixed text for the name, except where
     /// the message only describes the page's own request (TypeError, SyntaxError, an option the bridge does

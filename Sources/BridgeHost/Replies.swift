@@ -14,16 +14,39 @@ enum StatusField: String, CaseIterable {
 public final class ReplyChannel: Sendable {
     let writer: FrameWriter
     let log: HostLog
-    /// Requests that have had a status frame, so the page shows a notice for them until they end.
-    private let noticed = Mutex<Set<String>>([])
+    /// Requests that have had a status frame, so the page shows a notice for them until they end (shared with
+    /// the channel's lanes).
+    private let noticed: Notices
+    /// A lane's channel (one key among several) sends statuses only while this says so: once its key won.
+    private let speaking: (@Sendable () -> Bool)?
+
+    private final class Notices: Sendable {
+        let ids = Mutex<Set<String>>([])
+    }
 
     public init(writer: FrameWriter, log: HostLog) {
         self.writer = writer
         self.log = log
+        noticed = Notices()
+        speaking = nil
+    }
+
+    private init(laneOf channel: ReplyChannel, speaking: @escaping @Sendable () -> Bool) {
+        writer = channel.writer
+        log = channel.log
+        noticed = channel.noticed
+        self.speaking = speaking
+    }
+
+    /// The channel of one key racing others: silent until `speaking` (its key won), since the user is asked to
+    /// touch any key (`select-key`) and a key that did not win has nothing to say.
+    func lane(speaking: @escaping @Sendable () -> Bool) -> ReplyChannel {
+        ReplyChannel(laneOf: self, speaking: speaking)
     }
 
     func status(_ id: String, _ status: CeremonyStatus, detail: String? = nil, extra: [(String, JSONValue)] = []) {
-        noticed.withLock { _ = $0.insert(id) }
+        if let speaking, !speaking() { return }
+        noticed.ids.withLock { _ = $0.insert(id) }
         var fields: [(String, JSONValue)] = [
             ("id", .string(id)), ("type", .string(ReplyType.status.rawValue)), ("status", .string(status.rawValue)),
         ]
@@ -39,7 +62,7 @@ public final class ReplyChannel: Sendable {
 
     /// Whether the page shows a notice for `id`: a status frame went out and the request has not ended.
     func hasNotice(_ id: String) -> Bool {
-        noticed.withLock { $0.contains(id) }
+        noticed.ids.withLock { $0.contains(id) }
     }
 
     /// A status that only updates a notice already shown ("processing" right before the answer): without
@@ -76,7 +99,7 @@ public final class ReplyChannel: Sendable {
     }
 
     private func ended(_ id: String) {
-        noticed.withLock { _ = $0.remove(id) }
+        noticed.ids.withLock { _ = $0.remove(id) }
     }
 
     /// A status that does not fit is dropped: replacing it with an error would end a request that goes on.

@@ -25,6 +25,7 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let pinInvalid = FIDO_ERR_PIN_INVALID
     public static let pinBlocked = FIDO_ERR_PIN_BLOCKED
     public static let pinAuthBlocked = FIDO_ERR_PIN_AUTH_BLOCKED
+    public static let pinAuthInvalid = FIDO_ERR_PIN_AUTH_INVALID
     public static let pinRequired = FIDO_ERR_PIN_REQUIRED
     public static let pinNotSet = FIDO_ERR_PIN_NOT_SET
     public static let uvBlocked = FIDO_ERR_UV_BLOCKED

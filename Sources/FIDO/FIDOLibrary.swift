@@ -50,6 +50,15 @@ public enum FIDOLibrary {
         fido_init(logSink == nil ? 0 : FIDO_DEBUG)
         if logSink != nil { fido_set_log_handler(forwardLogLine) }
     }
+
+    /// Gives the calling thread what `attachLogging` gave the first: for a thread that drives one key while
+    /// others drive theirs. libfido2 keeps each device's state in its own handle and only the log set-up per
+    /// thread, so independent handles may be used from different threads at once.
+    public static func attachLoggingToThisThread() {
+        let logging = sink.withLock { $0 != nil }
+        fido_init(logging ? FIDO_DEBUG : 0)
+        if logging { fido_set_log_handler(forwardLogLine) }
+    }
 }
 
 private func forwardLogLine(_ line: UnsafePointer<CChar>?) {

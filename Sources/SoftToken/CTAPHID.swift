@@ -123,8 +123,10 @@ final class DeviceConnection: @unchecked Sendable {
     struct PendingCommand {
         var channel: UInt32
         var message: [UInt8]
-        /// nil: not before the `.untouched` fault plan is lifted.
+        /// nil: not before the `.untouched` fault plan is lifted, or the test signals the touch (`.onSignal`).
         var touchAt: Deadline?
         var nextKeepalive: Deadline
+        /// Touched when the test signals it (`PresenceMode.onSignal`), not when a fault plan is lifted.
+        var awaitsSignal = false
     }
 }

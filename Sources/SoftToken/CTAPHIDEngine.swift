@@ -156,8 +156,8 @@ extension SoftToken {
                 sendCBOR(response, channel: channel, on: connection)
             case .awaitingUser(let milliseconds):
                 connection.pending = .init(
-                    channel: channel, message: payload, touchAt: .after(.milliseconds(milliseconds)),
-                    nextKeepalive: .now)
+                    channel: channel, message: payload, touchAt: milliseconds.map { .after(.milliseconds($0)) },
+                    nextKeepalive: .now, awaitsSignal: milliseconds == nil)
                 transport.busy = (connection, channel)
             }
         default:
@@ -217,6 +217,7 @@ extension SoftToken {
                 }
                 if pending.nextKeepalive.isPast {
                     touchIfNoLongerUntouched(connection)
+                    touchIfSignalled(connection)
                     connection.pending?.nextKeepalive = .after(.milliseconds(100))
                     connection.outbox += CTAPHID.frames(
                         channel: pending.channel, command: CTAPHIDCommand.keepalive.rawValue,
@@ -248,6 +249,16 @@ extension SoftToken {
         case .awaitingUser: sendCBOR([CTAPStatus.other.rawValue], channel: pending.channel, on: connection)
         }
     }
+
+    /// At every keepalive of a command waiting for a signalled touch: a touch file beside the state file is the
+    /// user's touch, taken by removing it, so one file is one touch for one command.
+    func touchIfSignalled(_ connection: DeviceConnection) {
+        guard let pending = connection.pending, pending.awaitsSignal, pending.touchAt == nil else { return }
+        if unlink(Self.touchFile(for: path)) == 0 { connection.pending?.touchAt = .now }
+    }
+
+    /// The file whose creation is one touch of a key with `PresenceMode.onSignal`.
+    public static func touchFile(for statePath: String) -> String { statePath + ".touch" }
 
     /// The host closed its device handle: forget anything in flight on it.
     func close(_ connection: DeviceConnection) {

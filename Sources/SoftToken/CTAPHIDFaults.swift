@@ -36,7 +36,7 @@ extension SoftToken {
 
     /// At every keepalive of a parked request: once the `.untouched` plan is lifted, the user touches.
     func touchIfNoLongerUntouched(_ connection: DeviceConnection) {
-        guard let pending = connection.pending, pending.touchAt == nil else { return }
+        guard let pending = connection.pending, pending.touchAt == nil, !pending.awaitsSignal else { return }
         refreshFaultFile()
         if faultPlan.response != .untouched { connection.pending?.touchAt = .now }
     }

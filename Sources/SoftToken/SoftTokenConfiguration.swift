@@ -12,6 +12,9 @@ public enum PresenceMode: Sendable, Codable, Equatable {
     case deny
     /// The user touches after the given time.
     case delay(milliseconds: Int)
+    /// The user touches when a test says so: a file `FILE.touch` beside the state file is one touch, taken (and
+    /// the file removed) by the first request waiting for it. Lets a test touch one of several keys on an event.
+    case onSignal
 }
 
 /// What the simulated built-in user verification (a "fingerprint") concludes when it is asked.

@@ -43,7 +43,9 @@ struct TokenCommand: ParsableCommand {
         @Flag(name: .customLong("no-rk"), help: "Refuse discoverable (resident) credentials.")
         var noResidentKeys = false
 
-        @Option(help: "How the simulated user answers touch requests: auto, deny or delay:MILLISECONDS.")
+        @Option(
+            help:
+                "How the simulated user answers touch requests: auto, deny, delay:MILLISECONDS or signal (FILE.touch).")
         var presence: String = "auto"
 
         @Option(help: "Attestation: certificate (packed with a token-made x5c) or self.")
@@ -71,7 +73,7 @@ struct TokenCommand: ParsableCommand {
                 configuration.uvOutcome = .fail
             }
             guard let mode = PresenceOption.parse(presence) else {
-                throw ValidationError("--presence must be auto, deny or delay:MILLISECONDS, not '\(presence)'")
+                throw ValidationError("--presence must be auto, deny, delay:MILLISECONDS or signal, not '\(presence)'")
             }
             configuration.presence = mode
             guard let mode = AttestationMode(rawValue: attestation ?? configuration.attestation.rawValue) else {

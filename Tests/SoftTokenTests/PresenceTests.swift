@@ -22,6 +22,19 @@ import Testing
         #expect(ms < 2000)
     }
 
+    @Test func aSignalledTouchServesOneRequestAndIsTakenByIt() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .onSignal))
+        let touchFile = SoftToken.touchFile(for: fixture.stateFile)
+        #expect(FileManager.default.createFile(atPath: touchFile, contents: nil))
+        let device = try fixture.open(timeoutMS: 5000)
+        #expect((try? device.makeCredential()) != nil)
+        #expect(!FileManager.default.fileExists(atPath: touchFile))
+        // No touch file, no touch: the next request waits until libfido2 gives up.
+        device.setTimeout(milliseconds: 400)
+        expectFido(FIDO_ERR_RX) { try device.makeCredential() }
+        #expect(fixture.token.summary().credentials.count == 1)
+    }
+
     @Test func noCredentialsIsOnlyAnsweredAfterTheTouch() throws {
         let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 250)))
         let device = try fixture.open()

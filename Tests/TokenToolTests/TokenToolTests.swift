@@ -8,6 +8,7 @@ struct TokenToolTests {
     @Test(arguments: [
         ("auto", PresenceMode.automatic, "auto"), ("automatic", .automatic, "auto"), ("deny", .deny, "deny"),
         ("delay:0", .delay(milliseconds: 0), "delay:0"), ("delay:250", .delay(milliseconds: 250), "delay:250"),
+        ("signal", .onSignal, "signal"),
     ])
     func presenceIsReadAndShownBack(text: String, mode: PresenceMode, shown: String) {
         #expect(PresenceOption.parse(text) == mode)

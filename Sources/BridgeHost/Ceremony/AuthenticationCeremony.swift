@@ -31,10 +31,32 @@ struct AuthenticationCeremony {
         log.info(
             "get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)",
             request: id)
+        let prepared = Prepared(
+            rpID: rpID, deadline: deadline, clientData: clientData, allowList: allowList,
+            extensionInputs: extensionInputs, appid: appid)
+        return try environment.onEveryKey(of: controller, deadline: deadline) {
+            [self] (device, environment, lane) throws(WebAuthnError) in
+            try AuthenticationCeremony(environment: environment, controller: lane, caller: caller, options: options)
+                .attempt(on: device, prepared)
+        }
+    }
 
-        let device = try environment.deviceSelector.acquire(
-            for: controller, replies: environment.replies, deadline: deadline)
-        defer { device.close() }
+    /// What the request asks, decided before any key is touched.
+    struct Prepared: Sendable {
+        let rpID: String
+        let deadline: Deadline
+        let clientData: [UInt8]
+        let allowList: [[UInt8]]
+        let extensionInputs: AuthenticationExtensionInputs
+        let appid: String?
+    }
+
+    /// The ceremony on one key (one of several, when they race).
+    private func attempt(on device: Device, _ prepared: Prepared) throws(WebAuthnError) -> JSONValue {
+        let log = environment.log
+        let id = controller.id
+        let (rpID, deadline, clientData) = (prepared.rpID, prepared.deadline, prepared.clientData)
+        let (allowList, extensionInputs, appid) = (prepared.allowList, prepared.extensionInputs, prepared.appid)
         if allowList.isEmpty, !device.isFIDO2 {
             // A U2F key holds no discoverable credentials; as Chromium, it is refused once the user touched it.
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
@@ -90,6 +112,7 @@ struct AuthenticationCeremony {
                 throw error
             }
         }
+        if !assertions.isEmpty, !controller.claim() { throw ErrorMapping.lostRace }
         if assertions.isEmpty {
             // Never tell the page "no credential" before the user touched the key (it would reveal
             // which credentials the key holds); a key may answer at once, so collect a touch first, announced as

@@ -11,10 +11,20 @@ import Foundation
 
 /// The shared state of the one running ceremony: the reader thread cancels it or delivers the user's
 /// account choice; the libfido2 thread polls and waits on it.
+///
+/// While several keys race for the request (`KeyRace`), each key's part runs under a lane of it (`lane(claim:)`):
+/// a lane is cancelled on its own (its key lost) or with the ceremony (the page aborted), and it speaks to the
+/// user only once it has claimed the ceremony. Prompts, the account choice and device time stay the ceremony's.
 final class CeremonyController: @unchecked Sendable {
     let id: String
+    /// The ceremony a lane runs one key of; nil for the ceremony itself.
+    private let ceremony: CeremonyController?
+    /// A lane's way to take the ceremony for its key; false when another key took it first.
+    private let claimRace: (@Sendable () -> Bool)?
     private let condition = Condition()
     private var cancelled = false
+    private var lanes: [CeremonyController] = []
+    private var claimed = false
     private var devices: [ObjectIdentifier: Device] = [:]
     private var prompt: (any PINPrompt)?
     /// How many PIN prompts the ceremony opened: a key pulled out after one ends the request (`KeyWatch`).
@@ -26,11 +36,48 @@ final class CeremonyController: @unchecked Sendable {
     /// Time spent inside libfido2 calls (and so in the key or SoftToken), for the benchmark's split.
     private var deviceNanoseconds: Int64 = 0
 
-    init(id: String) { self.id = id }
+    init(id: String) {
+        self.id = id
+        ceremony = nil
+        claimRace = nil
+    }
 
-    var deviceTime: Int64 { condition.withLock { deviceNanoseconds } }
+    private init(laneOf ceremony: CeremonyController, claim: @escaping @Sendable () -> Bool) {
+        id = ceremony.id
+        self.ceremony = ceremony
+        claimRace = claim
+    }
+
+    /// The ceremony itself, for what its lanes share.
+    private var root: CeremonyController { ceremony ?? self }
+
+    var deviceTime: Int64 { root.condition.withLock { root.deviceNanoseconds } }
 
     var isCancelled: Bool { condition.withLock { cancelled } }
+
+    /// A lane for one key of a race; `claim` takes the ceremony for it (true: this key won, or had won).
+    func lane(claim: @escaping @Sendable () -> Bool) -> CeremonyController {
+        let lane = CeremonyController(laneOf: self, claim: claim)
+        let cancelledAlready = condition.withLock { () -> Bool in
+            lanes.append(lane)
+            return cancelled
+        }
+        if cancelledAlready { lane.cancel() }
+        return lane
+    }
+
+    /// Whether statuses and prompts may come from here: always for the ceremony, for a lane once it won.
+    var speaks: Bool { claimRace == nil || condition.withLock { claimed } }
+
+    /// Takes the ceremony for this lane's key, once the user acted on it (it answered after a touch, or was
+    /// touched to be chosen for its PIN): the other keys are cancelled. False when another key won first. The
+    /// ceremony itself (one key) has nothing to claim.
+    func claim() -> Bool {
+        guard let claimRace, !speaks else { return true }
+        guard claimRace() else { return false }
+        condition.withLock { claimed = true }
+        return true
+    }
 
     /// Aborts whatever the ceremony waits on: the key (CTAPHID_CANCEL), a PIN prompt, a selection, a sleep.
     ///
@@ -38,12 +85,13 @@ final class CeremonyController: @unchecked Sendable {
     /// way (libfido2 sends it after the device was registered here), so the cancel is repeated a few times
     /// for as long as a key is registered.
     func cancel() {
-        let activePrompt = condition.withLock { () -> (any PINPrompt)? in
+        let (activePrompt, ownLanes) = condition.withLock { () -> ((any PINPrompt)?, [CeremonyController]) in
             cancelled = true
             condition.broadcast()
-            return prompt
+            return (prompt, lanes)
         }
         activePrompt?.cancel()
+        for lane in ownLanes { lane.cancel() }
         cancelRegisteredKeys(repeats: Self.cancelRepeats)
     }
 
@@ -69,16 +117,18 @@ final class CeremonyController: @unchecked Sendable {
         if alreadyCancelled { device.cancel() }
         let started = ContinuousClock.now
         defer {
-            let elapsed = ContinuousClock.now - started
-            condition.withLock {
-                devices.removeValue(forKey: ObjectIdentifier(device))
-                deviceNanoseconds += Self.nanoseconds(elapsed)
-            }
+            condition.withLock { _ = devices.removeValue(forKey: ObjectIdentifier(device)) }
+            root.addDeviceTime(ContinuousClock.now - started)
         }
         return try body()
     }
 
+    private func addDeviceTime(_ elapsed: Duration) {
+        condition.withLock { deviceNanoseconds += Self.nanoseconds(elapsed) }
+    }
+
     func using<T, E: Error>(_ activePrompt: any PINPrompt, _ body: () throws(E) -> T) throws(E) -> T {
+        if let ceremony { return try ceremony.using(activePrompt, body) }
         let alreadyCancelled = condition.withLock { () -> Bool in
             prompt = activePrompt
             prompts += 1
@@ -89,11 +139,12 @@ final class CeremonyController: @unchecked Sendable {
         return try body()
     }
 
-    var promptsOpened: Int { condition.withLock { prompts } }
+    var promptsOpened: Int { root.condition.withLock { root.prompts } }
 
     /// Closes the PIN prompt that is open, if one is, without cancelling the ceremony: its key was pulled out.
     /// True when one was open.
     func dismissPrompt() -> Bool {
+        if let ceremony { return ceremony.dismissPrompt() }
         let open = condition.withLock { prompt }
         open?.cancel()
         return open != nil
@@ -104,8 +155,7 @@ final class CeremonyController: @unchecked Sendable {
     func timed<T>(_ body: () -> T) -> T {
         let started = ContinuousClock.now
         let value = body()
-        let elapsed = ContinuousClock.now - started
-        condition.withLock { deviceNanoseconds += Self.nanoseconds(elapsed) }
+        root.addDeviceTime(ContinuousClock.now - started)
         return value
     }
 
@@ -126,7 +176,8 @@ final class CeremonyController: @unchecked Sendable {
     /// be taken as the answer to a later one.
     @discardableResult
     func deliverSelection(_ index: Int?) -> Bool {
-        condition.withLock {
+        if let ceremony { return ceremony.deliverSelection(index) }
+        return condition.withLock {
             guard choosing, selection == nil else { return false }
             selection = .some(index)
             condition.broadcast()
@@ -141,6 +192,7 @@ final class CeremonyController: @unchecked Sendable {
 
     /// Opens the chooser for one answer; call before asking, since the answer may arrive before `awaitSelection`.
     func expectSelection() {
+        if let ceremony { return ceremony.expectSelection() }
         condition.withLock {
             selection = nil
             choosing = true
@@ -148,7 +200,8 @@ final class CeremonyController: @unchecked Sendable {
     }
 
     func awaitSelection(until deadline: Deadline) -> SelectionOutcome {
-        condition.withLock {
+        if let ceremony { return ceremony.awaitSelection(until: deadline) }
+        return condition.withLock {
             defer { choosing = false }
             while selection == nil, !cancelled, !deadline.isPast { _ = condition.wait(until: deadline) }
             if cancelled { return .cancelled }

@@ -42,9 +42,32 @@ struct RegistrationCeremony {
             "create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)",
             request: id)
 
-        let device = try environment.deviceSelector.acquire(
-            for: controller, replies: environment.replies, deadline: deadline)
-        defer { device.close() }
+        let prepared = Prepared(
+            rpID: rpID, algorithms: algorithms, deadline: deadline, clientData: clientData,
+            extensionInputs: extensionInputs, appidExclude: appidExclude)
+        return try environment.onEveryKey(of: controller, deadline: deadline) {
+            [self] (device, environment, lane) throws(WebAuthnError) in
+            try RegistrationCeremony(environment: environment, controller: lane, caller: caller, options: options)
+                .attempt(on: device, prepared)
+        }
+    }
+
+    /// What the request asks, decided before any key is touched.
+    struct Prepared: Sendable {
+        let rpID: String
+        let algorithms: [Int]
+        let deadline: Deadline
+        let clientData: [UInt8]
+        let extensionInputs: RegistrationExtensionInputs
+        let appidExclude: String?
+    }
+
+    /// The ceremony on one key (one of several, when they race).
+    private func attempt(on device: Device, _ prepared: Prepared) throws(WebAuthnError) -> JSONValue {
+        let id = controller.id
+        let (rpID, algorithms, deadline) = (prepared.rpID, prepared.algorithms, prepared.deadline)
+        let (clientData, extensionInputs, appidExclude) =
+            (prepared.clientData, prepared.extensionInputs, prepared.appidExclude)
         guard let algorithm = algorithms.first(where: device.info.supportedAlgorithms.contains) else {
             // As Chromium (kNoCommonAlgorithms is found after a touch): nothing is said before the user acts.
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
@@ -81,6 +104,7 @@ struct RegistrationCeremony {
             r.builtInUV = builtInUV
             return try device.makeCredential(r, pin: pin)
         }
+        guard controller.claim() else { throw ErrorMapping.lostRace }
         environment.replies.updateNotice(id, .processing)
         return try answer(made, clientData: clientData, residentKey: residentKey, extensions: extensions)
     }

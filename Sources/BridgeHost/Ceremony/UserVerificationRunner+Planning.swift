@@ -28,7 +28,7 @@ extension UserVerificationRunner {
         } catch {
             switch error {
             case .notConfigured(pinSupported: true) where prompt != nil:
-                try setUpPIN(on: device)
+                try setUpPIN(on: device, deadline: deadline)
                 return .pin
             case .notConfigured(let pinSupported):
                 log.info(
@@ -46,8 +46,9 @@ extension UserVerificationRunner {
         }
     }
 
-    private func setUpPIN(on device: Device) throws(WebAuthnError) {
+    private func setUpPIN(on device: Device, deadline: Deadline) throws(WebAuthnError) {
         guard let prompt else { return }
+        try controller.chooseForPIN(device, replies: replies, deadline: deadline)
         let minimum = max(4, device.info.minPINLength)
         replies.status(controller.id, .setPIN)
         log.info(

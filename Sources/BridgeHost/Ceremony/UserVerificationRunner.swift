@@ -33,7 +33,8 @@ struct UserVerificationRunner {
         var method = try methodAfterReadingUVRetries(method, on: device, deadline: deadline)
         var afterWrongPIN: Int?  // the attempts the key has left once a PIN was refused
         while true {
-            let pin: SecretBytes? = method == .pin ? try askForPIN(device: device, afterWrongPIN: afterWrongPIN) : nil
+            let pin: SecretBytes? =
+                method == .pin ? try askForPIN(device: device, afterWrongPIN: afterWrongPIN, deadline: deadline) : nil
             let notice = DeferredStatus(announcing ?? Self.waits(for: method), for: controller.id, on: replies)
             defer { notice.withdraw() }
             device.setTimeout(until: deadline)
@@ -68,6 +69,10 @@ struct UserVerificationRunner {
                     log.info("built-in user verification failed; asking again", request: controller.id)
                 default:
                     log.info("\(error)", request: controller.id)
+                    // The key answered after the user acted on it: among several keys, its answer is the ceremony's.
+                    if ErrorMapping.afterUserAction.contains(error.code), !controller.claim() {
+                        throw ErrorMapping.lostRace
+                    }
                     throw ErrorMapping.webAuthnError(for: error, cancelled: cancelled, timedOut: timedOut)
                 }
             }
@@ -83,8 +88,11 @@ struct UserVerificationRunner {
     /// The PIN, from the prompt (or the one just chosen). `afterWrongPIN`: the attempts left after a refused PIN,
     /// which the status frame carries as data (the extension words it) and the pinentry dialog shows in the
     /// host's own words.
-    private func askForPIN(device: Device, afterWrongPIN: Int?) throws(WebAuthnError) -> SecretBytes {
+    private func askForPIN(device: Device, afterWrongPIN: Int?, deadline: Deadline) throws(WebAuthnError)
+        -> SecretBytes
+    {
         if afterWrongPIN == nil, let pin = pendingPIN.take() { return pin }
+        try controller.chooseForPIN(device, replies: replies, deadline: deadline)
         let attempts = try usablePINAttempts(on: device)
         guard let prompt else {
             log.error(

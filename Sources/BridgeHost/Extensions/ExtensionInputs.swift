@@ -3,7 +3,7 @@ import WebAuthn
 /// The page's `extensions` member, read and validated as WebAuthn L3 §10 and CTAP 2.1 §12 define each input,
 /// before any key is touched. Unknown extension identifiers are ignored, as browsers do; a known one with a
 /// malformed value is a TypeError, as the IDL conversion in a browser would raise.
-struct RegistrationExtensionInputs: Equatable {
+struct RegistrationExtensionInputs: Equatable, Sendable {
     enum LargeBlobSupport: Equatable { case required, preferred }
 
     var credProps = false
@@ -53,7 +53,7 @@ struct RegistrationExtensionInputs: Equatable {
     }
 }
 
-struct AuthenticationExtensionInputs: Equatable {
+struct AuthenticationExtensionInputs: Equatable, Sendable {
     enum LargeBlobOperation: Equatable {
         case read
         case write([UInt8])

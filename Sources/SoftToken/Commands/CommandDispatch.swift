@@ -5,9 +5,10 @@ import Cryptography
 /// What running a command produced: the CTAPHID_CBOR response payload, or a request to wait for the user first.
 enum CommandOutcome: Equatable {
     case response([UInt8])
-    /// The command needs the simulated touch, which comes after this many milliseconds. CTAPHID re-runs the
-    /// command with `userTouched: true` then, so every handler collects presence before changing any state.
-    case awaitingUser(milliseconds: Int)
+    /// The command needs the simulated touch, which comes after this many milliseconds (nil: when the test
+    /// signals it, `PresenceMode.onSignal`). CTAPHID re-runs the command with `userTouched: true` then, so every
+    /// handler collects presence before changing any state.
+    case awaitingUser(milliseconds: Int?)
 }
 
 extension SoftToken {
@@ -65,8 +66,11 @@ extension SoftToken {
             }
             return .response(response)
         } catch .userActionPending {
-            if case .delay(let ms) = state.configuration.presence { return .awaitingUser(milliseconds: ms) }
-            return .response([CTAPStatus.operationDenied.rawValue])
+            switch state.configuration.presence {
+            case .delay(let ms): return .awaitingUser(milliseconds: ms)
+            case .onSignal: return .awaitingUser(milliseconds: nil)
+            case .automatic, .deny: return .response([CTAPStatus.operationDenied.rawValue])
+            }
         } catch {
             return .response([error.rawValue])
         }
@@ -90,6 +94,7 @@ extension SoftToken {
         case .automatic: return
         case .deny: throw .operationDenied
         case .delay(let ms): if ms > 0 { throw .userActionPending }
+        case .onSignal: throw .userActionPending
         }
     }
 

@@ -7,13 +7,16 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// U2F (CTAP1) raw messages, carried in CTAPHID_MSG as ISO 7816-4 APDUs (FIDO U2F Raw Message Formats v1.2).
 ///
 /// A U2F key cannot keep a request waiting for the user: it answers "conditions not satisfied" (0x6985) until it
 /// has been touched, and the platform repeats the request (libfido2 every 100 ms). The simulated touch follows the
 /// configured presence: `.automatic` is touched at once, `.delay` after the delay from the first request that asked,
-/// `.deny` never (a U2F key has no way to say no).
+/// `.onSignal` by a request that finds the touch file, `.deny` never (a U2F key has no way to say no).
 enum U2F {
     enum Instruction: UInt8 {
         case register = 0x01
@@ -176,6 +179,8 @@ extension SoftToken {
         switch state.configuration.presence {
         case .automatic: return
         case .deny: throw U2FFailure(.conditionsNotSatisfied)
+        case .onSignal:
+            guard unlink(Self.touchFile(for: path)) == 0 else { throw U2FFailure(.conditionsNotSatisfied) }
         case .delay(let ms):
             // A touch that came and went unused long ago (the platform gave up) does not count for a new request.
             if let touchAt = session.u2fTouchAt, ContinuousClock.now - touchAt.instant > .seconds(3) {

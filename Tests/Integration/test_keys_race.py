@@ -1,0 +1,172 @@
+"""Several keys, one touch (docs/keys.md, "Several keys"): the request goes to every key at once and the key the
+user touches answers, as Chromium dispatches it; the others are cancelled and left usable. A key that needs its
+PIN is first chosen by a touch, then asked for its PIN. Keys plugged in during the request join it, keys pulled
+out drop out of it. Each SoftToken here is touched only when the test says so (`--presence signal`: a file
+FILE.touch is one touch), so every wait is on an event: a status frame, a log line, a touch taken."""
+
+import os
+from pathlib import Path
+
+from bridge import binary, create_token
+from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
+from test_keys_plugging import credentials_on, keys, wait_for_log, wait_for_status
+
+
+def signalled(tmp_path, *names, options=()) -> list[Path]:
+    """Keys whose simulated user touches only on the test's signal."""
+    return [create_token(tmp_path / f"{name}.state", "--presence", "signal", *options) for name in names]
+
+
+def touch(token: Path):
+    Path(f"{token}.touch").touch()
+
+
+def touch_taken(token: Path) -> bool:
+    return not Path(f"{token}.touch").exists()
+
+
+def start_create(host, request_id="c-1", **selection):
+    options, challenge = creation_options(**({"authenticatorSelection": selection} if selection else {}))
+    host.send({"id": request_id, "type": "create", "origin": ORIGIN, "options": options})
+    return challenge
+
+
+def registered_on(token: Path, launch) -> tuple:
+    """Registers a credential on `token` alone (touched on signal), then returns the credential."""
+    host = launch(token)
+    challenge = start_create(host, "c-0")
+    touch(token)
+    reply, _ = host.final("c-0")
+    assert reply["type"] == "result", reply
+    host.close()
+    return verify_registration(reply["credential"], challenge)
+
+
+def test_of_two_keys_the_one_touched_makes_the_credential_with_one_touch(launch, tmp_path):
+    first, second = signalled(tmp_path, "first", "second")
+    host = launch(None, env=keys(first, second))
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "select-key")
+    touch(second)
+    reply, statuses = host.final("c-1")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+    assert [s["status"] for s in statuses] in ([], ["processing"]), statuses
+    assert touch_taken(second)
+    assert len(credentials_on(second)) == 1 and credentials_on(first) == []
+    assert "was chosen; the other keys are cancelled" in host.log()
+
+    # The key that lost was cancelled and closed cleanly: the next request on it needs nothing but its touch.
+    challenge = start_create(host, "c-2")
+    wait_for_status(host, "c-2", "select-key")
+    touch(first)
+    reply, _ = host.final("c-2")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+    assert len(credentials_on(first)) == 1 and len(credentials_on(second)) == 1
+
+
+def test_of_two_keys_the_one_holding_the_credential_signs_in_when_touched(launch, tmp_path):
+    holder, other = signalled(tmp_path, "holder", "other")
+    registered = registered_on(holder, launch)
+    host = launch(None, env=keys(holder, other))
+    options, challenge = request_options(allow=[registered.credential_id])
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "select-key")
+    touch(holder)
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "result", reply
+    verify_authentication(reply["credential"], challenge, registered.credential_public_key, registered.sign_count)
+    assert not Path(f"{other}.touch").exists()
+
+
+def test_of_three_keys_the_third_touched_answers(launch, tmp_path):
+    tokens = signalled(tmp_path, "a", "b", "c")
+    host = launch(None, env=keys(*tokens))
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "select-key")
+    touch(tokens[2])
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+    assert [len(credentials_on(t)) for t in tokens] == [0, 0, 1]
+
+
+def test_a_key_plugged_in_while_two_race_joins_and_can_win(launch, tmp_path):
+    first, second = signalled(tmp_path, "first", "second")
+    plugged = tmp_path / "plugged.state"
+    host = launch(None, env=keys(first, second, plugged))
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "select-key")
+    signalled(tmp_path, "plugged")
+    wait_for_log(host, "was plugged in; it joins the request")
+    touch(plugged)
+    reply, statuses = host.final("c-1")
+    assert reply["type"] == "result", reply
+    assert "select-key" not in [s["status"] for s in statuses]  # joined the request; nothing started over
+    verify_registration(reply["credential"], challenge)
+    assert [len(credentials_on(t)) for t in (first, second, plugged)] == [0, 0, 1]
+
+
+def test_a_key_pulled_out_of_three_drops_out_and_another_wins(launch, tmp_path):
+    tokens = signalled(tmp_path, "a", "b", "c")
+    host = launch(None, env=keys(*tokens))
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "select-key")
+    os.remove(tokens[0])
+    wait_for_log(host, "failed before it was touched")
+    touch(tokens[1])
+    reply, statuses = host.final("c-1")
+    assert reply["type"] == "result", reply
+    assert "insert-key" not in [s["status"] for s in statuses], statuses
+    verify_registration(reply["credential"], challenge)
+    assert [len(credentials_on(t)) for t in tokens[1:]] == [1, 0]
+
+
+def test_every_key_pulled_out_asks_for_a_key_and_one_plugged_back_answers(launch, tmp_path):
+    first, second = signalled(tmp_path, "first", "second")
+    host = launch(None, env=keys(first, second))
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "select-key")
+    saved = second.read_text()
+    os.remove(first)
+    os.remove(second)
+    wait_for_status(host, "c-1", "insert-key")
+    second.write_text(saved)
+    touch(second)
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+
+
+def test_a_key_with_a_pin_is_chosen_by_a_touch_then_asked_for_its_pin(launch, tmp_path, pinentry):
+    env, answers, commands = pinentry
+    answers("pin 123456")
+    (with_pin,) = signalled(tmp_path, "pin", options=("--pin", "123456"))
+    (without,) = signalled(tmp_path, "nopin")
+    host = launch(None, env={**env, **keys(with_pin, without)})
+    challenge = start_create(host, userVerification="preferred", residentKey="discouraged")
+    wait_for_status(host, "c-1", "select-key")
+    assert not [c for c in commands() if c.startswith("GETPIN")]  # no PIN dialog before the key is chosen
+    touch(with_pin)
+    wait_for_status(host, "c-1", "pin")
+    wait_for_status(host, "c-1", "touch")  # the PIN's request itself, on the chosen key
+    touch(with_pin)
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "result", reply
+    assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
+    assert credentials_on(without) == []
+
+
+def test_an_excluded_credential_on_the_key_touched_ends_the_request(launch, tmp_path):
+    holder, other = signalled(tmp_path, "holder", "other")
+    registered = registered_on(holder, launch)
+    host = launch(None, env=keys(holder, other))
+    options, _ = creation_options(excludeCredentials=[{"type": "public-key", "id": binary(registered.credential_id)}])
+    host.send({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "c-1", "select-key")
+    touch(holder)
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "InvalidStateError", reply
+    assert credentials_on(other) == []
+
