@@ -1,3 +1,4 @@
+import FIDO
 import NativeMessaging
 import Testing
 import WebAuthn
@@ -37,6 +38,14 @@ struct ProtocolConstantsTests {
 
     @Test func errorNamesAreTheSharedOnes() {
         #expect(DOMExceptionName.allCases.map(\.rawValue).sorted() == Self.names("errorNames"))
+    }
+
+    /// The extension offers its Security keys page when a registration fails with this reason.
+    @Test func theFullKeyReasonIsTheSharedOne() {
+        let full = ErrorMapping.webAuthnError(
+            for: FIDOError(code: FIDOError.keyStoreFull, function: "fido_dev_make_cred"), cancelled: false,
+            timedOut: false)
+        #expect(full.message == Self.constants["errorDetails"]?["keyStoreFull"]?.stringValue)
     }
 
     @Test func binaryValuesUseTheSharedMarker() throws {

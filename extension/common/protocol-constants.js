@@ -21,6 +21,9 @@ export default {
     "NotAllowedError", "InvalidStateError", "SecurityError", "NotSupportedError", "AbortError", "ConstraintError",
     "SyntaxError", "UnknownError", "EncodingError", "TypeError", "RangeError"
   ],
+  "errorDetails": {
+    "keyStoreFull": "The security key has no room for another passkey: remove one you no longer use."
+  },
   "binaryMarker": "__binary__",
   "limits": {
     "outboundFrameBytes": 1048576,

@@ -36,6 +36,9 @@ export const STATUS_FIELDS = names(constants.statusFields);
 /** `error.name` of an error frame: the DOMException names (and TypeError) the host answers with. */
 export const ERROR = names(constants.errorNames);
 
+/** Reasons (an error frame's `detail`) the extension acts on: a full key offers the Security keys page. */
+export const ERROR_DETAILS = Object.freeze({ ...constants.errorDetails });
+
 /** The member name of a binary value: {"__binary__": "<base64url>"}. */
 export const BINARY_MARKER = constants.binaryMarker;
 

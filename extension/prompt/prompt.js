@@ -2,7 +2,7 @@
  * prompt.js — the security-key window's page: connects to the background (background/prompt-window.js), shows
  * each view it sends (view.js) and fits the window's height to what it shows (window-size.js).
  */
-import { PROMPT_PORT_NAME } from '../common/extension-names.js';
+import { KEYS_PAGE_PATH, PROMPT_PORT_NAME } from '../common/extension-names.js';
 import { createPromptView } from './view.js';
 import { fitToContent } from './window-size.js';
 
@@ -21,7 +21,8 @@ const fit = () => {
       if (resizesQueued === 0) document.documentElement.dataset.layout = 'settled';
     });
 };
-const view = createPromptView(document, port, { now: () => performance.now() });
+const view = createPromptView(document, port, { now: () => performance.now() },
+  { openKeysPage: () => ext.tabs.create({ url: ext.runtime.getURL(KEYS_PAGE_PATH) }) });
 port.onMessage.addListener((message) => {
   if (!message || message.kind !== 'view') return;
   view.render(message);

@@ -16,6 +16,8 @@
  * and, at times, a detail in its own words (why a key cannot be used, why a request failed).
  */
 
+import { ERROR_DETAILS } from '../common/protocol.js';
+
 // Chromium's InputEventActivationProtector uses the double-click interval; 500 ms is its usual value.
 export const ACTIVATION_DELAY_MS = 500;
 
@@ -106,8 +108,14 @@ export function acceptsActivation(event, armedAt, now) {
 // Keys that activate a focused button.
 const ACTIVATING_KEYS = new Set(['Enter', ' ']);
 
-/** The view of `doc`; choices go to `port`. The window's size is prompt.js's (window-size.js). */
-export function createPromptView(doc, port, clock) {
+/** Whether a failure's reason is one the Security keys page fixes: the key has no room for another passkey. */
+export function offersKeysPage(view) {
+  return !!view && view.status === 'error' && view.detail === ERROR_DETAILS.keyStoreFull;
+}
+
+/** The view of `doc`; choices go to `port`. The window's size is prompt.js's (window-size.js); `openKeysPage()`
+ *  opens the Security keys page (prompt.js: a tab). */
+export function createPromptView(doc, port, clock, { openKeysPage = () => {} } = {}) {
   const el = (id) => doc.getElementById(id);
   let accountsShown = null; // the account list the buttons were built for
   let anotherShown = false;
@@ -188,6 +196,7 @@ export function createPromptView(doc, port, clock) {
     el('detail').hidden = !detail;
     renderAccounts(Array.isArray(view.accounts) && view.accounts.length ? view.accounts : null);
     renderAnotherWay(view.anotherWay === true);
+    el('manage-keys').hidden = !offersKeysPage(view);
     el('close').textContent = view.final ? 'Close' : 'Cancel';
     doc.title = `Security key — ${lines.headline}`;
   }
@@ -243,6 +252,11 @@ export function createPromptView(doc, port, clock) {
   el('another-way').textContent = ANOTHER_WAY_TEXT;
   el('always-text').textContent = ALWAYS_TEXT;
   el('close').addEventListener('click', close);
+  el('manage-keys').addEventListener('click', (event) => {
+    if (!event.isTrusted || el('manage-keys').hidden) return;
+    openKeysPage();
+    port.postMessage({ kind: 'close' });
+  });
   listenForPointer(el('another-way'), 'another');
   doc.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') close(event);

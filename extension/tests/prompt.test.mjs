@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as prompt from '../prompt/view.js';
+import { ERROR_DETAILS } from '../common/protocol.js';
 
 test('a sentence for every status the host sends; unknown ones read as "working"', () => {
   assert.equal(prompt.statusText('touch'), 'Touch your security key.');
@@ -107,7 +108,7 @@ function fakeDocument() {
     e.focus = () => { doc.activeElement = e; };
     return e;
   };
-  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close', 'another', 'another-way', 'always', 'always-text'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
+  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close', 'another', 'another-way', 'always', 'always-text', 'manage-keys'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
   const doc = {
     listeners: {}, documentElement: { dataset: {} }, body: {}, title: '', visibilityState: 'visible', activeElement: null,
     getElementById: (id) => ids[id], createElement: element,
@@ -183,4 +184,23 @@ test('"another way": shown only when offered, armed like the chooser, trusted in
   fire(button, 'pointerdown', { isTrusted: true, detail: 1 });
   fire(button, 'click', { isTrusted: true, detail: 1 });
   assert.equal(sent.length, 2, 'shown again: armed again');
+});
+
+test('a key that is full: the failure offers the Security keys page, which a real click opens as it closes the window', () => {
+  const { doc, ids, fire } = fakeDocument();
+  const sent = [];
+  const opened = [];
+  const view = prompt.createPromptView(doc, { postMessage: (m) => sent.push(m) }, { now: () => 0 },
+    { openKeysPage: () => opened.push('keys') });
+  const site = { type: 'create', origin: 'https://example.com', rpId: 'example.com' };
+  view.render({ site, status: 'error', detail: 'The security key already holds a credential registered with this site.', final: true });
+  assert.equal(ids['manage-keys'].hidden, true);
+  view.render({ site, status: 'error', detail: ERROR_DETAILS.keyStoreFull, final: true });
+  assert.equal(ids['manage-keys'].hidden, false);
+  fire(ids['manage-keys'], 'click', { isTrusted: false });
+  assert.deepEqual([opened, sent], [[], []], 'a script click opens nothing');
+  fire(ids['manage-keys'], 'click', { isTrusted: true });
+  assert.deepEqual([opened, sent], [['keys'], [{ kind: 'close' }]]);
+  view.render({ site, status: 'touch' });
+  assert.equal(ids['manage-keys'].hidden, true);
 });
