@@ -64,6 +64,7 @@ def test_pin_set_is_the_pin_python_fido2_then_uses(tmp_path, pinentry):
     out = run_key(token, pinentry, "pin", "set").stdout
     assert "PIN is set" in out
     assert sum(1 for c in pinentry[2]() if c.startswith("GETPIN")) == 2
+    assert any(c.startswith("SETDESC") and "first PIN of your security key" in c for c in pinentry[2]())
     with Oracle(token) as ctap:
         assert ctap.get_info().options["clientPin"] is True
         pin_token(ctap, PIN, ClientPin.PERMISSION.MAKE_CREDENTIAL)

@@ -33,6 +33,15 @@ struct NewPINTests {
             })
     }
 
+    /// The key's owner setting a PIN themselves (`key pin`) sees why, not a site asking.
+    @Test func aReasonReplacesTheSiteLine() throws {
+        var own = request
+        own.reason = "You are changing the PIN of your security key."
+        let text = NewPINFlow(request: own).promptText
+        #expect(text.contains("You are changing the PIN") && !text.contains("login.example.com"))
+        #expect(text.contains("at least 4 characters"))
+    }
+
     /// CTAP counts code points, not bytes: "ééé" is 6 bytes but only 3 characters.
     @Test func lengthIsCountedInCodePoints() throws {
         let peer = ScriptedPeer(getpin: [
