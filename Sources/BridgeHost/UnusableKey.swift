@@ -7,12 +7,12 @@ import Glibc
 /// A key that is plugged in but could not be opened, and why, in words for the user. Chromium's own wording for
 /// this case does not exist (it cannot see such a key either); the point is not to say "Insert your security key."
 /// to someone whose key is in the port.
-struct UnusableKey: Equatable {
-    let path: String
-    let name: String
-    let reason: String
+public struct UnusableKey: Equatable, Sendable {
+    public let path: String
+    public let name: String
+    public let reason: String
 
-    init(_ location: DeviceLocation, error: FIDOError) {
+    public init(_ location: DeviceLocation, error: FIDOError) {
         path = location.path
         let product = [location.manufacturer, location.product].filter { !$0.isEmpty }.joined(separator: " ")
         name = product.isEmpty ? location.path : product
@@ -22,7 +22,7 @@ struct UnusableKey: Equatable {
     /// libfido2 reports a failed open as FIDO_ERR_INTERNAL (or RX) whatever the cause, so the cause is found again:
     /// a hidraw node this process may not open lacks the udev rule (uaccess); one it may open is held by another
     /// program or did not answer CTAPHID_INIT.
-    static func reason(_ location: DeviceLocation, error: FIDOError) -> String {
+    public static func reason(_ location: DeviceLocation, error: FIDOError) -> String {
         if location.isSoftware { return "its SoftToken file could not be loaded (see the host log)" }
         if location.path.hasPrefix("/dev/"), access(location.path, R_OK | W_OK) != 0, errno == EACCES {
             return

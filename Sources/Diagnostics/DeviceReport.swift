@@ -29,7 +29,9 @@ public struct DeviceReport: Sendable {
             let uv = device.info.hasBuiltInUV ? try? device.uvRetries() : nil
             return DeviceReport(location: location, info: device.info, pinRetries: pin, uvRetries: uv, problem: nil)
         } catch {
-            return DeviceReport(location: location, info: nil, pinRetries: nil, uvRetries: nil, problem: "\(error)")
+            // A key's node: why it could not be opened, in the words the host uses (udev rule, held, no answer).
+            let problem = location.isSoftware ? "\(error)" : UnusableKey.reason(location, error: error)
+            return DeviceReport(location: location, info: nil, pinRetries: nil, uvRetries: nil, problem: problem)
         }
     }
 
@@ -101,6 +103,7 @@ public struct DeviceReport: Sendable {
                 "  algorithms: \(info.supportedAlgorithms.map { AlgorithmSelection.name(of: $0) }.joined(separator: ", "))   PIN protocols: \(info.pinProtocols)"
             )
         }
+        guard problem == nil else { return lines.joined(separator: "\n") }  // nothing is known of its PIN
         let noPIN = info.map { !$0.supportsClientPIN } == true ? "not supported by this key" : "not set"
         // CTAP 2.1 keys say their minimum PIN length and whether the PIN must be changed first (getInfo 0x0C, 0x0D).
         var rules = ""

@@ -58,7 +58,8 @@ public struct USBDeviceProvider: DeviceProvider {
     public static func inaccessible(besides listed: [DeviceLocation] = []) -> [DeviceLocation] {
         HIDRawNode.fidoNodes().filter { node in node.isRefused && !listed.contains { $0.path == node.path } }.map {
             DeviceLocation(
-                path: $0.path, manufacturer: "", product: $0.name, vendorID: $0.vendorID, productID: $0.productID)
+                path: $0.path, manufacturer: $0.manufacturer, product: $0.product, vendorID: $0.vendorID,
+                productID: $0.productID)
         }
     }
 

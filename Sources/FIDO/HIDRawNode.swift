@@ -17,8 +17,10 @@ public struct HIDRawNode: Sendable, Equatable {
     public let path: String
     public let vendorID: Int
     public let productID: Int
-    /// The HID device's name (HID_NAME: the USB manufacturer and product strings).
-    public let name: String
+    /// The USB device's manufacturer and product strings (what libfido2 reports for a key it lists); for a HID device
+    /// not on USB, no manufacturer and HID_NAME as the product.
+    public let manufacturer: String
+    public let product: String
 
     /// Whether the node is there but this process may not read and write it: a key without the udev rule. (A node
     /// not made yet, just after its sysfs entries appeared, is not refused: it is not there.)
@@ -34,9 +36,13 @@ public struct HIDRawNode: Sendable, Equatable {
             else { return nil }
             let fields = Self.fields(uevent)
             let ids = (fields["HID_ID"] ?? "").split(separator: ":").compactMap { Int($0, radix: 16) }
+            // The USB device is the HID device's grandparent (hid device → USB interface → USB device).
+            let usb = "\(device)/../.."
+            let manufacturer = contents(of: "\(usb)/manufacturer").map(line)
+            let product = contents(of: "\(usb)/product").map(line)
             return HIDRawNode(
                 path: "/dev/\(entry)", vendorID: ids.count == 3 ? ids[1] : 0, productID: ids.count == 3 ? ids[2] : 0,
-                name: fields["HID_NAME"] ?? "")
+                manufacturer: product == nil ? "" : manufacturer ?? "", product: product ?? fields["HID_NAME"] ?? "")
         }
     }
 
@@ -61,6 +67,11 @@ public struct HIDRawNode: Sendable, Equatable {
             index += 1 + size
         }
         return pages
+    }
+
+    /// A sysfs attribute's text without its newline.
+    private static func line(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
     }
 
     /// KEY=VALUE lines of a sysfs `uevent` file.

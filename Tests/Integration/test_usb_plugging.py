@@ -2,10 +2,12 @@
 works, with no SoftToken variable set: what test_keys_plugging.py checks through the I/O hooks, here through udev,
 libfido2's hidraw code and the host's presence check of a /dev node. Every wait is on a status frame or a log line."""
 
+import json
+
 from bridge import create_token, host_binary
 from rp import ORIGIN, creation_options, verify_registration
 from test_keys_plugging import UNTOUCHED, credentials_on, wait_for_log, wait_for_status
-from usb_keys import WITHOUT_ROOTS_FILE_ACCESS
+from usb_keys import WITHOUT_ROOTS_FILE_ACCESS, YUBIKEY5
 
 
 def start_create(host):
@@ -83,3 +85,14 @@ def test_doctor_gives_the_udev_advice_for_a_key_this_user_cannot_open(usb, yubik
     assert "no key usable; /dev/hidraw0 Yubico YubiKey OTP+FIDO+CCID cannot be opened by this user" in lines[at], \
         doctor.stdout
     assert "udev rule giving your session access (uaccess)" in "\n".join(lines[at:at + 3]), doctor.stdout
+
+
+def test_devices_lists_a_key_this_user_cannot_open_with_the_reason(usb, yubikey):
+    usb.deny(yubikey.name)
+    shown = usb.run(host_binary(), "devices", "--json", unprivileged=True)
+    assert shown.returncode == 0, shown.stderr
+    (key,) = json.loads(shown.stdout)
+    assert {k: key[k] for k in ("path", *YUBIKEY5)} == {"path": "/dev/hidraw0", **YUBIKEY5}
+    assert key["problem"] == ("this account may not open /dev/hidraw0: the udev rule that gives your session access "
+                              "to security keys is missing"), key
+    assert "versions" not in key
