@@ -10,9 +10,13 @@ bridge's first (harness/standin.py: the order follows the extensions' ids, in bo
 - Every other site: the bridge serves (a SoftToken credential at the host, on the session's path).
 - Conditional mediation always goes below the bridge: on the stand-in's site to the stand-in, which answers it;
   elsewhere to the browser's own (Chromium: a DevTools virtual authenticator answers it; Firefox: its own keeps
-  it waiting until the page aborts), never to the host.
+  it waiting until the page aborts), never to the host. On Chromium's proxy path with the browser's own below the
+  bridge, the bridge keeps it waiting: Chromium refuses every conditional request at once while attached.
 - isConditionalMediationAvailable() and getClientCapabilities() on the stand-in's site say what the stand-in says,
   with the host's capabilities merged in by whichever of the two is on top.
+- A stand-in that races its conditional answer against the function it found (Bitwarden's way) wins the race with
+  the bridge below it, also on Chromium's proxy path, where Chromium refuses every conditional request at once:
+  there the bridge keeps the request waiting instead of calling Chromium's own.
 - Where the bridge is on top of the stand-in on the page path, the stand-in is one click away: the security-key
   window's "another way" hands the request to it (test_another_way.py's flow), and it serves it.
 """
@@ -46,12 +50,13 @@ BROWSERS_OWN_CREATE = """(async (options) => {
 })"""
 
 
-def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, **session_args):
-    """A BrowserSession beside a stand-in serving the RP's second origin, its page script first or second."""
+def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, races: bool = False, **session_args):
+    """A BrowserSession beside a stand-in serving the RP's second origin, its page script first or second, its
+    conditional answers raced against what it found or not."""
     scratch = Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-standin-"))
     session = None
     try:
-        standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first)
+        standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first, races)
         session = BrowserSession(kind, host, rp_server.origin, path=path, others=(standin,),
                                  others_first=standin_first,
                                  ready_js=STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS,
@@ -80,6 +85,13 @@ def bridge_on_top(request, host, rp_server):
                             own_authenticator=True)
 
 
+@pytest.fixture(scope="module", params=["chromium-proxy", "firefox"])
+def racing(request, host, rp_server):
+    """The bridge's script first, the stand-in's conditional answers raced against the bridge's (Bitwarden's way)."""
+    kind, _, path = request.param.partition("-")
+    yield from with_standin(kind, path or "page", False, host, rp_server, races=True)
+
+
 def open_site(session, origin: str) -> None:
     """A page of the RP at `origin`, once both extensions' page scripts are in place in the order asked."""
     session.browser.open(f"{origin}/index.html")
@@ -95,6 +107,16 @@ def page_rp(session, function: str, **args) -> dict:
 def verified(result: dict, what: str) -> dict:
     assert result.get("ok") and result["verdict"].get("verified") is True, f"{what}: {result}"
     return result["verdict"]
+
+
+def standin_passkey(session, name: str) -> dict:
+    """A passkey in the stand-in's vault, made by calling the stand-in's own create() (wherever the bridge's is):
+    the RP's verdict."""
+    session.call("window.capturedCreate = window.standinPasskeyManager.create, true")
+    made = verified(page_rp(session, "register", username=session.new_user(name), via="captured"),
+                    "registration by the stand-in")
+    assert made["aaguid"] == STANDIN_AAGUID, made
+    return made
 
 
 def bridge_on_top_of_standin(session) -> bool:
@@ -129,11 +151,7 @@ def test_every_other_site_is_served_by_the_bridge(pair):
 def test_conditional_mediation_on_its_site_goes_to_the_password_manager(pair, rp_server):
     open_site(pair, rp_server.frame_origin)
     seen = len(pair.ceremonies())
-    # A passkey in its vault, made by calling the stand-in's own create() (wherever the bridge's is).
-    pair.call("window.capturedCreate = window.standinPasskeyManager.create, true")
-    made = verified(page_rp(pair, "register", username=pair.new_user("autofill"), via="captured"),
-                    "registration by the stand-in")
-    assert made["aaguid"] == STANDIN_AAGUID, made
+    standin_passkey(pair, "autofill")
     signed = verified(page_rp(pair, "signIn", mediation="conditional"), "conditional sign-in on the stand-in's site")
     assert signed["username"].startswith(("vault-", "autofill-")), signed   # one of the stand-in's passkeys
     assert pair.ceremonies()[seen:] == [], "a request the stand-in served reached the host"
@@ -142,7 +160,13 @@ def test_conditional_mediation_on_its_site_goes_to_the_password_manager(pair, rp
 def test_conditional_mediation_elsewhere_goes_to_the_browsers_own(pair, rp_server):
     open_site(pair, pair.site_origin)
     seen = len(pair.ceremonies())
-    if pair.kind == "chromium":
+    if pair.kind == "firefox" or (pair.path == "proxy" and not pair.standin_first):
+        # Firefox's own keeps a conditional request waiting (for its autofill, which a headless page never shows)
+        # until the page aborts it. Chromium's own refuses it at once while the proxy is attached, so the bridge,
+        # with the browser's own below it, keeps it waiting instead. The bridge would have served it at once.
+        result = page_rp(pair, "signIn", mediation="conditional", abortAfterMs=500)
+        assert result.get("name") == "AbortError", result
+    else:
         # Chromium's own answers from a DevTools virtual authenticator holding a passkey it made for the site (a tab
         # with one is served by it, not proxied).
         authenticator = pair.browser.add_virtual_authenticator()
@@ -155,11 +179,6 @@ def test_conditional_mediation_elsewhere_goes_to_the_browsers_own(pair, rp_serve
             assert signed["credentialId"] == own["id"] and signed["username"] == user, signed
         finally:
             pair.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
-    else:
-        # Firefox's own keeps a conditional request waiting (for its autofill, which a headless page never shows)
-        # until the page aborts it; the bridge would have served it at once from the SoftToken.
-        result = page_rp(pair, "signIn", mediation="conditional", abortAfterMs=500)
-        assert result.get("name") == "AbortError", result
     assert pair.ceremonies()[seen:] == [], "a conditional request reached the host"
 
 
@@ -184,3 +203,12 @@ def test_where_the_bridge_is_on_top_the_password_manager_is_one_click_away(bridg
             assert result["aaguid"] == STANDIN_AAGUID, result
         host_cancelled(session, before)
         PromptWindow.wait_gone(session.browser)
+
+
+def test_a_password_manager_racing_the_bridge_for_a_conditional_request_wins_it(racing, rp_server):
+    open_site(racing, rp_server.frame_origin)
+    seen = len(racing.ceremonies())
+    made = standin_passkey(racing, "raced")
+    signed = verified(page_rp(racing, "signIn", mediation="conditional"), "conditional sign-in raced by the stand-in")
+    assert signed["credentialId"] == made["credentialId"], signed   # its only passkey
+    assert racing.ceremonies()[seen:] == [], "a request the stand-in served reached the host"

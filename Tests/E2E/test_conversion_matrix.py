@@ -91,8 +91,10 @@ KNOWN = [
      "fails at once (1 ms: when it runs out first); the bridge clamps it to 30 s as the host does every timeout"),
     ({"chromium", "chromium-proxy"}, r"create publicKey\.authenticatorSelection\.authenticatorAttachment = platform$",
      "Chromium waits for a platform authenticator until its timeout (NotAllowedError then); the host refuses at once"),
-    ({"chromium"}, r"get mediation = conditional$",
-     "the browser's own answers it on both sides, but only the oracle's tab has an authenticator"),
+    ({"chromium", "chromium-proxy"}, r"get mediation = conditional$",
+     "the browser's own answers it on both sides, but only the oracle's tab has an authenticator; on the proxy path "
+     "the bridge keeps it waiting, where Chromium's own refuses every conditional get at once while the proxy is "
+     "attached (docs/extension.md, \"Chromium's proxy path\")"),
     ({"chromium", "chromium-proxy"}, r"create mediation = conditional$",
      "Chromium's own refuses it at once (NotAllowedError) in a tab without a DevTools virtual authenticator, as on "
      "the bridge's side (which leaves it to Chromium's own, and refuses it so itself when Chromium proxies it), and "

@@ -22,6 +22,7 @@ export const PROXIED_RID = 'proxy';
  *   request(ctx, message)       → a page's create/get, well-formed
  *   cancel(ctx, rid)            → the page aborted `rid`
  *   capabilities()              → the host's capabilities, or null when it is not connected
+ *   proxyAttached()             → whether Chromium's proxy is attached (it then refuses conditional requests)
  *   gone(ctx)                   → the requester went away: nothing more to answer
  *   answered(ctx, type, message, reason) → a final answer went out (or the page aborted: {kind: 'aborted'});
  *                                   reason: the bridge's own words for an error, for the popup, never the page
@@ -82,7 +83,8 @@ export function createRequesters(deps) {
         deps.cancel(ctx, message.rid);
         break;
       case 'capabilities':
-        ctx.send({ kind: 'capabilities', rid: message.rid, capabilities: deps.capabilities() });
+        ctx.send({ kind: 'capabilities', rid: message.rid, capabilities: deps.capabilities(),
+          proxyAttached: deps.proxyAttached() });
         break;
       default:
         break;

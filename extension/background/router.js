@@ -60,6 +60,7 @@ export function createBridge(deps) {
     request: (ctx, message) => intake.request(ctx, message).catch((error) => log('error', `request failed: ${error && error.message}`)),
     cancel: pageCancelled,
     capabilities,
+    proxyAttached: () => Boolean(deps.proxy && deps.proxy.isAttached()),
     gone: requesterGone,
     answered,
   });

@@ -167,7 +167,8 @@
           else toPage({ kind: 'fallback', rid, reason: String(message.reason || '') });
           return;
         case 'capabilities':
-          toPage({ kind: 'capabilities', rid, capabilities: message.capabilities ?? null });
+          toPage({ kind: 'capabilities', rid, capabilities: message.capabilities ?? null,
+            proxyAttached: message.proxyAttached === true });
           return;
         default:
       }

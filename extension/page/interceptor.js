@@ -98,6 +98,10 @@
       apply(postMessage, win, [{ channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin]);
     }
 
+    // What the bridge hands a conditional get to is the browser's own: the prototype's function, not one a wrapper
+    // that ran first assigned on the container.
+    const getBelowIsBrowsers = !Object.prototype.hasOwnProperty.call(creds, 'get');
+
     // One pending modal request per frame, as in both browsers.
     let pending = null;
     const capabilityWaiters = new Map();
@@ -124,7 +128,10 @@
         return rejected(error);
       }
       const conditional = webidl.announcedAsConditional(type, converted, browser);
-      if (!conditional && !webidl.bridgeServes(type, converted, browser)) return apply(original, creds, [converted]);
+      if (!conditional && !webidl.bridgeServes(type, converted, browser)) {
+        return type === 'get' && converted.mediation === 'conditional' && getBelowIsBrowsers
+          ? conditionalGet(original, converted) : apply(original, creds, [converted]);
+      }
       const signal = converted.signal;
       if (signal && signalAborted(signal)) return rejected(abortReason(signal));
       const refusal = webidl.browserRefusal(type, converted, browser);
@@ -195,7 +202,7 @@
       event.stopImmediatePropagation();
       if (message.kind === 'capabilities') {
         const waiter = capabilityWaiters.get(message.rid);
-        if (waiter) waiter(message.capabilities);
+        if (waiter) waiter({ capabilities: message.capabilities, proxyAttached: message.proxyAttached === true });
         return;
       }
       const entry = pending;
@@ -229,12 +236,34 @@
     }
     addEventListener.call(win, 'message', onMessage, true);
 
+    /** The background's `capabilities` answer ({capabilities, proxyAttached}), or null without one in time. */
     function askCapabilities() {
       const rid = codec.newRequestId(cryptoObj);
       return new PromiseCtor((resolve) => {
         const timer = win.setTimeout(() => { capabilityWaiters.delete(rid); resolve(null); }, CAPABILITIES_TIMEOUT_MS);
-        capabilityWaiters.set(rid, (caps) => { win.clearTimeout(timer); capabilityWaiters.delete(rid); resolve(caps); });
+        capabilityWaiters.set(rid, (answer) => { win.clearTimeout(timer); capabilityWaiters.delete(rid); resolve(answer); });
         post({ kind: 'capabilities', rid });
+      });
+    }
+
+    /**
+     * A conditional get for the browser's own. While the bridge holds Chromium's proxy, Chromium refuses every one
+     * at once: a password manager above the bridge that races its own answer against this call (Bitwarden's does)
+     * would lose to that refusal. So, the proxy attached (the background says), it waits, as the browser's own does
+     * when it has no passkey to offer, until the page aborts it; otherwise it goes to the browser's own.
+     */
+    function conditionalGet(original, converted) {
+      const signal = converted.signal;
+      if (signal && signalAborted(signal)) return apply(original, creds, [converted]);
+      return new PromiseCtor((resolve, reject) => {
+        askCapabilities().then((answer) => {
+          if (!answer || answer.proxyAttached !== true) {
+            try { resolve(apply(original, creds, [converted])); } catch (error) { reject(error); }
+          } else if (signal) {
+            if (signalAborted(signal)) reject(abortReason(signal));
+            else listen(signal, 'abort', () => reject(abortReason(signal)));
+          }
+        });
       });
     }
 
@@ -257,7 +286,8 @@
       if (originalCapabilities) {
         try { browserCaps = await apply(originalCapabilities, PKC, []); } catch (_) { browserCaps = {}; }
       }
-      return codec.mergeCapabilities(browserCaps, await askCapabilities());
+      const answer = await askCapabilities();
+      return codec.mergeCapabilities(browserCaps, answer && answer.capabilities);
     }
     // Dressed as the browser's own static (descriptor, name, length, source; a plain function, since an async
     // one would have AsyncFunction.prototype): page/credential.js replaceStatic.

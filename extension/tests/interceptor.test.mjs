@@ -128,10 +128,14 @@ test('what the bridge does not serve goes to the browser, converted, with no pag
   assert.equal(await c.get(), 'native-get');
   let reads = 0;
   const conditional = { mediation: 'conditional', get publicKey() { reads++; return { challenge: new Uint8Array(1) }; } };
-  assert.equal(await c.get(conditional), 'native-get');
+  const conditionalCall = c.get(conditional);
+  // A conditional get asks the background whether Chromium's proxy is attached first (below); here it is not.
+  assert.deepEqual([win.posted.length, win.posted[0].data.kind], [1, 'capabilities']);
+  win.reply(win.posted[0].data.rid, { kind: 'capabilities', capabilities: null, proxyAttached: false });
+  assert.equal(await conditionalCall, 'native-get');
   assert.equal(await c.get({ ...getOptions(), uiMode: 'immediate' }), 'native-get');
   assert.equal(await c.get({ ...getOptions(), identity: {} }), 'native-get');
-  assert.equal(win.posted.length, 0);
+  assert.equal(win.posted.length, 1, 'no request to the relay');
   const [, thisArg, given] = win.nativeCalls[3];
   assert.equal(thisArg, c, 'called on navigator.credentials');
   assert.equal(given.mediation, 'conditional');
@@ -462,14 +466,15 @@ test('a wrapper that ran first and assigned its own create/get on the container:
   const bridged = c.get(getOptions());
   win.reply(win.posted[1].data.rid, { kind: 'result', credential: assertionFrame });
   assert.equal((await bridged).id, 'AQI');
-  // Conditional mediation: always to what is below, here the wrapper, which serves it for its site...
+  // Conditional mediation: always to what is below, here the wrapper (whatever the proxy), which serves it for its
+  // site...
   assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } }),
     'manager-get');
   assert.deepEqual(served, [['get', undefined], ['get', 'conditional']]);
   // ... and hands the others to the browser's own.
   assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'example.com' } }),
     'native-get');
-  assert.equal(win.posted.length, 2, 'no conditional request reaches the relay');
+  assert.equal(win.posted.length, 2, 'no conditional request reaches the relay, nor asks it anything');
 });
 
 test('a wrapper that ran after the bridge finds the bridge, and what it hands on reaches the bridge', async () => {
@@ -484,9 +489,34 @@ test('a wrapper that ran after the bridge finds the bridge, and what it hands on
   assert.equal(win.posted.length, 1, 'the rest, bound to navigator.credentials, reaches the bridge');
   win.reply(win.posted[0].data.rid, { kind: 'result', credential: assertionFrame });
   assert.equal((await promise).id, 'AQI');
-  assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'example.com' } }),
-    'native-get', 'conditional: through the bridge to the browser');
+  const conditional = c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'example.com' } });
+  win.reply(win.posted[1].data.rid, { kind: 'capabilities', capabilities: {}, proxyAttached: false });
+  assert.equal(await conditional, 'native-get', 'conditional: through the bridge to the browser');
   assert.deepEqual(served, [['create', undefined]]);
+});
+
+test('a conditional get while Chromium\'s proxy is attached waits until aborted: a wrapper racing it gets its own answer', async () => {
+  const win = fakeWindow();
+  const creds = win.navigator.credentials;
+  const found = creds.get.bind(creds);
+  const controller = new AbortController();
+  // Bitwarden's way: its own answer raced against what it found, the loser aborted.
+  creds.get = (options) => Promise.race([
+    new Promise((resolve) => setTimeout(() => resolve('manager-get'), 5)),
+    found({ ...options, signal: controller.signal }),
+  ]).finally(() => controller.abort(new DOMException('raced', 'AbortError')));
+  const raced = creds.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) } });
+  win.reply(win.posted[0].data.rid, { kind: 'capabilities', capabilities: {}, proxyAttached: true });
+  assert.equal(await raced, 'manager-get');
+  assert.equal(win.nativeCalls.length, 0, 'Chromium\'s own, which refuses it at once while attached, is not called');
+
+  const page = new AbortController();
+  const held = found({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) }, signal: page.signal });
+  win.reply(win.posted[1].data.rid, { kind: 'capabilities', capabilities: {}, proxyAttached: true });
+  await tick();
+  page.abort(new DOMException('gone', 'AbortError'));
+  await assert.rejects(held, { name: 'AbortError' });
+  assert.equal(win.posted.filter((m) => m.data.kind === 'request').length, 0, 'nothing reaches the host');
 });
 
 test('a wrapper that put its own object at navigator.credentials: the bridge still patches the container it calls', async () => {

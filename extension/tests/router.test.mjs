@@ -354,7 +354,7 @@ test('capabilities: host capabilities when connected, null when the host is unav
   reconnectTimer(t).fn();
   t.hostGone('Specified native messaging host not found.');
   page({ kind: 'capabilities', rid: 'c3' });
-  assert.deepEqual(port.sent[0], { kind: 'capabilities', rid: 'c1', capabilities: { 'extension:prf': true } });
+  assert.deepEqual(port.sent[0], { kind: 'capabilities', rid: 'c1', capabilities: { 'extension:prf': true }, proxyAttached: false });
   assert.equal(port.sent[1].capabilities, null);
   assert.equal(port.sent[2].capabilities, null);
 });

@@ -33,12 +33,13 @@ BRIDGE_RAN_FIRST_JS = ("navigator.credentials.get.__standinFound === 'bridge'"
                        " && navigator.credentials.create.__standinFound === 'bridge'")
 
 
-def standin_extension(scratch: Path, sites: list[str], kind: str, first: bool) -> Path:
-    """A copy of the stand-in in `scratch` that serves `sites` (origins) and whose page script runs before the
-    bridge's (`first`) or after it in browser `kind`."""
+def standin_extension(scratch: Path, sites: list[str], kind: str, first: bool, races: bool = False) -> Path:
+    """A copy of the stand-in in `scratch` that serves `sites` (origins), whose page script runs before the bridge's
+    (`first`) or after it in browser `kind`, and whose conditional answers race what it found (`races`)."""
     copy = scratch / "standin-passkey-manager"
     shutil.copytree(STANDIN, copy)
-    (copy / "sites.js").write_text("'use strict';\nglobalThis.STANDIN_SITES = " + json.dumps(sites) + ";\n")
+    (copy / "sites.js").write_text(f"'use strict';\nglobalThis.STANDIN_SITES = {json.dumps(sites)};\n"
+                                   f"globalThis.STANDIN_RACES = {json.dumps(races)};\n")
     manifest = json.loads((copy / "manifest.json").read_text())
     if kind == "chromium":
         manifest["key"] = CHROMIUM_KEYS[first]

@@ -15,6 +15,7 @@
   const FLAGS = { UP: 0x01, UV: 0x04, BE: 0x08, BS: 0x10, AT: 0x40 };
   const origin = window.origin;
   const serves = (globalThis.STANDIN_SITES || []).includes(origin);
+  const races = serves && globalThis.STANDIN_RACES === true;
   const subtle = crypto.subtle;
 
   const b64url = (data) => btoa(String.fromCharCode(...new Uint8Array(data)))
@@ -112,7 +113,7 @@
   }
 
   async function answer(kind, request) {
-    if (kind === 'serves') return { serves };
+    if (kind === 'serves') return { serves, races };
     if (!serves) return {};
     return kind === 'create' ? register(request) : signIn(request);
   }

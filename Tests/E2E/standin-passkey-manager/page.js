@@ -11,7 +11,8 @@
  *     (authenticator.js, the isolated world), which serves the sites it keeps passkeys for and declines the rest;
  *     a declined request goes to what it found, with the page's own options;
  *   - conditional mediation (autofill) on its sites: answered with its passkey when it has one (as Proton Pass
- *     does), else handed to what it found.
+ *     does), else handed to what it found; or, where its site list says so (sites.js), its answer raced against
+ *     what it found (as Bitwarden does).
  * The functions it installs carry `__standinPasskeyManager === true`, so a test can tell whose function the
  * page sees on top, and `__standinFound` ("bridge" or "browser"): whose functions it found, i.e. which page script
  * ran first.
@@ -119,10 +120,26 @@
     if (!options || !('publicKey' in options)) return found[kind](options);
     const signal = options.signal;
     if (signal && signal.aborted) throw signal.reason;
+    if (kind === 'get' && options.mediation === 'conditional' && (await ask('serves', {})).races) return race(options);
     const answer = await ask(kind, { ...describe(kind, options.publicKey), mediation: options.mediation });
     if (answer.error) throw new DOMException(answer.error.message, answer.error.name);
     if (!answer.credential) return found[kind](options);   // declined: not one of its sites, or no passkey here
     return kind === 'create' ? registration(answer.credential) : assertion(answer.credential);
+  }
+
+  /** Conditional mediation as Bitwarden's page script does it: its own answer raced against what it found (with a
+   *  signal of its own), whichever settles first, the other aborted. Its own never settles where it has no passkey. */
+  async function race(options) {
+    const controller = new AbortController();
+    const outer = options.signal;
+    if (outer) outer.addEventListener('abort', () => controller.abort(outer.reason));
+    const own = ask('get', { ...describe('get', options.publicKey), mediation: 'conditional' })
+      .then((answer) => (answer.credential ? assertion(answer.credential) : new Promise(() => {})));
+    try {
+      return await Promise.race([own, found.get({ ...options, signal: controller.signal })]);
+    } finally {
+      controller.abort();
+    }
   }
 
   const wrappers = {
