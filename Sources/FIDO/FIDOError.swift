@@ -54,4 +54,5 @@ public struct FIDOError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let pinPolicyViolation = FIDO_ERR_PIN_POLICY_VIOLATION
     public static let fingerprintDatabaseFull = FIDO_ERR_FP_DATABASE_FULL
     public static let invalidOption = FIDO_ERR_INVALID_OPTION
+    public static let invalidLength = FIDO_ERR_INVALID_LENGTH
 }

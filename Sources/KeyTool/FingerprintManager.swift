@@ -21,7 +21,7 @@ public struct FingerprintManager: Sendable {
         try withPIN { device, pin in
             onStart((try? device.fingerprintSamplesNeeded()) ?? 0)
             let id = try device.enrollFingerprint(pin: pin, onSample: onSample)
-            if let name { try device.renameFingerprint(templateID: id, name: name, pin: pin) }
+            if let name { try Self.rename(id, to: name, on: device, pin: pin) }
             return Fingerprint(templateID: id, name: name)
         }
     }
@@ -30,7 +30,7 @@ public struct FingerprintManager: Sendable {
     public func rename(templateID: [UInt8], name: String) throws -> Fingerprint {
         try withPIN { device, pin in
             let fingerprint = try Self.find(templateID, on: device, pin: pin)
-            try device.renameFingerprint(templateID: templateID, name: name, pin: pin)
+            try Self.rename(templateID, to: name, on: device, pin: pin)
             return fingerprint
         }
     }
@@ -42,6 +42,15 @@ public struct FingerprintManager: Sendable {
             guard confirm(fingerprint) else { return nil }
             try device.deleteFingerprint(templateID: templateID, pin: pin)
             return fingerprint
+        }
+    }
+
+    /// A name longer than the key keeps (CTAP's maxTemplateFriendlyName, which libfido2 1.12 does not read) is
+    /// INVALID_LENGTH.
+    private static func rename(_ templateID: [UInt8], to name: String, on device: Device, pin: SecretBytes) throws {
+        do { try device.renameFingerprint(templateID: templateID, name: name, pin: pin) } catch {
+            guard error.code == FIDOError.invalidLength else { throw error }
+            throw KeyToolError("The name is too long for the key (\(name.utf8.count) bytes): give a shorter one.")
         }
     }
 

@@ -248,6 +248,15 @@ def test_a_finger_python_fido2_enrolled_is_listed_renamed_and_deleted_by_the_bri
     assert shown["fingerprints"] == ["Right index"]
 
 
+def test_a_name_too_long_for_the_key_says_so(tmp_path, pinentry):
+    token = bio_token(tmp_path)
+    pinentry[1](f"pin {PIN}")
+    [finger] = json.loads(run_key(token, pinentry, "fingerprints", "--json").stdout)
+    pinentry[1](f"pin {PIN}")
+    refused = run_key(token, pinentry, "fingerprints", "rename", finger["id"], "x" * 65, check=False)
+    assert refused.returncode != 0 and "too long" in refused.stderr and "shorter" in refused.stderr
+
+
 def test_fingerprints_delete_without_yes_and_no_terminal_deletes_nothing(tmp_path, pinentry):
     token = bio_token(tmp_path)
     pinentry[1](f"pin {PIN}")
