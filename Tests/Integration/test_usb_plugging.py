@@ -3,6 +3,9 @@ works, with no SoftToken variable set: what test_keys_plugging.py checks through
 libfido2's hidraw code and the host's presence check of a /dev node. Every wait is on a status frame or a log line."""
 
 import json
+import os
+import select
+import subprocess
 
 from bridge import create_token, host_binary
 from rp import ORIGIN, creation_options, verify_registration
@@ -96,3 +99,37 @@ def test_devices_lists_a_key_this_user_cannot_open_with_the_reason(usb, yubikey)
     assert key["problem"] == ("this account may not open /dev/hidraw0: the udev rule that gives your session access "
                               "to security keys is missing"), key
     assert "versions" not in key
+
+
+def test_a_udev_monitor_hears_the_key_plugged_in_and_pulled_out(tmp_path, usb):
+    """What a program that follows hotplug (Chromium's HID service, udisks) would hear: libudev's monitor."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")} | usb.env
+    monitor = subprocess.Popen(["stdbuf", "-oL", "udevadm", "monitor", "--udev", "--subsystem-match=hidraw"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    pending = b""
+
+    def next_line() -> str:
+        nonlocal pending
+        while b"\n" not in pending:
+            ready, _, _ = select.select([monitor.stdout], [], [], 20)
+            assert ready, f"udevadm monitor printed nothing more after {pending!r}"
+            pending += os.read(monitor.stdout.fileno(), 4096)
+        line, pending = pending.split(b"\n", 1)
+        return line.decode()
+
+    try:
+        while not next_line().startswith("UDEV - "):  # printed once it listens
+            pass
+        token = create_token(tmp_path / "key.state", "--profile", "yubikey5")
+        usb.plug(token)
+        usb.unplug(token.name)
+        events = []
+        while not events or events[-1][0] != "remove":
+            if fields := next_line().split():
+                events.append(tuple(fields[2:]))
+        node = "/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/0003:1050:0407.0001/hidraw/hidraw0"
+        assert set(events) == {("add", node, "(hidraw)"), ("remove", node, "(hidraw)")}, events
+        assert events[0][0] == "add", events
+    finally:
+        monitor.terminate()
+        monitor.wait(timeout=10)

@@ -154,7 +154,7 @@ class Key:
         self.reader = threading.Thread(target=self._to_token, daemon=True)
         self.reader.start()
         threading.Thread(target=self._from_token, daemon=True).start()
-        testbed.uevent(self.syspaths[0], "add")
+        testbed.uevent(self.syspaths[0], "add")  # for programs that follow hotplug through libudev's monitor
 
     def _to_token(self):
         pending = b""
