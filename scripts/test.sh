@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(pkg-config libfido2-dev libssl-dev libpsl-dev libcbor-dev publicsuffix pinentry-tty pinentry-curses python3 python3-venv openssl dpkg-dev lintian man-db
-  fido2-tools umockdev gir1.2-umockdev-1.0 python3-gi)
-# man-db: test_man_page renders the man page. fido2-tools, umockdev, gir1.2-umockdev-1.0, python3-gi: keys on the USB
-# path (hidraw nodes of a umockdev testbed, Tests/Integration/usb_keys.py) and libfido2's own tools as a second client.
+  fido2-tools umockdev gir1.2-umockdev-1.0 python3-gi udev)
+# man-db: test_man_page renders the man page. fido2-tools, umockdev, gir1.2-umockdev-1.0, python3-gi, udev (udevadm):
+# keys on the USB path (hidraw nodes of a umockdev testbed, Tests/Integration/usb_keys.py), libfido2's own tools as a
+# second client and libudev's monitor as a listener.
 PIP_PACKAGES=(webauthn fido2 pytest pytest-timeout websocket-client)
 
 missing=()
