@@ -13,10 +13,12 @@ import json
 
 import pytest
 
+from harness.paths import extension_dir
 from harness.prompt_window import PromptWindow
 
 TOKEN_ARGS = ("--presence", "delay:60000")
 OWN_AUTHENTICATOR = True
+PROXY_PATH = True   # also in Chromium through the proxy path: only the test written for it runs there
 BUTTON = "Use a phone, passkey manager or the browser"
 ARMED = "document.documentElement.dataset.another === 'armed'"
 
@@ -57,6 +59,13 @@ def host_cancelled(browser, before: int):
     ended = browser.wait_for_log(lambda: browser.ended()[before:], "the handed-off ceremony's end")
     assert [e["outcome"] for e in ended] == ["failed"], ended
     return ended[0]
+
+
+@pytest.fixture(autouse=True)
+def page_path_only(request, browser):
+    """Chromium's proxy path has a test of its own (below): a tab with a DevTools authenticator is never proxied."""
+    if browser.path == "proxy" and "proxy_path" not in request.node.name:
+        pytest.skip("page path (Chromium's proxy path: test_proxy_path_hands_the_request_back)")
 
 
 def test_register_and_sign_in_through_the_browsers_own(browser):
@@ -182,3 +191,50 @@ def test_the_browsers_own_gets_the_time_the_page_has_left(browser):
         assert 24000 <= timed_out["elapsedMs"] < 30000, f"the browser's own gave up after {timed_out['elapsedMs']} ms"
     finally:
         own_waits_for_presence(browser, False)
+
+
+def test_proxy_path_hands_the_request_back(browser):
+    """Chromium's proxy path: nothing reaches Chromium's own UI while the proxy is attached, so the bridge completes the
+    proxied call "handed back", detaches, and the page's script calls Chromium's own again; the proxy is attached again
+    once that call settled, and the next request is proxied to the host as before."""
+    if browser.path != "proxy":
+        pytest.skip("Chromium's proxy path only")
+    before = len(browser.ended())
+    start(browser, "register", username=browser.new_user("proxied"))
+    window = window_offering_another_way(browser, "Touch your security key.")
+    assert browser.ceremonies()[-1]["id"].endswith("-proxy"), "the request came through the proxy"
+    authenticator = browser.add_own_authenticator()   # only now: a tab with one is never proxied
+    try:
+        window.click(BUTTON)
+        registered = settled(browser)
+        assert registered.get("ok") and registered["verdict"]["verified"] is True, registered
+        assert registered["verdict"]["credentialId"] in own_credentials(browser), "served by Chromium's own"
+        host_cancelled(browser, before)
+    finally:
+        # Removed, and DevTools' WebAuthn environment with it: while enabled, the tab is Chromium's own, not proxied.
+        browser.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
+        browser.browser.call("WebAuthn.disable")
+    assert proxy_attached_again(browser), f"the proxy was not attached again\n{browser.diagnostics()}"
+    # The next request reaches the host through the proxy again (the token waits for its touch: Cancel ends it).
+    reached = len(browser.ceremonies())
+    start(browser, "register", username=browser.new_user("after"))
+    window = window_offering_another_way(browser, "Touch your security key.")
+    assert [c["id"].endswith("-proxy") for c in browser.ceremonies()[reached:]] == [True], browser.ceremonies()[reached:]
+    window.click("Cancel")
+    assert settled(browser)["name"] == "NotAllowedError"
+
+
+def proxy_attached_again(browser) -> bool:
+    """Waits until the background reports the proxy attached, asked from the options page in a tab of its own (the
+    RP's tab is a web page)."""
+    ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
+    driver = browser.browser
+    tab = driver.new_tab(background=True)
+    try:
+        with driver.in_tab(tab):
+            driver.open(f"chrome-extension://{ext_id}/options/options.html")
+            return driver.wait_for("chrome.runtime.sendMessage({kind: 'bridge-status'}).then((s) => s.proxy.state === 'attached')",
+                                   timeout=20)
+    finally:
+        driver.close_tab(tab)
+        driver.activate(browser.front_tab)

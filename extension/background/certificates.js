@@ -13,7 +13,8 @@
  *     started, or from a service worker) is handed to Firefox's own WebAuthn, which checks it itself.
  *   - Chromium: no API gives the certificate state, so Chromium's own check must run: on the proxy path (the
  *     default) it runs before Chromium proxies the request; while the proxy is not attached by choice (switched
- *     off, or kept detached by the per-site list), an https document goes to Chromium's own WebAuthn. Only where
+ *     off, or detached while a request is handed back to Chromium's own), an https document goes to Chromium's own
+ *     WebAuthn. Only where
  *     the proxy cannot be attached (no API, or another extension holds it) does the page path serve https
  *     unchecked (docs/security.md). Chromium's webRequest is not used: an unpacked Manifest V3 extension that
  *     declares "webRequest" held up the page Chromium 156 opens at start-up (measured with the demo).

@@ -102,7 +102,7 @@ export function createInFlight(deps) {
   /** What the security-key window may show about a request: all from the bridge's records. */
   function promptRequest(req) {
     return { type: req.type, tabId: req.tabId, origin: req.ctx.trusted.origin, topOrigin: req.ctx.trusted.topOrigin || '',
-      rpId: req.rpId, userInputAt: req.userInputAt, canHandOff: !req.ctx.proxied };
+      rpId: req.rpId, userInputAt: req.userInputAt, canHandOff: !req.ctx.proxied || Boolean(req.ctx.page) };
   }
 
   /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */

@@ -68,16 +68,19 @@ export function createIntake(deps) {
       ctx.send({ kind: 'error', rid, error: NO_FOCUS });
       return;
     }
-    if (await sitesFor(caller.origin)) {
-      ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
-      return;
-    }
+    const listed = await sitesFor(caller.origin);
     if (deps.proxy && deps.proxy.isAttached()) {
       // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the
-      // announcement tells which tab and frame it comes from (the proxy event does not say).
+      // announcement tells which tab and frame it comes from (the proxy event does not say). A listed site's call
+      // is handed straight back (proxy.js), to Chromium's own.
       deps.proxy.announce({ type, origin: caller.origin, options: message.options, tabId: ctx.tabId, frameId: ctx.frameId,
-        crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '', userInputAt: caller.userInputAt ?? null });
+        crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '', userInputAt: caller.userInputAt ?? null,
+        page: { ctx, rid }, handBack: listed });
       ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
+      return;
+    }
+    if (listed) {
+      ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
       return;
     }
     // The page may have aborted while the browser answered.

@@ -15,7 +15,7 @@ import { createHistory } from './history.js';
 import { createPrompts } from './prompt-window.js';
 import { createProxy } from './proxy.js';
 import { PORT_NAME, createBridge } from './router.js';
-import { parseSitePattern, siteMatches } from './site-list.js';
+import { siteMatches } from './site-list.js';
 
 const api = globalThis.browser ?? globalThis.chrome;
 const HOST_NAME = 'webauthn_bridge';
@@ -62,13 +62,9 @@ async function addSite(origin) {
   await api.storage.local.set({ [SITES_KEY]: [...lines, origin] });
 }
 
-/** The proxy path's two settings: the user's choice, and whether any site is left to the browser. */
+/** The proxy path's setting: the user's choice (listed sites are handed back request by request, proxy.js). */
 function proxySettings(stored) {
-  const sites = stored[SITES_KEY];
-  return {
-    enabled: typeof stored[PROXY_KEY] === 'boolean' ? stored[PROXY_KEY] : PROXY_DEFAULT,
-    sitesEmpty: !(Array.isArray(sites) && sites.some((line) => parseSitePattern(line))),
-  };
+  return { enabled: typeof stored[PROXY_KEY] === 'boolean' ? stored[PROXY_KEY] : PROXY_DEFAULT };
 }
 
 /**
@@ -209,11 +205,11 @@ if (api.webNavigation) {
 
 api.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && changes[SITES_KEY]) bridge.sitesChanged(changes[SITES_KEY].newValue);
-  if (area === 'local' && (changes[SITES_KEY] || changes[PROXY_KEY])) {
-    api.storage.local.get([SITES_KEY, PROXY_KEY]).then((stored) => proxy.update(proxySettings(stored)), () => {});
+  if (area === 'local' && changes[PROXY_KEY]) {
+    api.storage.local.get(PROXY_KEY).then((stored) => proxy.update(proxySettings(stored)), () => {});
   }
 });
-api.storage.local.get([SITES_KEY, PROXY_KEY]).then((stored) => proxy.update(proxySettings(stored)), () => {});
+api.storage.local.get(PROXY_KEY).then((stored) => proxy.update(proxySettings(stored)), () => {});
 
 // The options page and the popup ask for the host state; only our own extension pages may ask. With
 // `refresh`, the host is asked for its `info` again first (keys plugged in since start-up show).

@@ -15,16 +15,26 @@
  *     a cross-origin frame's unannounced call is refused (its top-level origin is unknown);
  *   - the focus rule: Chromium proxies create and get from background tabs too; the router's queue holds a
  *     request until its tab is focused, as on the page path.
- * Attached only while the user chose this path (storage.local "proxyPath"), the host answers, and the
- * per-site list is empty: Chromium proxies every request of the profile, and detaching aborts all of them.
+ * Attached while the user chose this path (storage.local "proxyPath") and the host answers. Chromium proxies every
+ * request of the profile and hands none to its own UI while attached, so a request that must go there (a site on
+ * the per-site list, or the user's "another way") is handed back: completed HANDED_BACK, the proxy detached until
+ * the page's new call of Chromium's own settles (handBack below).
  *
  * Pure of browser globals (node tests it); the browser is in `deps`.
  */
 import { NOT_ALLOWED, NO_FOCUS } from '../common/chromium-errors.js';
+import { effectiveTimeout } from '../common/protocol.js';
 import { urlOrigin } from './admission.js';
 import * as codec from './proxy-codec.js';
 
 export const ANNOUNCED_TTL_MS = 10000;
+/** The error name a proxied call is completed with when the user hands it back: the page script that made the call
+ *  (page/interceptor.js) knows it, calls Chromium's own again once the proxy is detached, and never shows it. */
+export const HANDED_BACK = 'WebAuthnBridgeHandedBack';
+/** The fallback reason of a request the user handed on (router.js ANOTHER_WAY). */
+const ANOTHER_WAY = 'another-way';
+/** How long the proxy stays detached for a handed-back request past its time, if its page never says it settled. */
+export const LEND_GRACE_MS = 30000;
 const ANNOUNCED_MAX = 32;
 const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host is not available.' };
 
@@ -34,7 +44,7 @@ const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host 
  *   wap              chrome.webAuthenticationProxy (null where the browser has none: Firefox)
  *   bridge           router.js's bridge: serveProxied(fields) → handle, proxiedGone(handle)
  *   focusedTab()     → Promise<{tabId, url} | null>: the active tab of the focused browser window
- *   now(), log(level, text)
+ *   now(), log(level, text), setTimeout/clearTimeout (default: the global ones)
  */
 export function createProxy(deps) {
   const log = deps.log || (() => {});
@@ -45,17 +55,22 @@ export function createProxy(deps) {
   let maybeAttached = Boolean(wap);
   let state = wap ? 'off' : 'unsupported';   // off | attached | detached | taken | unsupported
   let detail = '';
-  let wanted = { enabled: false, hostConnected: false, sitesEmpty: true };
+  let wanted = { enabled: false, hostConnected: false };
+  // Requests handed back to Chromium's own (the page's {ctx, rid} → its timer): the proxy stays detached meanwhile,
+  // since Chromium hands nothing to its own UI while one is attached.
+  const lent = new Map();
+  const later = deps.setTimeout || ((fn, ms) => setTimeout(fn, ms));
+  const cancelLater = deps.clearTimeout || ((handle) => clearTimeout(handle));
   let transition = Promise.resolve();
   const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, userInputAt, at}
   const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled}
   let served = 0;
 
   function shouldAttach() {
-    return Boolean(wap) && wanted.enabled && wanted.hostConnected && wanted.sitesEmpty;
+    return Boolean(wap) && wanted.enabled && wanted.hostConnected && lent.size === 0;
   }
 
-  /** New facts ({enabled, hostConnected, sitesEmpty}, any subset): attaches or detaches to match. */
+  /** New facts ({enabled, hostConnected}, any subset): attaches or detaches to match. */
   function update(facts) {
     wanted = { ...wanted, ...facts };
     transition = transition.then(apply, apply);
@@ -98,7 +113,7 @@ export function createProxy(deps) {
   function whyDetached() {
     if (!wanted.enabled) return '';
     if (!wanted.hostConnected) return 'the host is not connected';
-    return wanted.sitesEmpty ? '' : 'sites are set to use the browser\'s own WebAuthn';
+    return lent.size > 0 ? 'a request was handed to Chromium\'s own WebAuthn' : '';
   }
 
   function keyOf(type, origin, challenge) {
@@ -106,12 +121,14 @@ export function createProxy(deps) {
   }
 
   /** router.js admitted a page's request and answers it `fallback`: Chromium will proxy it back shortly. */
-  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null, conditional = false }) {
+  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null, conditional = false,
+    page = null, handBack = false }) {
     const challenge = codec.challengeOf(options);
     if (!challenge) return;
     const now = deps.now();
     for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
-    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, at: now });
+    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, page, handBack,
+      at: now });
   }
 
   /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
@@ -123,23 +140,27 @@ export function createProxy(deps) {
     // without the proxy); the proxy event does not say the request was conditional, the announcement does.
     if (a && a.conditional && deps.now() - a.at <= ANNOUNCED_TTL_MS) return { refuse: NOT_ALLOWED, why: 'a conditional create' };
     if (a && deps.now() - a.at <= ANNOUNCED_TTL_MS && a.crossOrigin === !parsed.sameOriginWithAncestors) {
-      return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, userInputAt: a.userInputAt, announced: true };
+      return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, userInputAt: a.userInputAt,
+        page: a.page, handBack: a.handBack === true && Boolean(a.page), announced: true };
     }
     if (!parsed.sameOriginWithAncestors) return { refuse: NOT_ALLOWED, why: 'an unannounced cross-origin frame' };
     const tab = await Promise.resolve(deps.focusedTab()).catch(() => null);
     if (!tab || urlOrigin(tab.url) !== parsed.origin) return { refuse: NO_FOCUS, why: 'unannounced, and not the focused tab' };
-    return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', userInputAt: null, announced: false };
+    return { tabId: tab.tabId, frameId: 0, crossOrigin: false, topOrigin: '', userInputAt: null, page: null, announced: false };
   }
 
   function complete(type, requestId, body) {
     const fn = type === 'create' ? wap.completeCreateRequest : wap.completeGetRequest;
-    Promise.resolve(fn.call(wap, { requestId, ...body })).catch((e) => log('warn', `complete ${type} ${requestId}: ${e && e.message}`));
+    return Promise.resolve(fn.call(wap, { requestId, ...body })).catch((e) => log('warn', `complete ${type} ${requestId}: ${e && e.message}`));
   }
 
-  /** The router's final answer for a proxied request → completeCreateRequest / completeGetRequest. */
-  function answer(type, requestId, message) {
+  /** The router's final answer for a proxied request → completeCreateRequest / completeGetRequest; the user's
+   *  "another way" (a fallback) hands it back to the page that announced it. */
+  function answer(type, requestId, message, request) {
     pending.delete(requestId);
-    if (message.kind === 'result') {
+    if (message.kind === 'fallback' && message.reason === ANOTHER_WAY && request.page) {
+      handBack(type, requestId, request);
+    } else if (message.kind === 'result') {
       let responseJson;
       try {
         responseJson = codec.responseJson(type, message.credential);
@@ -179,10 +200,48 @@ export function createProxy(deps) {
       complete(type, requestId, { error: who.refuse });
       return;
     }
+    if (who.handBack) {
+      // A site on the per-site list: Chromium's own serves it, the host never sees it.
+      pending.delete(requestId);
+      handBack(type, requestId, { page: who.page, options: parsed.options });
+      return;
+    }
     entry.handle = deps.bridge.serveProxied({
       type, options: parsed.options, origin: parsed.origin, crossOrigin: who.crossOrigin, topOrigin: who.topOrigin,
-      tabId: who.tabId, frameId: who.frameId, userInputAt: who.userInputAt, send: (message) => answer(type, requestId, message),
+      tabId: who.tabId, frameId: who.frameId, userInputAt: who.userInputAt, page: who.page,
+      send: (message) => answer(type, requestId, message, { page: who.page, options: parsed.options }),
     });
+  }
+
+  /**
+   * The user handed a proxied request back (measured in Chromium 156: a proxied call ends only as the extension
+   * completes it, with a credential or with a DOMException of any name, or with AbortError when the proxy detaches;
+   * nothing reaches Chromium's own UI while it is attached). The call is completed with HANDED_BACK, the proxy
+   * detached, and then the page's script is told `another-way`: it calls Chromium's own again, which now serves.
+   * The proxy is attached again when the page says that call settled, when the page goes away, or at the
+   * request's time plus LEND_GRACE_MS.
+   */
+  function handBack(type, requestId, { page, options }) {
+    log('warn', `proxied ${type} ${requestId} handed back to Chromium's own: the proxy detaches until it settles`);
+    // Completed before the detach, so the page's call ends with HANDED_BACK and not with the detach's AbortError.
+    complete(type, requestId, { error: { name: HANDED_BACK, message: '' } })
+      .then(() => {
+        lent.set(page, later(() => returned(page.ctx, page.rid), effectiveTimeout(options) + LEND_GRACE_MS));
+        return update({});
+      })
+      .then(() => page.ctx.send({ kind: 'fallback', rid: page.rid, reason: ANOTHER_WAY }));
+  }
+
+  /** A handed-back request settled (`rid`), or its page went away (rid null): the proxy may attach again. */
+  function returned(ctx, rid) {
+    let changed = false;
+    for (const [page, timer] of lent) {
+      if (page.ctx !== ctx || (rid !== null && page.rid !== rid)) continue;
+      cancelLater(timer);
+      lent.delete(page);
+      changed = true;
+    }
+    if (changed) update({});
   }
 
   /** Chromium cancelled a proxied request (the page aborted, or Chromium's own timeout). */
@@ -211,7 +270,7 @@ export function createProxy(deps) {
   }
 
   return {
-    listen, update, announce, onRequest, onCanceled, onIsUvpaa,
+    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned,
     isAttached: () => attached,
     settled: () => transition,
     status: () => ({ state, detail, served, pending: pending.size }),

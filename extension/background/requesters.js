@@ -24,6 +24,7 @@ export const PROXIED_RID = 'proxy';
  *   capabilities()              → the host's capabilities, or null when it is not connected
  *   proxyAttached()             → whether Chromium's proxy is attached (it then refuses conditional requests)
  *   gone(ctx)                   → the requester went away: nothing more to answer
+ *   belowDone(ctx, rid)         → optional: a request the user handed back from Chromium's proxy path has settled
  *   answered(ctx, type, message, reason) → a final answer went out (or the page aborted: {kind: 'aborted'});
  *                                   reason: the bridge's own words for an error, for the popup, never the page
  */
@@ -86,15 +87,19 @@ export function createRequesters(deps) {
         ctx.send({ kind: 'capabilities', rid: message.rid, capabilities: deps.capabilities(),
           proxyAttached: deps.proxyAttached() });
         break;
+      case 'below-done':
+        if (deps.belowDone) deps.belowDone(ctx, message.rid);
+        break;
       default:
         break;
     }
   }
 
-  /** A request Chromium proxied, attributed to its tab and frame; `send` gets its one final answer. */
-  function proxied({ type, origin, crossOrigin, topOrigin, tabId, frameId, send }) {
+  /** A request Chromium proxied, attributed to its tab and frame; `send` gets its one final answer. `page`: the
+   *  page's request it came from ({ctx, rid}), when the page announced it, so the user may hand it back. */
+  function proxied({ type, origin, crossOrigin, topOrigin, tabId, frameId, send, page = null }) {
     const ctx = context({
-      tabId, frameId, sender: null, proxied: true,
+      tabId, frameId, sender: null, proxied: true, page,
       trusted: crossOrigin ? { origin, topOrigin } : { origin },
     }, (message) => {
       ctx.alive = false;

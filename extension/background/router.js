@@ -63,6 +63,7 @@ export function createBridge(deps) {
     proxyAttached: () => Boolean(deps.proxy && deps.proxy.isAttached()),
     gone: requesterGone,
     answered,
+    belowDone: (ctx, rid) => { if (deps.proxy && deps.proxy.returned) deps.proxy.returned(ctx, rid); },
   });
   const intake = createIntake({ ...deps, log, enqueue });
   let pageSeq = 0;
@@ -104,6 +105,7 @@ export function createBridge(deps) {
   /** The requester went away (frame closed, or Chromium cancelled a proxied request): nothing to answer. */
   function requesterGone(ctx) {
     ctx.alive = false;
+    if (deps.proxy && deps.proxy.returned) deps.proxy.returned(ctx, null);
     queue.drop((e) => e.ctx === ctx);
     for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
   }
@@ -143,12 +145,14 @@ export function createBridge(deps) {
 
   /**
    * The user chose another way in the security-key window: the host stops (cancel, its window closes), and the page
-   * calls what was below the bridge with this very request (`fallback`, reason ANOTHER_WAY). With `always`, the
-   * site's later requests go there at once (the per-site list).
+   * calls what was below the bridge with this very request (`fallback`, reason ANOTHER_WAY). A request Chromium
+   * proxied goes back by proxy.js (the page that announced it calls Chromium's own again, the proxy detached
+   * meanwhile); one no page announced cannot. With `always`, the site's later requests go there at once (the
+   * per-site list).
    */
   function anotherWay(id, { always = false } = {}) {
     const req = requests.get(id);
-    if (!req || req.ctx.proxied) return;
+    if (!req || (req.ctx.proxied && !req.ctx.page)) return;
     cancel(id, req);
     req.ctx.send({ kind: 'fallback', rid: req.rid, reason: ANOTHER_WAY });
     log('debug', `${id} handed below the bridge by the user${always ? ', and its site from now on' : ''}`);

@@ -17,6 +17,7 @@
   // a file listed in two content-script entries only once per frame, so the MAIN-world entry would win.
   const CHANNEL = 'webauthn-bridge/v1';
   const PORT_NAME = 'webauthn-bridge';
+  const MAX_REMEMBERED = 16;
 
   // common/message-checks.js and common/frame-rules.js, loaded before this file in this isolated world (the
   // page's script cannot reach its global): classic scripts the background imports as well (common/relay-shared.js).
@@ -32,6 +33,7 @@
         return (data.type === 'create' || data.type === 'get') && isPlainObject(data.options) ? data : null;
       case 'cancel':
       case 'capabilities':
+      case 'below-done':
         return data;
       default:
         return null;
@@ -110,6 +112,10 @@
   function createRelay({ win, runtime, rules }) {
     let port = null;
     const open = new Set(); // rids of modal requests in flight from this document
+    // Requests sent through Chromium's proxy path (the last few): the user may hand one back (`another-way`), after
+    // which the page says when the request, gone below, has settled (`below-done`).
+    const viaProxy = new Set();
+    const handedBack = new Set();
     // window.origin, not location.origin: a sandboxed document's location still names its URL's origin, and a
     // message targeted there is silently dropped by its own (opaque) window.
     const selfOrigin = win.origin && win.origin !== 'null' ? win.origin : '*';
@@ -136,10 +142,11 @@
       port.onDisconnect.addListener(() => {
         port = null;
         // Extension reloaded or background gone: every promise must still settle.
-        for (const rid of open) {
+        for (const rid of [...open, ...viaProxy]) {
           toPage({ kind: 'error', rid, error: { name: 'NotAllowedError', message: 'The webauthn-bridge extension stopped.' } });
         }
         open.clear();
+        viaProxy.clear();
       });
       return port;
     }
@@ -161,7 +168,13 @@
         case 'result':
         case 'error':
         case 'fallback':
-          if (!open.delete(rid)) return;
+          if (viaProxy.delete(rid)) {
+            if (message.kind === 'fallback' && message.reason === 'another-way') remember(handedBack, rid);
+          } else if (!open.delete(rid)) {
+            return;
+          } else if (message.kind === 'fallback' && message.reason === 'proxy') {
+            remember(viaProxy, rid);
+          }
           if (message.kind === 'result') toPage({ kind: 'result', rid, credential: message.credential });
           else if (message.kind === 'error') toPage({ kind: 'error', rid, error: message.error });
           else toPage({ kind: 'fallback', rid, reason: String(message.reason || '') });
@@ -172,6 +185,12 @@
           return;
         default:
       }
+    }
+
+    /** Adds `rid` to a bounded set of the last requests: a document that asks often keeps only its latest. */
+    function remember(set, rid) {
+      set.add(rid);
+      if (set.size > MAX_REMEMBERED) set.delete(set.values().next().value);
     }
 
     function onWindowMessage(event) {
@@ -216,6 +235,8 @@
         if (open.delete(rid)) {
           toBackground({ kind: 'cancel', rid });
         }
+      } else if (message.kind === 'below-done') {
+        if (handedBack.delete(rid)) toBackground({ kind: 'below-done', rid });
       } else if (message.kind === 'capabilities') {
         if (!toBackground({ kind: 'capabilities', rid })) toPage({ kind: 'capabilities', rid, capabilities: null });
       }

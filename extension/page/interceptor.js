@@ -8,7 +8,9 @@
  * reply as a PublicKeyCredential. Everything else — no publicKey, mediation other than modal, uiMode "immediate",
  * other kinds of credential, host missing, per-site switch, Chromium's proxy path — is handed to the functions
  * found there before patching (the browser's, or another extension's wrapper), with the converted options (so no
- * page getter runs twice).
+ * page getter runs twice). So is a request the user hands on in the security-key window ("another way"), with the
+ * page's signal and the time it has left, once the document has the focus back; on Chromium's proxy path, after
+ * the bridge handed the proxied call back (callThroughProxy).
  *
  * Page-side flag for tests: navigator.credentials.create.__webauthnBridge === true (also on get).
  *
@@ -27,6 +29,11 @@
   const ANOTHER_WAY = 'another-way';
   // How long a handed-on request without a timeout waits for the focus: the browsers' own default (5 minutes).
   const FOCUS_WAIT_DEFAULT_MS = 300000;
+  // The fallback reason that sends a request through Chromium's own function to its proxy path, and the name of the
+  // error the bridge completes such a request with when the user hands it back (background/proxy.js): only Chromium
+  // rejects the call this script made, so no page can fake it, and the page never sees it.
+  const PROXY = 'proxy';
+  const HANDED_BACK = 'WebAuthnBridgeHandedBack';
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor } = Object;
 
@@ -81,6 +88,8 @@
     const listen = captured(eventTargetProto, 'addEventListener') || ((t, ...a) => t.addEventListener(...a));
     const unlisten = captured(eventTargetProto, 'removeEventListener') || ((t, ...a) => t.removeEventListener(...a));
     const rejected = (error) => new PromiseCtor((resolve, reject) => reject(error));
+    const promiseThen = captured(PromiseCtor.prototype, 'then');
+    const errorName = captured(win.DOMException && win.DOMException.prototype, 'name');
     const performanceObj = win.performance;
     const performanceNow = captured(win.Performance && win.Performance.prototype, 'now');
     const clock = performanceObj && performanceNow ? () => performanceNow(performanceObj) : () => Date.now();
@@ -104,6 +113,8 @@
 
     // One pending modal request per frame, as in both browsers.
     let pending = null;
+    // Requests whose call of Chromium's own function its proxy path serves (rid → entry): the user may hand one back.
+    const throughProxy = new Map();
     const capabilityWaiters = new Map();
 
     function finish(entry) {
@@ -194,6 +205,74 @@
       if (entry.signal) listen(entry.signal, 'abort', once);
     }
 
+    /**
+     * Chromium's proxy path: the page's call of Chromium's own function comes back to the bridge, which may hand it
+     * back at the user's word. It then completes the proxied call with HANDED_BACK, detaches the proxy (Chromium
+     * hands nothing to its own UI while attached), and says `another-way` here; in whichever order the two arrive,
+     * the request then goes below as on the page path, and `below-done` tells the bridge when it has settled (the
+     * proxy is attached again).
+     */
+    function callThroughProxy(entry) {
+      throughProxy.set(entry.rid, entry);
+      let call;
+      try {
+        call = apply(entry.original, creds, [withTimeLeft(entry)]);
+      } catch (error) {
+        throughProxy.delete(entry.rid);
+        entry.reject(error);
+        return;
+      }
+      const settle = (settleWith) => (value) => {
+        throughProxy.delete(entry.rid);
+        settleWith(value);
+      };
+      // The captured `then`: a page's Promise.prototype.then never sees the call's answer before the page does.
+      follow(call, settle(entry.resolve), (error) => {
+        let name = null;
+        try { name = errorName(error); } catch (_) { name = null; }
+        if (name !== HANDED_BACK) return settle(entry.reject)(error);
+        entry.handedBack = true;
+        if (entry.toldBelow) handBack(entry);
+      });
+    }
+
+    /** `onResolved`/`onRejected` for what the function below returned: a promise of this page (the browser's own,
+     *  or a wrapper's), else the value itself. */
+    function follow(call, onResolved, onRejected) {
+      try {
+        promiseThen(call, onResolved, onRejected);
+      } catch (_) {
+        onResolved(call);
+      }
+    }
+
+    function proxiedMessage(entry, message) {
+      if (message.kind === 'fallback' && message.reason === ANOTHER_WAY) {
+        entry.toldBelow = true;
+        if (entry.handedBack) handBack(entry);
+      } else if (message.kind === 'error') {
+        // The extension stopped while the call was out: the call's own answer will not be awaited.
+        throughProxy.delete(entry.rid);
+        entry.reject(codec.buildError(message.error, env));
+      }
+    }
+
+    function handBack(entry) {
+      throughProxy.delete(entry.rid);
+      afterFocus(entry, () => {
+        let call;
+        try {
+          call = apply(entry.original, creds, [withTimeLeft(entry)]);
+        } catch (error) {
+          post({ kind: 'below-done', rid: entry.rid });
+          entry.reject(error);
+          return;
+        }
+        const done = (settleWith) => (value) => { post({ kind: 'below-done', rid: entry.rid }); settleWith(value); };
+        follow(call, done(entry.resolve), done(entry.reject));
+      });
+    }
+
     function onMessage(event) {
       if (event.source !== win) return;
       const message = codec.parseRelayMessage(event.data);
@@ -205,6 +284,8 @@
         if (waiter) waiter({ capabilities: message.capabilities, proxyAttached: message.proxyAttached === true });
         return;
       }
+      const proxied = throughProxy.get(message.rid);
+      if (proxied) return proxiedMessage(proxied, message);
       const entry = pending;
       if (!entry || entry.rid !== message.rid) return;
       finish(entry);
@@ -231,6 +312,7 @@
           }
         };
         if (message.reason === ANOTHER_WAY) afterFocus(entry, goBelow);
+        else if (message.reason === PROXY && promiseThen && errorName) callThroughProxy(entry);
         else goBelow();
       }
     }

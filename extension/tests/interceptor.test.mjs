@@ -14,7 +14,7 @@ function fakeWindow({ capabilities, policy, top, activation, origin = 'https://e
   beforeBridge } = {}) {
   class CredentialsContainer {
     create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
-    get(options) { win.nativeCalls.push(['get', this, options]); return Promise.resolve('native-get'); }
+    get(options) { win.nativeCalls.push(['get', this, options]); return win.nativeAnswer ? win.nativeAnswer() : Promise.resolve('native-get'); }
     store(c) { return Promise.resolve(c); }
     preventSilentAccess() { return Promise.resolve(); }
   }
@@ -346,6 +346,53 @@ test('other fallbacks go below at once, focus or not (the page has just asked)',
   const promise = win.navigator.credentials.get(getOptions());
   win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'host-missing' });
   assert.equal(await promise, 'native-get');
+});
+
+/** A call of Chromium's own function on the proxy path: the test settles it as Chromium would. */
+function proxiedCall(win) {
+  const calls = [];
+  win.nativeAnswer = () => new Promise((resolve, reject) => calls.push({ resolve, reject }));
+  return calls;
+}
+const handedBack = () => new DOMException('', 'WebAuthnBridgeHandedBack');
+
+test('proxy path: a call the bridge completes "handed back" and says another-way for goes below again, in either order', async () => {
+  for (const order of [['completion', 'message'], ['message', 'completion']]) {
+    const win = fakeWindow();
+    const calls = proxiedCall(win);
+    const promise = win.navigator.credentials.get({ publicKey: { ...getOptions().publicKey, timeout: 30000 } });
+    const rid = win.posted[0].data.rid;
+    win.reply(rid, { kind: 'fallback', reason: 'proxy' });
+    assert.equal(calls.length, 1, 'Chromium\'s own function called: Chromium proxies it to the bridge');
+    win.now += 5000;
+    for (const step of order) {
+      if (step === 'completion') calls[0].reject(handedBack());
+      else win.reply(rid, { kind: 'fallback', reason: 'another-way' });
+      await tick();
+    }
+    assert.equal(calls.length, 2, `${order}: called again, the proxy now detached`);
+    assert.equal(win.nativeCalls[1][2].publicKey.timeout, 25000, 'with the time left');
+    calls[1].resolve('own-credential');
+    assert.equal(await promise, 'own-credential');
+    assert.deepEqual(win.posted.slice(1).map((m) => [m.data.kind, m.data.rid]), [['below-done', rid]], 'the bridge may attach again');
+  }
+});
+
+test('proxy path: what Chromium answers otherwise is the page\'s answer; a page cannot hand a call back', async () => {
+  const win = fakeWindow();
+  const calls = proxiedCall(win);
+  const served = win.navigator.credentials.get(getOptions());
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'proxy' });
+  calls[0].resolve('bridge-credential-through-chromium');
+  assert.equal(await served, 'bridge-credential-through-chromium');
+  const refused = win.navigator.credentials.get(getOptions());
+  const rid = win.posted[1].data.rid;
+  win.reply(rid, { kind: 'fallback', reason: 'proxy' });
+  win.reply(rid, { kind: 'fallback', reason: 'another-way' }); // posted by the page itself: no completion follows
+  calls[1].reject(new DOMException('no', 'NotAllowedError'));
+  await assert.rejects(refused, (e) => e.name === 'NotAllowedError' && e.message === 'no');
+  assert.equal(calls.length, 2, 'nothing called again');
+  assert.equal(win.posted.length, 2, 'no below-done');
 });
 
 test('replies from another window, another channel, a wrong rid or a bad shape are ignored', async () => {

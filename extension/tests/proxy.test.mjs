@@ -100,29 +100,32 @@ function fakePort(sender) {
 }
 const settle = () => new Promise((r) => setImmediate(r));
 
-function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new Set(), wap = fakeWap() } = {}) {
+function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new Set(), wap = fakeWap(), sites = [] } = {}) {
   const natives = [];
   const clock = { now: 1000 };
   let bridge = null;
+  const timers = [];
   const proxy = createProxy({
     wap, now: () => clock.now, focusedTab: async () => focused,
+    setTimeout: (fn, ms) => { const timer = { fn, ms, cleared: false }; timers.push(timer); return timer; },
+    clearTimeout: (timer) => { timer.cleared = true; },
     bridge: { serveProxied: (f) => bridge.serveProxied(f), proxiedGone: (h) => bridge.proxiedGone(h) },
   });
   bridge = router.createBridge({
     connectNative: () => { const p = fakePort(); natives.push(p); return p; },
-    disconnectError: () => '', loadSiteList: async () => [], setIndicator: () => {},
+    disconnectError: () => '', loadSiteList: async () => sites, setIndicator: () => {},
     setTimeout: () => 0, clearTimeout: () => {}, now: () => clock.now,
     frameTree: async () => null, isTabFocused: async (tabId) => !unfocused.has(tabId), proxy,
   });
   proxy.listen();
   bridge.start();
   const native = () => natives.at(-1);
-  return { wap, proxy, bridge, native, clock };
+  return { wap, proxy, bridge, native, clock, timers };
 }
 
-test('attached only while chosen, the host connected and no site left to the browser; detached otherwise', async () => {
+test('attached only while chosen and the host connected; detached otherwise', async () => {
   const t = setup();
-  await t.proxy.update({ enabled: false, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: false, hostConnected: true });
   // A worker started anew may find Chromium still attached to the extension: the first "off" detaches.
   assert.deepEqual(t.wap.calls, ['detach']);
   assert.equal(t.proxy.status().state, 'off');
@@ -135,43 +138,39 @@ test('attached only while chosen, the host connected and no site left to the bro
   assert.deepEqual(t.wap.calls, ['detach', 'attach', 'detach']);
   assert.equal(t.proxy.status().state, 'detached');
   await t.proxy.update({ hostConnected: true });
-  await t.proxy.update({ sitesEmpty: false });
-  assert.deepEqual(t.wap.calls, ['detach', 'attach', 'detach', 'attach', 'detach']);
-  assert.match(t.proxy.status().detail, /browser's own WebAuthn/);
+  assert.deepEqual(t.wap.calls, ['detach', 'attach', 'detach', 'attach']);
 });
 
 test('the reason a proxy is not attached is today\'s: none once the host that was missing connects', async () => {
   const t = setup();
-  await t.proxy.update({ enabled: false, hostConnected: false, sitesEmpty: true });
+  await t.proxy.update({ enabled: false, hostConnected: false });
   assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0 });
   await t.proxy.update({ enabled: true });
   assert.equal(t.proxy.status().detail, 'the host is not connected');
   await t.proxy.update({ enabled: false });
   await t.proxy.update({ hostConnected: true });
   assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0 });
-  await t.proxy.update({ sitesEmpty: false, enabled: true });
-  assert.match(t.proxy.status().detail, /browser's own WebAuthn/);
-  await t.proxy.update({ sitesEmpty: true });
+  await t.proxy.update({ enabled: true });
   assert.deepEqual([t.proxy.status().state, t.proxy.status().detail], ['attached', '']);
 });
 
 test('another extension holding the proxy leaves the page path serving', async () => {
   const t = setup({ wap: fakeWap({ attachError: 'Another extension is already attached' }) });
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   assert.equal(t.proxy.isAttached(), false);
   assert.deepEqual(t.proxy.status(), { state: 'taken', detail: 'Another extension is already attached', served: 0, pending: 0 });
 });
 
 test('a browser without the API (Firefox) never attaches', async () => {
   const proxy = createProxy({ wap: null, now: () => 0, focusedTab: async () => null, bridge: {} });
-  await proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await proxy.update({ enabled: true, hostConnected: true });
   assert.equal(proxy.isAttached(), false);
   assert.equal(proxy.status().state, 'unsupported');
 });
 
 test('an announced request is served as its tab and frame, with the top-level origin, and completed with responseJson', async () => {
   const t = setup();
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.proxy.announce({ type: 'get', origin: 'https://idp.example', options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 9, crossOrigin: true, topOrigin: 'https://shop.example' });
   t.wap.onGetRequest.fire({ requestId: 41, requestDetailsJson: GET_JSON('AQID', false, 'https://idp.example') });
   await settle();
@@ -190,7 +189,7 @@ test('an announced request is served as its tab and frame, with the top-level or
 
 test('host errors reach the page as the DOMException the host named', async () => {
   const t = setup();
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.wap.onCreateRequest.fire({ requestId: 5, requestDetailsJson: CREATE_JSON });
   await settle();
   const sent = t.native().sent.at(-1);
@@ -202,7 +201,7 @@ test('host errors reach the page as the DOMException the host named', async () =
 
 test('an unannounced request from no focused tab of its origin, or from a cross-origin frame, never reaches the host', async () => {
   const t = setup({ focused: { tabId: 7, url: 'https://other.example/' } });
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
   t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON('AQID', false) });
   await settle();
@@ -216,7 +215,7 @@ test('an unannounced request from no focused tab of its origin, or from a cross-
 
 test('an announcement is used once and only for the same type, origin, challenge and frame kind', async () => {
   const t = setup({ focused: null });
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0, crossOrigin: false, topOrigin: '' });
   t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON('AQIE') });   // other challenge
   t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON('AQID', false) }); // claims a cross-origin frame
@@ -231,7 +230,7 @@ test('an announcement is used once and only for the same type, origin, challenge
 test('a held request waits for its tab; Chromium cancelling it drops it, and a running one is cancelled at the host', async () => {
   const unfocused = new Set([3]);
   const t = setup({ unfocused });
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0, crossOrigin: false, topOrigin: '' });
   t.wap.onGetRequest.fire({ requestId: 8, requestDetailsJson: GET_JSON() });
   await settle();
@@ -251,7 +250,7 @@ test('a held request waits for its tab; Chromium cancelling it drops it, and a r
 
 test('a proxied request of a tab that closes is completed with AbortError', async () => {
   const t = setup();
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.wap.onGetRequest.fire({ requestId: 4, requestDetailsJson: GET_JSON() });
   await settle();
   t.bridge.tabClosed(7);
@@ -264,7 +263,7 @@ test('with the proxy attached, an admitted page request is announced and answere
   const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
   const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
   t.bridge.attachFrame(port);
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
   await settle();
   assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
@@ -288,7 +287,7 @@ test('a conditional create is the browser\'s own: fallback to the page, and refu
   port.onMessage.fire({ kind: 'request', rid: 'c1', type: 'create', options: { challenge: { __binary__: 'AQID' } }, frame, mediation: 'conditional' });
   await settle();
   assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'c1', reason: 'conditional' }], 'detached: Chromium\'s own answers');
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   const challenge = JSON.parse(CREATE_JSON).challenge;
   port.onMessage.fire({ kind: 'request', rid: 'c2', type: 'create', options: { challenge: { __binary__: challenge } }, frame, mediation: 'conditional' });
   await settle();
@@ -297,6 +296,98 @@ test('a conditional create is the browser\'s own: fallback to the page, and refu
   await settle();
   assert.equal(t.native().sent.length, 1, 'only the info request: nothing reached the host');
   assert.deepEqual(t.wap.completed, [{ type: 'create', requestId: 21, error: { name: 'NotAllowedError', message: chromium.notAllowed } }]);
+});
+
+/** A page request announced and proxied back, at the host waiting for the touch: [page port, host id]. */
+async function proxiedAtTheHost(t, rid = 'p1') {
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
+  t.bridge.attachFrame(port);
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  port.onMessage.fire({ kind: 'request', rid, type: 'get', options: { challenge: { __binary__: 'AQID' }, timeout: 60000 }, frame });
+  await settle();
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
+  await settle();
+  const id = t.native().sent.at(-1).id;
+  t.native().onMessage.fire({ id, type: 'status', status: 'touch' });
+  return [port, id];
+}
+
+test('another way on the proxy path: completed "handed back", the proxy detached, then the page told; attached again when it settles', async () => {
+  const t = setup();
+  const [port, id] = await proxiedAtTheHost(t);
+  t.wap.calls.length = 0;
+  t.bridge.anotherWay(id);
+  assert.deepEqual(t.native().sent.at(-1), { id, type: 'cancel' }, 'the host stops');
+  await settle();
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 1, error: { name: 'WebAuthnBridgeHandedBack', message: '' } }]);
+  assert.deepEqual(t.wap.calls, ['detach'], 'detached after the completion: the page\'s call ends with the marker');
+  assert.deepEqual(port.sent.at(-1), { kind: 'fallback', rid: 'p1', reason: 'another-way' }, 'then the page calls Chromium\'s own');
+  assert.match(t.proxy.status().detail, /handed to Chromium's own/);
+  assert.equal(t.timers.at(-1).ms, 300000 + 30000, 'detached at most the request\'s time (none asked: 5 min) and a grace');
+  port.onMessage.fire({ kind: 'below-done', rid: 'other' });
+  await t.proxy.settled();
+  assert.deepEqual(t.wap.calls, ['detach'], 'another request\'s word changes nothing');
+  port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
+  await t.proxy.settled();
+  assert.deepEqual(t.wap.calls, ['detach', 'attach']);
+  assert.equal(t.proxy.isAttached(), true);
+  assert.equal(t.timers.at(-1).cleared, true);
+});
+
+test('another way on the proxy path: a page that goes away, or never says, gets the proxy attached again', async () => {
+  const t = setup();
+  const [port, id] = await proxiedAtTheHost(t);
+  t.bridge.anotherWay(id);
+  await settle();
+  await t.proxy.settled();
+  assert.equal(t.proxy.isAttached(), false);
+  port.onDisconnect.fire();
+  await t.proxy.settled();
+  assert.equal(t.proxy.isAttached(), true, 'its tab closed');
+  const t2 = setup();
+  const [, id2] = await proxiedAtTheHost(t2);
+  t2.bridge.anotherWay(id2);
+  await settle();
+  t2.timers.at(-1).fn();
+  await t2.proxy.settled();
+  assert.equal(t2.proxy.isAttached(), true, 'its time is over');
+});
+
+test('a listed site on the proxy path: its call is handed straight back to Chromium\'s own, the host never sees it', async () => {
+  const t = setup({ sites: [ORIGIN] });
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
+  t.bridge.attachFrame(port);
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  assert.equal(t.proxy.isAttached(), true, 'a listed site keeps no one else off the proxy path');
+  port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
+  const atHost = t.native().sent.length;
+  t.wap.calls.length = 0;
+  t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON() });
+  await settle();
+  await t.proxy.settled();
+  assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 2, error: { name: 'WebAuthnBridgeHandedBack', message: '' } }]);
+  assert.deepEqual(t.wap.calls, ['detach']);
+  assert.deepEqual(port.sent.at(-1), { kind: 'fallback', rid: 'p1', reason: 'another-way' });
+  port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
+  await t.proxy.settled();
+  assert.equal(t.proxy.isAttached(), true);
+});
+
+test('a proxied request no page announced (an about:blank frame\'s) cannot be handed back: the window does not offer it', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  t.wap.onGetRequest.fire({ requestId: 4, requestDetailsJson: GET_JSON() });
+  await settle();
+  const id = t.native().sent.at(-1).id;
+  t.bridge.anotherWay(id);
+  assert.notDeepEqual(t.native().sent.at(-1), { id, type: 'cancel' });
+  assert.deepEqual(t.wap.completed, []);
+  assert.equal(t.proxy.isAttached(), true);
 });
 
 test('isUserVerifyingPlatformAuthenticatorAvailable is answered false: no platform authenticator here', async () => {
@@ -308,7 +399,7 @@ test('isUserVerifyingPlatformAuthenticatorAvailable is answered false: no platfo
 
 test('a proxied request whose frame navigates away is cancelled at the host and completed with AbortError', async () => {
   const t = setup();
-  await t.proxy.update({ enabled: true, hostConnected: true, sitesEmpty: true });
+  await t.proxy.update({ enabled: true, hostConnected: true });
   t.wap.onGetRequest.fire({ requestId: 6, requestDetailsJson: GET_JSON() });
   await settle();
   const sent = t.native().sent.at(-1);

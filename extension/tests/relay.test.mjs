@@ -172,6 +172,30 @@ test('a status frame sent to the relay goes nowhere: not to the page, not back a
   assert.equal(t.relay.openCount(), 1, 'the request still waits for its answer');
 });
 
+test('a request sent through Chromium\'s proxy path can be handed back once; only then does its below-done reach the background', () => {
+  const t = setup();
+  t.fromPage(request);
+  t.fromPage({ kind: 'below-done', rid: 'A' });
+  t.background({ kind: 'fallback', rid: 'A', reason: 'proxy' });
+  t.fromPage({ kind: 'below-done', rid: 'A' });
+  assert.deepEqual(t.ports[0].sent.map((m) => m.kind), ['request'], 'no below-done before a hand-back');
+  t.background({ kind: 'fallback', rid: 'A', reason: 'another-way' });
+  assert.deepEqual(t.win.toPage.map((m) => m.data.reason), ['proxy', 'another-way']);
+  t.background({ kind: 'fallback', rid: 'A', reason: 'another-way' });
+  assert.equal(t.win.toPage.length, 2, 'once');
+  t.fromPage({ kind: 'below-done', rid: 'A' });
+  t.fromPage({ kind: 'below-done', rid: 'A' });
+  assert.deepEqual(t.ports[0].sent.slice(1), [{ kind: 'below-done', rid: 'A' }], 'once, for the request handed back');
+  // Only the last 16 proxied requests of a document are remembered.
+  for (let i = 0; i < 17; i++) {
+    t.fromPage({ ...request, rid: `P${i}` });
+    t.background({ kind: 'fallback', rid: `P${i}`, reason: 'proxy' });
+  }
+  t.background({ kind: 'fallback', rid: 'P0', reason: 'another-way' });
+  t.background({ kind: 'fallback', rid: 'P16', reason: 'another-way' });
+  assert.deepEqual(t.win.toPage.slice(-2).map((m) => [m.data.rid, m.data.reason]), [['P16', 'proxy'], ['P16', 'another-way']]);
+});
+
 test('the page aborting forwards cancel', () => {
   const t = setup();
   t.fromPage(request);

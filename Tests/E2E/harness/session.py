@@ -130,12 +130,18 @@ class BrowserSession:
             kind = FirefoxWithOwnAuthenticator if self.own_authenticator else Firefox
             self.browser = kind(self.workdir, self.env, firefox_extension(self.workdir), profile, firefox_prefs,
                                 profile_files=self.profile_files, others=self.others, others_first=self.others_first)
-        if self.own_authenticator:
-            self.own_authenticator_id = self.browser.add_virtual_authenticator()
+        # Not on Chromium's proxy path: a tab with a DevTools authenticator is served by it, never proxied; a test
+        # there adds one once the bridge has the request (add_own_authenticator).
+        if self.own_authenticator and self.path != "proxy":
+            self.add_own_authenticator()
         self.front_tab = self.browser.tab   # the tab every test drives unless it opens another
         if self.kind == "chromium" and not self.own_webauthn:
             self.choose_path(self.path, expect_attached=install and self.path == "proxy")
         self.open("/index.html")
+
+    def add_own_authenticator(self) -> str:
+        self.own_authenticator_id = self.browser.add_virtual_authenticator()
+        return self.own_authenticator_id
 
     def extension_status(self) -> dict:
         """The background's bridge-status answer (what the options page shows), asked from an extension page."""
