@@ -3,9 +3,11 @@ has umockdev's GObject bindings: python3-gi, gir1.2-umockdev-1.0).
 
 Programs started with umockdev's preload (LD_PRELOAD=libumockdev-preload.so.0, UMOCKDEV_DIR=the testbed) see the
 testbed's /sys and /dev instead of the machine's: libudev enumerates the keys plugged here, with the sysfs entries the
-kernel gives a USB HID device (usb_device parent with idVendor/idProduct/manufacturer/product, hid parent with HID_ID,
-HID_NAME and report_descriptor, hidraw device with its dev_t and its `device` link), and opening /dev/hidrawN opens a pseudo-terminal
-whose other end is this process. What umockdev cannot do alone is done here:
+kernel gives a USB HID device (usb_device parent with idVendor/idProduct/manufacturer/product, hid parent with
+HID_ID, HID_NAME and report_descriptor, hidraw device with its dev_t and its `device` link), hears their add and
+remove uevents, and opening /dev/hidrawN opens a pseudo-terminal whose other end is this process. This process runs
+under the preload too (umockdev-wrapper), so that umockdev finds the devices its uevents announce. What umockdev
+cannot do alone is done here:
 - the node is a symlink to a pty slave (umockdev makes a pty only for SUBSYSTEM=tty), because libfido2 checks with
   fstat(), which umockdev's preload does not wrap, that the node is a character device; the pty also gives poll()
   and read() a report's semantics: raw mode, VMIN=64, so the node is readable once a whole 64-byte input report is
@@ -17,7 +19,8 @@ written to the node (report id 0 + 64 bytes) becomes 64 bytes on the token's std
 writes becomes one input report.
 
 The machine's own /dev and /sys are never touched: the testbed is a directory of its own, and the ptys are ordinary
-pseudo-terminals that end with this process.
+pseudo-terminals that end with this process. Each pty is the controlling terminal of a small process of its own
+(CONTROLLING_TERMINAL_HOLDER), so that no program opening the node takes it as its own and gets SIGHUP at unplugging.
 
 Commands, one JSON object a line on stdin; one JSON answer a line on stdout (the first line is {"root": TESTBED}):
   {"op": "plug", "name": N, "token": FILE, "host": BINARY, "vendor": 0x1050, "product": 0x0407,
