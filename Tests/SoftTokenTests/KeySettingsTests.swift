@@ -3,6 +3,7 @@ import CFIDO2
 import FIDO
 import Foundation
 import Secrets
+import Synchronization
 import Testing
 
 @testable import SoftToken
@@ -128,13 +129,20 @@ private func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8
     }
 
     @Test func theWindowIsMeasuredWhenTheResetArrivesNotAfterTheTouch() throws {
-        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 500)), pin: "1234")
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 200)), pin: "1234")
         let device = try fixture.open()
+        // The first reading (the reset arriving) is 5 s after plugging in, every later one (after the touch) 13 s.
+        let readings = Mutex(0)
         let pluggedIn = ContinuousClock.now
-        // 8 s after plugging in, and ten times as fast from then: the 500 ms touch ends "13 s" after it.
-        fixture.token.clock = { pluggedIn + .seconds(8) + (.now - pluggedIn) * 10 }
+        fixture.token.clock = {
+            readings.withLock { count in
+                count += 1
+                return pluggedIn + (count == 1 ? .seconds(5) : .seconds(13))
+            }
+        }
         try device.reset()
         #expect(!fixture.token.summary().pinSet)
+        #expect(readings.withLock { $0 } == 1)
     }
 
     @Test func selectionWaitsForATouch() throws {
