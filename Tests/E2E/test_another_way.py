@@ -238,3 +238,23 @@ def proxy_attached_again(browser) -> bool:
     finally:
         driver.close_tab(tab)
         driver.activate(browser.front_tab)
+
+
+def test_always_for_this_site_lists_it_and_its_next_request_goes_below_at_once(browser):
+    """Last in this module: the site stays listed for the rest of the session."""
+    user = browser.new_user("always")
+    start(browser, "register", username=user)
+    window = window_offering_another_way(browser, "Touch your security key.")
+    box = window.evaluate("(() => { const r = document.getElementById('always').getBoundingClientRect();"
+                          " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    window.click_at(*box)
+    window.wait_for("document.getElementById('always').checked === true")
+    window.click(BUTTON)
+    assert settled(browser).get("ok")
+    PromptWindow.wait_gone(browser.browser)
+    # The site is on the per-site list now: no window, nothing at the host, the browser's own answers at once.
+    reached = len(browser.ceremonies())
+    signed_in = browser.call(f"rp.signIn({json.dumps({'username': user})})")
+    assert signed_in.get("ok") and signed_in["verdict"]["verified"] is True, signed_in
+    assert browser.ceremonies()[reached:] == [], "a listed site's request reached the host"
+    assert not PromptWindow.is_open(browser.browser)

@@ -92,5 +92,10 @@ export function createIntake(deps) {
     siteList = Array.isArray(lines) ? lines : [];
   }
 
-  return { request, sitesChanged };
+  /** The user listed `origin` (the security-key window's "always"): counted from now, before storage says so. */
+  function siteListed(origin) {
+    if (siteList !== null && !siteMatches(siteList, origin)) siteList = [...siteList, origin];
+  }
+
+  return { request, sitesChanged, siteListed };
 }

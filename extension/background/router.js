@@ -154,11 +154,14 @@ export function createBridge(deps) {
     const req = requests.get(id);
     if (!req || (req.ctx.proxied && !req.ctx.page)) return;
     cancel(id, req);
+    const origin = req.ctx.trusted.origin;
+    if (always && origin) {
+      // Listed at once for the next request, which may come before storage says so; then kept for good.
+      intake.siteListed(origin);
+      if (deps.addSite) Promise.resolve(deps.addSite(origin)).catch((error) => log('error', `cannot list the site: ${error && error.message}`));
+    }
     req.ctx.send({ kind: 'fallback', rid: req.rid, reason: ANOTHER_WAY });
     log('debug', `${id} handed below the bridge by the user${always ? ', and its site from now on' : ''}`);
-    if (always && deps.addSite && req.ctx.trusted.origin) {
-      Promise.resolve(deps.addSite(req.ctx.trusted.origin)).catch((error) => log('error', `cannot list the site: ${error && error.message}`));
-    }
   }
 
   function tabClosed(tabId) {

@@ -322,6 +322,13 @@ test('"another way" with "always for this site" lists the trusted origin', async
   t.windowPage().onMessage.fire({ kind: 'another-way', always: true });
   await settle();
   assert.deepEqual(t.sitesAdded, ['https://login.example.com']);
+  // The site's next request goes below at once, whatever storage has said yet.
+  const next = t.frame();
+  next.page({ kind: 'request', rid: 'B', type: 'get', options: { challenge: { __binary__: 'AQ' }, rpId: 'example.com' },
+    frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true } });
+  await settle();
+  assert.deepEqual(next.port.sent, [{ kind: 'fallback', rid: 'B', reason: 'site-setting' }]);
+  assert.equal(t.native.sent.filter((f) => f.type === 'get').length, 1, 'only the first reached the host');
 });
 
 test('"another way" is not offered, and not taken, once the key is in use or the request is over', async () => {
