@@ -18,6 +18,15 @@ def test_fido2_token_lists_the_key_with_its_usb_identity(usb, yubikey):
     assert listed.stdout.strip() == "/dev/hidraw0: vendor=0x1050, product=0x0407 (Yubico YubiKey OTP+FIDO+CCID)"
 
 
+def test_fido2_token_lists_two_keys_each_with_its_profiles_identity(tmp_path, usb, yubikey):
+    usb.plug(create_token(tmp_path / "bio.state", "--profile", "bio"))
+    listed = usb.run("fido2-token", "-L")
+    assert listed.returncode == 0, listed.stderr
+    assert sorted(listed.stdout.splitlines()) == [
+        "/dev/hidraw0: vendor=0x1050, product=0x0407 (Yubico YubiKey OTP+FIDO+CCID)",
+        "/dev/hidraw1: vendor=0x1050, product=0x0402 (Yubico YubiKey FIDO)"]
+
+
 def test_fido2_token_reads_the_keys_get_info_over_hidraw(usb, yubikey):
     info = usb.run("fido2-token", "-I", "/dev/hidraw0")
     assert info.returncode == 0, info.stderr

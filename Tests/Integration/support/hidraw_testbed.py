@@ -34,6 +34,7 @@ import errno
 import json
 import os
 import select
+import shutil
 import subprocess
 import sys
 import termios
@@ -258,6 +259,7 @@ def main():
         serve(testbed, root)
     finally:
         loop.quit()
+        shutil.rmtree(root, ignore_errors=True)  # umockdev leaves it when the process ends under its preload
 
 
 if __name__ == "__main__":
