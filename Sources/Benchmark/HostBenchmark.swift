@@ -46,6 +46,8 @@ public struct HostBenchmark {
         report.append(("shortSession", try shortSession()))
         report.append(("scaling", try scaling()))
         progress("scaling done")
+        report.append(("severalKeys", try severalKeys(ceremonies: min(options.ceremonies, 50))))
+        progress("several keys done")
         report.append(("largeBlob", try largeBlob()))
         progress("large blob done")
         report.append(("codec", codec()))

@@ -1,6 +1,6 @@
 import CBOR
 import CTAP
-import Synchronization
+import Threading
 
 /// Turns libfido2's debug output into the host's trace: function lines pass through, raw hex dumps never do
 /// (they carry encrypted PIN material, pinUvAuthParams, hmac-secret salts and outputs, large blobs), and each
@@ -14,34 +14,46 @@ public final class CTAPTrace: Sendable {
         var collecting: (outbound: Bool, expected: Int, bytes: [UInt8])?
     }
 
-    private let state = Mutex(State())
+    /// A thread's frame in the making. libfido2 logs on the thread that makes the call, and keys that race run on
+    /// threads of their own (`KeyRace`), so each thread's lines are assembled apart: one key's hex must never
+    /// complete another key's frame, where it would be decoded under the other command's redaction rules.
+    private final class Frames {
+        var state = State()
+    }
+
+    private let frames = ThreadLocal<Frames>()
 
     public init() {}
 
-    /// Feeds one libfido2 line; returns the lines to log (none for a hex dump, one for a decoded payload).
+    /// Feeds one libfido2 line (on the thread libfido2 logged it from); returns the lines to log (none for a hex
+    /// dump, one for a decoded payload).
     public func lines(for line: String) -> [String] {
-        state.withLock { s in
-            if let bytes = Self.hexDump(line) {
-                guard var frame = s.collecting else { return [] }
-                frame.bytes += bytes
-                guard frame.bytes.count >= frame.expected else {
-                    s.collecting = frame
-                    return []
-                }
-                s.collecting = nil
-                return [Self.describe(frame.bytes, outbound: frame.outbound, lastRequest: &s.lastRequest)]
+        let current = frames.value ?? Frames()
+        if frames.value == nil { frames.value = current }
+        return Self.lines(for: line, &current.state)
+    }
+
+    private static func lines(for line: String, _ s: inout State) -> [String] {
+        if let bytes = Self.hexDump(line) {
+            guard var frame = s.collecting else { return [] }
+            frame.bytes += bytes
+            guard frame.bytes.count >= frame.expected else {
+                s.collecting = frame
+                return []
             }
             s.collecting = nil
-            if let cmd = Self.value(after: "fido_tx: dev=", key: "cmd=0x", in: line) { s.transmitCommand = cmd }
-            if let cmd = Self.value(after: "fido_rx: dev=", key: "cmd=0x", in: line) { s.receiveCommand = cmd }
-            let cbor = CTAPHIDCommand.cbor.rawValue
-            if let length = Self.length(after: "fido_tx: buf=", in: line), s.transmitCommand == cbor {
-                s.collecting = (true, length, [])
-            } else if let length = Self.length(after: "fido_rx: buf=", in: line), s.receiveCommand == cbor {
-                s.collecting = (false, length, [])
-            }
-            return [line]
+            return [Self.describe(frame.bytes, outbound: frame.outbound, lastRequest: &s.lastRequest)]
         }
+        s.collecting = nil
+        if let cmd = Self.value(after: "fido_tx: dev=", key: "cmd=0x", in: line) { s.transmitCommand = cmd }
+        if let cmd = Self.value(after: "fido_rx: dev=", key: "cmd=0x", in: line) { s.receiveCommand = cmd }
+        let cbor = CTAPHIDCommand.cbor.rawValue
+        if let length = Self.length(after: "fido_tx: buf=", in: line), s.transmitCommand == cbor {
+            s.collecting = (true, length, [])
+        } else if let length = Self.length(after: "fido_rx: buf=", in: line), s.receiveCommand == cbor {
+            s.collecting = (false, length, [])
+        }
+        return [line]
     }
 
     /// Top-level members that are secret or PIN-derived, per command, in requests and in responses (CTAP 2.1

@@ -1,5 +1,6 @@
 import CBOR
 import Testing
+import Threading
 
 @testable import BridgeHost
 
@@ -29,6 +30,35 @@ struct CTAPTraceTests {
         #expect(text.contains("CTAP ← authenticatorClientPIN status 0x0 {2: <redacted>}"))
         #expect(!text.contains("ab ab") && !text.contains("abab") && !text.contains("efef") && !text.contains("cdcd"))
         #expect(!shown.contains { CTAPTrace.hexDump($0) != nil })
+    }
+
+    /// Keys that race log from threads of their own: a hex dump on one thread never completes a frame announced on
+    /// another (where another command's redaction rules would apply to it).
+    @Test func eachThreadAssemblesItsOwnFrames() {
+        let request: [UInt8] =
+            [0x06] + CBOR.map([(1, 2), (2, 5), (6, .bytes(Array(repeating: 0xAB, count: 16)))]).encode()
+        let lines = Self.dump("fido_tx", request)
+        let trace = CTAPTrace()
+        let header = lines.prefix(2).flatMap(trace.lines(for:))
+        final class Shown: @unchecked Sendable {  // guarded by `done`
+            let done = Condition()
+            var lines: [String]?
+        }
+        let elsewhere = Shown()
+        startDetachedThread(name: "another-key") {
+            let shown = lines.dropFirst(2).flatMap(trace.lines(for:))
+            elsewhere.done.withLock {
+                elsewhere.lines = shown
+                elsewhere.done.broadcast()
+            }
+        }
+        let other = elsewhere.done.withLock {
+            while elsewhere.lines == nil { elsewhere.done.wait() }
+            return elsewhere.lines
+        }
+        #expect(header.count == 2 && other == [])
+        let here = lines.dropFirst(2).flatMap(trace.lines(for:))
+        #expect(here == ["CTAP → authenticatorClientPIN {1: 2, 2: 5, 6: <redacted>}"])
     }
 
     /// A failure is named as the spec names it, from the same table SoftToken answers with.

@@ -5,6 +5,7 @@ out drop out of it. Each SoftToken here is touched only when the test says so (`
 FILE.touch is one touch), so every wait is on an event: a status frame, a log line, a touch taken."""
 
 import os
+import time
 from pathlib import Path
 
 from bridge import binary, create_token
@@ -23,6 +24,14 @@ def touch(token: Path):
 
 def touch_taken(token: Path) -> bool:
     return not Path(f"{token}.touch").exists()
+
+
+def wait_until_taken(token: Path, seconds=20):
+    """Waits for the key to take its touch (an event: the touch file removed by the request it served)."""
+    deadline = time.monotonic() + seconds
+    while not touch_taken(token):
+        assert time.monotonic() < deadline, f"{token} never took its touch"
+        time.sleep(0.02)
 
 
 def start_create(host, request_id="c-1", **selection):
@@ -66,13 +75,19 @@ def test_of_two_keys_the_one_touched_makes_the_credential_with_one_touch(launch,
     assert len(credentials_on(first)) == 1 and len(credentials_on(second)) == 1
 
 
-def test_of_two_keys_the_one_holding_the_credential_signs_in_when_touched(launch, tmp_path):
+def signing_in_with_two_keys(launch, tmp_path):
+    """A sign-in sent to two keys, `holder` holding the allowed credential and `other` not, both waiting."""
     holder, other = signalled(tmp_path, "holder", "other")
     registered = registered_on(holder, launch)
     host = launch(None, env=keys(holder, other))
     options, challenge = request_options(allow=[registered.credential_id])
     host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
     wait_for_status(host, "g-1", "select-key")
+    return host, holder, other, registered, challenge
+
+
+def test_of_two_keys_the_one_holding_the_credential_signs_in_when_touched(launch, tmp_path):
+    host, holder, other, registered, challenge = signing_in_with_two_keys(launch, tmp_path)
     touch(holder)
     reply, _ = host.final("g-1")
     assert reply["type"] == "result", reply
@@ -170,3 +185,32 @@ def test_an_excluded_credential_on_the_key_touched_ends_the_request(launch, tmp_
     assert reply["type"] == "error" and reply["error"]["name"] == "InvalidStateError", reply
     assert credentials_on(other) == []
 
+
+
+def test_a_page_abort_cancels_every_key_and_leaves_them_usable(launch, tmp_path):
+    tokens = signalled(tmp_path, "a", "b", "c")
+    host = launch(None, env=keys(*tokens))
+    start_create(host)
+    wait_for_status(host, "c-1", "select-key")
+    host.send({"id": "c-1", "type": "cancel"})
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "AbortError", reply
+    # Every key let go of its request: the next one goes to all three again and the key touched answers.
+    challenge = start_create(host, "c-2")
+    wait_for_status(host, "c-2", "select-key")
+    touch(tokens[0])
+    reply, _ = host.final("c-2")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+
+
+def test_the_key_without_the_credential_ends_the_sign_in_once_touched(launch, tmp_path):
+    host, _, other, _, _ = signing_in_with_two_keys(launch, tmp_path)
+    # The key answers "no credential" only once touched (as CTAP 2.1 keys do), and the host then collects the
+    # touch that reports it, as for a single key: two touches of that key.
+    touch(other)
+    wait_until_taken(other)
+    touch(other)
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert reply["detail"] == "The security key has no credential for this site.", reply
