@@ -338,14 +338,16 @@
       const signal = converted.signal;
       if (signal && signalAborted(signal)) return apply(original, creds, [converted]);
       return new PromiseCtor((resolve, reject) => {
-        askCapabilities().then((answer) => {
+        // An async function's await, not a `then` the page may have replaced.
+        (async () => {
+          const answer = await askCapabilities();
           if (!answer || answer.proxyAttached !== true) {
             try { resolve(apply(original, creds, [converted])); } catch (error) { reject(error); }
           } else if (signal) {
             if (signalAborted(signal)) reject(abortReason(signal));
             else listen(signal, 'abort', () => reject(abortReason(signal)));
           }
-        });
+        })();
       });
     }
 
