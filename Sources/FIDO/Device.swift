@@ -28,6 +28,9 @@ public final class Device: @unchecked Sendable {
     /// Opens the key and reads authenticatorGetInfo; `timeoutMilliseconds` bounds the open's own exchanges (none:
     /// libfido2 waits as long as the key takes).
     public static func open(_ location: DeviceLocation, timeoutMilliseconds: Int? = nil) throws(FIDOError) -> Device {
+        if location.io == nil, location.path.hasPrefix("/dev/"), HIDRawNode.isHeld(location.path) {
+            throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_dev_open (held by another program)")
+        }
         guard let dev = fido_dev_new() else { throw FIDOError(code: FIDO_ERR_INTERNAL, function: "fido_dev_new") }
         var owned: OpaquePointer? = dev
         if var io = location.io {

@@ -26,6 +26,17 @@ public struct HIDRawNode: Sendable, Equatable {
     /// not made yet, just after its sysfs entries appeared, is not refused: it is not there.)
     public var isRefused: Bool { access(path, R_OK | W_OK) != 0 && (errno == EACCES || errno == EPERM) }
 
+    /// Whether another program holds the node at `path` open with its exclusive lock (flock), as libfido2 does with
+    /// every key it opens. libfido2 1.12's own open waits for such a lock with growing pauses, 21 s in all
+    /// (docs/measurements.md), and nothing can interrupt it; checking first lets the host say at once that the key is
+    /// in use.
+    public static func isHeld(_ path: String) -> Bool {
+        let node = open(path, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard node >= 0 else { return false }  // not there, or refused: libfido2's open says which
+        defer { close(node) }  // releases the lock taken below
+        return flock(node, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     /// Every hidraw node whose report descriptor declares the FIDO usage page.
     public static func fidoNodes() -> [HIDRawNode] {
         entries(of: sysfsClass).filter { $0.hasPrefix("hidraw") }.sorted().compactMap { entry in

@@ -133,3 +133,29 @@ def test_a_udev_monitor_hears_the_key_plugged_in_and_pulled_out(tmp_path, usb):
     finally:
         monitor.terminate()
         monitor.wait(timeout=10)
+
+
+HOLD_THE_NODE = """
+import fcntl, os, sys
+node = os.open("/dev/hidraw0", os.O_RDWR)
+fcntl.flock(node, fcntl.LOCK_EX)  # as libfido2 (and so another FIDO client) holds a key it has open
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_key_another_program_holds_is_named_and_used_once_released(usb, yubikey, launch):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEBAUTHN_BRIDGE_")} | usb.env
+    holder = subprocess.Popen(["python3", "-c", HOLD_THE_NODE], env=env, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        host = launch(None, env=usb.env)
+        challenge = start_create(host)
+        frame = wait_for_status(host, "c-1", "key-unusable")
+        assert "/dev/hidraw0 did not answer" in frame["detail"], frame
+        assert "another program may be using the key" in frame["detail"], frame
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=10)
+    expect_credential_made_on(yubikey, host, challenge)
