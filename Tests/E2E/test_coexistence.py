@@ -190,6 +190,23 @@ def test_its_site_is_told_conditional_mediation_is_available(pair, rp_server):
     assert capabilities.get("hybridTransport") is False, f"the bridge's merge is missing: {capabilities}"
 
 
+def test_the_bridges_functions_read_as_the_browsers_own(pair):
+    """A script that checks for a wrapper through Function.prototype.toString (a password manager's, a site's) reads
+    the bridge's create/get as the browser's own, which a fresh about:blank frame (no content script) still has."""
+    open_site(pair, pair.site_origin)
+    sources = pair.call("""(() => {
+      const frame = document.body.appendChild(document.createElement('iframe'));
+      const own = frame.contentWindow.CredentialsContainer.prototype;
+      const c = navigator.credentials, bridge = c.get.__webauthnBridge ? c : Object.getPrototypeOf(c);
+      const read = (f) => Function.prototype.toString.call(f);
+      const out = [read(bridge.get), read(own.get), read(bridge.create), read(own.create)];
+      frame.remove();
+      return out;
+    })()""")
+    assert sources[0] == sources[1] and sources[2] == sources[3], sources
+    assert "[native code]" in sources[0], sources
+
+
 def test_where_the_bridge_is_on_top_the_password_manager_is_one_click_away(bridge_on_top, rp_server):
     session = bridge_on_top
     open_site(session, rp_server.frame_origin)

@@ -241,6 +241,10 @@
       replaceStatic(ctor, key, impl) {
         replaceMember(ctor, key, 'operation', (self, args) => apply(impl, self, args), masker);
       },
+      /** fn's source, read through Function.prototype.toString, is a native method's named `name`. */
+      showAsNative(fn, name) {
+        masker.mask(fn, undefined, name);
+      },
     });
     weakSet(installed, pkc, shapes);
     return shapes;

@@ -356,8 +356,12 @@
       create(options = undefined) { return start('create', originalCreate, this, options); },
       get(options = undefined) { return start('get', originalGet, this, options); },
     };
+    const shapes = codec.pageShapes(env);
     for (const name of ['create', 'get']) {
       Object.defineProperty(patched[name], '__webauthnBridge', { value: true });
+      // Read as the browser's own method ("function get() { [native code] }"), as the other replaced members do:
+      // a script that checks for a wrapper that way (a password manager's, a site's) finds none.
+      shapes.showAsNative(patched[name], name);
       // On the prototype, where the browser's are; on the container itself when a wrapper that ran first assigned
       // its own there (password managers do), which would otherwise hide the bridge from every call.
       const home = Object.prototype.hasOwnProperty.call(creds, name) ? creds : proto;
@@ -375,7 +379,7 @@
     }
     // Dressed as the browser's own static (descriptor, name, length, source; a plain function, since an async
     // one would have AsyncFunction.prototype): page/credential.js replaceStatic.
-    codec.pageShapes(env).replaceStatic(PKC, 'getClientCapabilities', () => clientCapabilities());
+    shapes.replaceStatic(PKC, 'getClientCapabilities', () => clientCapabilities());
     return true;
   }
 

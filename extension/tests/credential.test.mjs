@@ -312,6 +312,15 @@ test('replaceStatic defines a static the browser lacks as WebIDL would, reading 
   assert.equal(added(), 'answer');
 });
 
+test('showAsNative: a function reads as the browser\'s native method of that name', () => {
+  const win = pageRealm();
+  const fn = { get(options = undefined) { return options; } }.get;
+  codec.pageShapes(win).showAsNative(fn, 'get');
+  const toString = win.Function.prototype.toString;
+  assert.equal(toString.call(fn), 'function get() { [native code] }');
+  assert.equal(fn.name, 'get', 'name and length untouched');
+});
+
 test('stand-ins without Credential/AuthenticatorResponse get those members on the children, never on Object.prototype', () => {
   class PublicKeyCredential {}
   class AuthenticatorAttestationResponse {}
