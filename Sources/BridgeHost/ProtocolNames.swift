@@ -58,4 +58,18 @@ public enum KeyRequestType: String, CaseIterable, Sendable {
     case passkeyDelete = "passkey-delete"
     /// Changes a passkey's user name and display name (asks for the PIN).
     case passkeyRename = "passkey-rename"
+    /// Sets the first PIN of a key without one (the new PIN asked twice).
+    case pinSet = "pin-set"
+    /// Changes the PIN (the current one, then the new one twice).
+    case pinChange = "pin-change"
+    /// Deletes everything on the key (a touch on the key; only soon after it was plugged in).
+    case keyReset = "key-reset"
+    /// authenticatorConfig: alwaysUv, the minimum PIN length, a forced PIN change (asks for the PIN).
+    case keyConfig = "key-config"
+    /// The fingerprints enrolled (asks for the PIN).
+    case fingerprints
+    /// Names one fingerprint (asks for the PIN).
+    case fingerprintRename = "fingerprint-rename"
+    /// Removes one fingerprint (asks for the PIN).
+    case fingerprintDelete = "fingerprint-delete"
 }

@@ -17,7 +17,7 @@ from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
 
 BROWSERS = ("chromium", "firefox")
-PIN = "135790"
+PIN, NEW_PIN = "135790", "24680246"
 FAKE_PINENTRY = Path(__file__).resolve().parents[1] / "Integration" / "fake_pinentry.py"
 KEYS_PATH = "/keys/keys.html"
 POPUP_PATH = "/popup/popup.html"
@@ -29,7 +29,8 @@ class Pinentry:
 
     def __init__(self, scratch: Path):
         self.script, self.log = scratch / "answers", scratch / "commands"
-        self.given = 0
+        self.answers = []
+        self.next = []   # the answers the next dialogs get, in order; then the key's PIN
 
     def env(self) -> dict:
         return {"WEBAUTHN_BRIDGE_PINENTRY": str(FAKE_PINENTRY), "FAKE_PINENTRY_HOLD": "1",
@@ -43,10 +44,10 @@ class Pinentry:
         deadline = time.monotonic() + timeout
         while pending():
             assert time.monotonic() < deadline, "the operation did not end"
-            if self.asked() > self.given:
-                self.given += 1
+            if self.asked() > len(self.answers):
+                self.answers.append(f"pin {self.next.pop(0) if self.next else PIN}")
                 partial = self.script.with_suffix(".partial")
-                partial.write_text("".join(f"pin {PIN}\n" for _ in range(self.given)))
+                partial.write_text("".join(f"{answer}\n" for answer in self.answers))
                 os.replace(partial, self.script)
             time.sleep(0.05)
 
@@ -164,7 +165,7 @@ def test_the_page_from_the_popup_lists_renames_and_deletes_passkeys_a_ceremony_m
     extension_page.click(page, f"li[data-credential-id='{alice['id']}'] button.danger")
     page.wait_for("document.getElementById('confirm').open")
     assert "Delete the passkey for" in page_text(page, "confirm-text")
-    extension_page.click(page, "#confirm-delete")
+    extension_page.click(page, "#confirm-do")
     pinentry.answer_while(lambda: page.evaluate("document.documentElement.dataset.state !== 'ready'"))
     assert page_text(page, "done").startswith("Deleted the passkey for"), page_text(page, "problem")
     assert alice["id"] not in [row["id"] for row in read_passkeys(page)]
@@ -206,3 +207,22 @@ def test_a_registration_refused_because_the_key_is_full_offers_the_page_in_the_s
     page.wait_for("document.documentElement.dataset.state === 'ready'", timeout=20)
     page.close()
 
+
+
+def test_the_pin_changed_in_the_page_is_the_one_a_sign_in_then_asks_for(keyed):
+    session, pinentry = keyed
+    page = open_keys_page(session)
+    page.wait_for("!document.getElementById('pin-change').hidden && document.getElementById('pin-create').hidden")
+    pinentry.next = [PIN, NEW_PIN, NEW_PIN]   # the current PIN, then the new one twice
+    extension_page.click(page, "#pin-change")
+    pinentry.answer_while(lambda: page.evaluate("document.documentElement.dataset.state !== 'ready'"))
+    assert page_text(page, "done") == "The PIN is changed.", page_text(page, "problem")
+    page.close()
+    session.press_in_page()
+    pinentry.next = [NEW_PIN]
+    session.call(f"(window.__signed = undefined, rp.signIn({json.dumps({'username': session.users['bob'], 'userVerification': 'required'})})"
+                 ".then((r) => { window.__signed = r; }), true)")
+    pinentry.answer_while(lambda: session.call("window.__signed === undefined"))
+    signed = session.call("window.__signed")
+    assert signed.get("ok") and signed["verdict"]["username"] == session.users["bob"], signed
+    assert pinentry.next == []

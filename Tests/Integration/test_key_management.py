@@ -6,13 +6,15 @@ and a deletion or rename through the host is what python-fido2 reads back. A con
 import hashlib
 import json
 
-from fido2.ctap2 import CredentialManagement
+from fido2.ctap2 import ClientPin, CredentialManagement
 
-from bridge import b64url
-# The same SoftToken with a PIN (`token`) and python-fido2 on it (`oracle`) as `key passkeys`' tests.
+from bridge import b64url, create_token, extension_data
+# The same SoftToken with a PIN (`token`) and python-fido2 on it (`oracle`) as `key passkeys`' tests, and the
+# same oracle helpers as `key pin|config|fingerprints|reset`'s.
 from test_key_passkeys import PIN, USERS, credman, make_passkeys, oracle, oracle_listing, token  # noqa: F401
+from test_key_settings import NEW_PIN, Oracle, bio_token, oracle_fingerprints, pin_token
 
-KEY_FRAMES = ["key-info", "passkeys", "passkey-delete", "passkey-rename"]
+KEY_FRAMES = [t for t in extension_data("protocol-constants.js")["keyRequestTypes"] if t != "manage"]
 
 
 def manage(launch, token, pinentry):
@@ -118,3 +120,95 @@ def test_a_deletion_of_an_unknown_passkey_says_so_and_deletes_nothing(launch, to
                               "credentialId": b64url(b"\x01" * 32)})
     assert answer["type"] == "error", answer
     assert len(oracle_listing(oracle)) == 3
+
+
+# The owner's settings, through the page's frames; python-fido2 reads back what they did.
+
+
+def test_pin_set_asks_the_new_pin_twice_in_pinentry_and_python_fido2_uses_it(launch, tmp_path, pinentry):
+    bare = create_token(tmp_path / "bare.state")
+    pinentry[1](f"pin {PIN}", f"pin {PIN}")
+    host, path = manage(launch, bare, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "pin-set", "device": path})
+    assert answer["key"]["pin"] == "set" and answer["key"]["pinRetries"] == 8, answer
+    assert [s["status"] for s in statuses] == ["set-pin"]
+    with Oracle(bare) as ctap:
+        pin_token(ctap, PIN, ClientPin.PERMISSION.MAKE_CREDENTIAL)
+    assert PIN not in host.log()
+
+
+def test_pin_change_asks_the_current_then_the_new_one_and_the_old_one_is_wrong_for_python_fido2(
+        launch, token, pinentry):
+    pinentry[1](f"pin {PIN}", f"pin {NEW_PIN}", f"pin {NEW_PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "pin-change", "device": path})
+    assert answer["type"] == "result", answer
+    assert [s["status"] for s in statuses] == ["pin", "set-pin"]
+    with Oracle(token) as ctap:
+        pin_token(ctap, NEW_PIN, ClientPin.PERMISSION.MAKE_CREDENTIAL)
+
+
+def test_a_wrong_current_pin_changes_nothing_and_says_the_attempts_left(launch, token, pinentry):
+    pinentry[1]("pin 0000", f"pin {NEW_PIN}", f"pin {NEW_PIN}")
+    host, path = manage(launch, token, pinentry)
+    answer, _ = host.request({"id": "k3", "type": "pin-change", "device": path})
+    assert answer["type"] == "error" and "7 attempts left" in answer["detail"], answer
+    with Oracle(token) as ctap:
+        pin_token(ctap, PIN, ClientPin.PERMISSION.MAKE_CREDENTIAL)
+
+
+def test_config_always_uv_and_min_pin_length_are_what_python_fido2_reads(launch, token, pinentry):
+    pinentry[1](f"pin {PIN}", f"pin {PIN}")
+    host, path = manage(launch, token, pinentry)
+    on, statuses = host.request({"id": "k3", "type": "key-config", "device": path, "setting": "always-uv", "value": True})
+    assert on["key"]["options"]["alwaysUv"] is True and [s["status"] for s in statuses] == ["pin"], on
+    longer, _ = host.request({"id": "k4", "type": "key-config", "device": path, "setting": "min-pin-length", "value": 6})
+    assert longer["key"]["minPinLength"] == 6 and longer["key"]["forcePinChange"] is True, longer
+    with Oracle(token) as ctap:
+        info = ctap.get_info()
+        assert info.options["alwaysUv"] is True and info.min_pin_length == 6 and info.force_pin_change
+    bad, _ = host.request({"id": "k5", "type": "key-config", "device": path, "setting": "min-pin-length", "value": "6"})
+    assert bad["error"]["name"] == "TypeError", bad
+
+
+def test_reset_waits_for_a_touch_and_python_fido2_finds_a_key_without_pin_or_passkeys(launch, token, oracle, pinentry):
+    make_passkeys(oracle)
+    host, path = manage(launch, token, pinentry)
+    answer, statuses = host.request({"id": "k3", "type": "key-reset", "device": path})
+    assert answer["key"]["pin"] == "not-set", answer
+    assert [s["status"] for s in statuses][:1] == ["touch"] and pinentry[2]() == []
+    with Oracle(token) as ctap:
+        assert ctap.get_info().options["clientPin"] is False
+
+
+def test_a_reset_the_key_refuses_as_plugged_in_too_long_deletes_nothing_and_says_to_replug(launch, token, oracle,
+                                                                                          pinentry):
+    make_passkeys(oracle)
+    token.with_name(token.name + ".faults").write_text(json.dumps({"injectedErrors": {"7": 0x30}}))
+    host, path = manage(launch, token, pinentry)
+    answer, _ = host.request({"id": "k3", "type": "key-reset", "device": path})
+    assert answer["type"] == "error" and "first 10 seconds" in answer["detail"], answer
+    token.with_name(token.name + ".faults").unlink()
+    assert len(oracle_listing(oracle)) == 3
+
+
+def test_fingerprints_listed_renamed_and_deleted_through_the_page_frames_for_python_fido2(launch, tmp_path, pinentry):
+    bio = bio_token(tmp_path)
+    with Oracle(bio) as ctap:
+        assert len(oracle_fingerprints(ctap)) == 1
+    pinentry[1](*[f"pin {PIN}"] * 3)
+    host, path = manage(launch, bio, pinentry)
+    listed, _ = host.request({"id": "k3", "type": "fingerprints", "device": path})
+    [finger] = listed["fingerprints"]
+    assert finger["name"] == "Finger 1", listed
+    renamed, _ = host.request({"id": "k4", "type": "fingerprint-rename", "device": path,
+                               "templateId": finger["templateId"],
+                               "name": "Right index"})
+    assert renamed["type"] == "result", renamed
+    with Oracle(bio) as ctap:
+        assert list(oracle_fingerprints(ctap).values()) == ["Right index"]
+    deleted, _ = host.request({"id": "k5", "type": "fingerprint-delete", "device": path,
+                               "templateId": finger["templateId"]})
+    assert deleted["type"] == "result", deleted
+    with Oracle(bio) as ctap:
+        assert oracle_fingerprints(ctap) == {}

@@ -11,7 +11,10 @@
 export default {
   "protocolVersion": 1,
   "requestTypes": ["create", "get", "info", "cancel", "select"],
-  "keyRequestTypes": ["manage", "key-info", "passkeys", "passkey-delete", "passkey-rename"],
+  "keyRequestTypes": [
+    "manage", "key-info", "passkeys", "passkey-delete", "passkey-rename", "pin-set", "pin-change", "key-reset",
+    "key-config", "fingerprints", "fingerprint-rename", "fingerprint-delete"
+  ],
   "replyTypes": ["status", "result", "error"],
   "statuses": [
     "insert-key", "key-unusable", "select-key", "touch", "uv", "pin", "set-pin", "processing", "select-account"

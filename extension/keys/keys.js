@@ -1,13 +1,17 @@
 /*
  * keys.js — the Security keys page (keys.html), opened from the toolbar popup or from the security-key window when a
- * key is full: picks a key, shows its facts, lists its passkeys by site and user, deletes and renames them. Every
- * change is confirmed here first, then by the PIN in the host's PIN dialog (and, for a deletion, a touch of the
- * key); nothing typed on this page is a PIN. Its connection to the host is its own (session.js).
+ * key is full: picks a key and shows its facts; its sections (passkeys.js, owner.js, fingerprints.js) change what is
+ * on it. Every change is confirmed here first (confirm()), then by the PIN in the host's PIN dialog, and for a
+ * deletion or a reset by a touch of the key; nothing typed on this page is a PIN. Its connection to the host is its
+ * own (session.js).
  *
- * The document's data-state says what the page is doing ("starting", "ready", "busy"), for the tests to wait on.
+ * The document's data-state says what the page is doing ("starting", "ready", "busy", "closed"), for the tests.
  */
+import { createFingerprintsSection } from './fingerprints.js';
+import { createOwnerSection } from './owner.js';
+import { createPasskeysSection } from './passkeys.js';
 import { HOST_NAME, createKeySession } from './session.js';
-import { deleteQuestion, groupBySite, infoRows, keyLabel, passkeyLines, slotsText, waitText } from './view.js';
+import { infoRows, keyLabel, waitText } from './view.js';
 
 const ext = globalThis.browser ?? globalThis.chrome;
 const $ = (id) => document.getElementById(id);
@@ -25,18 +29,15 @@ const session = createKeySession({
 let devices = [];
 let current = null;     // the chosen key's path
 let key = null;         // its `key-info`
-let listing = null;     // its `passkeys` answer, kept in step with deletions and renames
+let onConfirm = null;   // what the confirmation dialog's button does
 
 function setState(state) {
   document.documentElement.dataset.state = state;
-  const busy = state !== 'ready';
-  for (const button of document.querySelectorAll('main > section button')) button.disabled = busy || 'unavailable' in button.dataset;
-  $('key').disabled = busy;
-  $('show').disabled = busy || !canList();
-}
-
-function canList() {
-  return Boolean(key) && key.credentialManagement !== 'none' && key.pin === 'set';
+  const busyNow = state !== 'ready';
+  for (const control of document.querySelectorAll('main > section button, main > section input')) {
+    control.disabled = busyNow || 'unavailable' in control.dataset;
+  }
+  $('key').disabled = busyNow;
 }
 
 /** One of the page's message lines (`problem`, `done`); the other is cleared. */
@@ -55,7 +56,7 @@ async function busy(work, doneWords = '') {
   $('wait').hidden = false;
   try {
     await work();
-    say('done', doneWords);
+    say('done', typeof doneWords === 'function' ? doneWords() : doneWords);
   } catch (error) {
     say('problem', error && error.message ? error.message : String(error));
   } finally {
@@ -64,14 +65,17 @@ async function busy(work, doneWords = '') {
   }
 }
 
-function renderKeys() {
-  const select = $('key');
-  select.replaceChildren(...devices.map((d) => new Option(keyLabel(d, devices), d.path)));
-  $('choose').hidden = devices.length < 2;
-  $('no-key').hidden = devices.length > 0;
+/** The page's confirmation (a modal dialog): `action` runs only on a trusted click of its button. */
+function confirm(question, label, action) {
+  $('confirm-text').textContent = question;
+  $('confirm-do').textContent = label;
+  onConfirm = action;
+  $('confirm').showModal();
 }
 
-function renderFacts() {
+/** A key's facts after a change the host made (its `key` answer): every section follows them. */
+function showKey(info) {
+  key = info;
   $('facts').replaceChildren(...(key ? infoRows(key) : []).flatMap(([label, value]) => {
     const dt = document.createElement('dt');
     const dd = document.createElement('dd');
@@ -79,132 +83,37 @@ function renderFacts() {
     dd.textContent = value;
     return [dt, dd];
   }));
+  for (const section of sections) section.show(key);
+  setState(document.documentElement.dataset.state === 'ready' ? 'ready' : document.documentElement.dataset.state);
 }
 
-function passkeyItem(p) {
-  const li = document.createElement('li');
-  const lines = passkeyLines(p);
-  const who = document.createElement('div');
-  who.className = 'who';
-  const name = document.createElement('strong');
-  const details = document.createElement('span');
-  name.textContent = lines.who;
-  details.textContent = lines.details;
-  who.append(name, details);
-  const rename = document.createElement('button');
-  rename.type = 'button';
-  rename.textContent = 'Edit';
-  rename.setAttribute('aria-label', `Edit the passkey for ${lines.who}`);
-  if (key.credentialManagement !== 'full') rename.dataset.unavailable = 'preview';   // 2.1-PRE cannot rename
-  rename.disabled = 'unavailable' in rename.dataset;
-  rename.addEventListener('click', (event) => event.isTrusted && askRename(p));
-  const remove = document.createElement('button');
-  remove.type = 'button';
-  remove.className = 'danger';
-  remove.textContent = 'Delete';
-  remove.setAttribute('aria-label', `Delete the passkey for ${lines.who}`);
-  remove.addEventListener('click', (event) => event.isTrusted && askDelete(p));
-  li.append(who, rename, remove);
-  li.dataset.credentialId = p.credentialId;
-  return li;
-}
-
-function renderPasskeys() {
-  $('slots').hidden = !listing;
-  $('slots').textContent = listing ? slotsText(listing) : '';
-  const groups = listing ? groupBySite(listing.passkeys) : [];
-  $('sites').replaceChildren(...groups.map((group) => {
-    const section = document.createElement('section');
-    const heading = document.createElement('h3');
-    heading.textContent = group.rpName && group.rpName !== group.rpId ? `${group.rpId} (${group.rpName})` : group.rpId;
-    const list = document.createElement('ul');
-    list.className = 'passkeys';
-    list.append(...group.passkeys.map(passkeyItem));
-    section.append(heading, list);
-    return section;
-  }));
-  if (listing && groups.length === 0) {
-    const none = document.createElement('p');
-    none.className = 'hint';
-    none.textContent = 'No passkeys on this security key.';
-    $('sites').append(none);
-  }
-}
+const page = { session, busy, say, confirm, showKey, device: () => current, key: () => key };
+const sections = [createPasskeysSection(page), createOwnerSection(page), createFingerprintsSection(page)];
 
 async function chooseKey(path) {
   current = path;
-  key = null;
-  listing = null;
-  renderPasskeys();
-  await busy(async () => {
-    key = await session.keyInfo(path);
-    renderFacts();
-  });
-  if (key && !canList()) {
-    say('problem', key.credentialManagement === 'none'
-      ? 'This security key cannot list its passkeys (it has no credential management).'
-      : 'Set a PIN on this security key to see its passkeys.');
-  }
+  showKey(null);
+  await busy(async () => showKey(await session.keyInfo(path)));
 }
 
 async function loadKeys() {
   await busy(async () => { devices = await session.keys(); });
-  renderKeys();
+  $('key').replaceChildren(...devices.map((d) => new Option(keyLabel(d, devices), d.path)));
+  $('choose').hidden = devices.length < 2;
+  $('no-key').hidden = devices.length > 0;
   if (devices.length > 0) await chooseKey(devices[0].path);
 }
 
-function askDelete(p) {
-  $('confirm-text').textContent = deleteQuestion(p);
-  $('confirm').dataset.credentialId = p.credentialId;
-  $('confirm').showModal();
-}
-
-function askRename(p) {
-  $('rename-site').textContent = p.rpId;
-  $('rename-name').value = p.userName || '';
-  $('rename-display').value = p.userDisplayName || '';
-  $('rename').dataset.credentialId = p.credentialId;
-  $('rename').showModal();
-}
-
-const chosen = (dialog) => listing && listing.passkeys.find((p) => p.credentialId === dialog.dataset.credentialId);
-
-$('confirm-delete').addEventListener('click', (event) => {
-  const p = chosen($('confirm'));
+$('confirm-do').addEventListener('click', (event) => {
+  const action = onConfirm;
+  onConfirm = null;
   $('confirm').close();
-  if (!event.isTrusted || !p) return;
-  busy(async () => {
-    await session.deletePasskey(current, p);
-    listing.passkeys = listing.passkeys.filter((q) => q !== p);
-    listing.slotsUsed -= 1;
-    if (Number.isInteger(listing.slotsLeft)) listing.slotsLeft += 1;
-    renderPasskeys();
-  }, `Deleted the passkey for ${passkeyLines(p).who} on ${p.rpId}.`);
+  if (event.isTrusted && action) action();
 });
-
-$('rename-save').addEventListener('click', (event) => {
-  const p = chosen($('rename'));
-  const name = $('rename-name').value.trim();
-  const displayName = $('rename-display').value.trim();
-  $('rename').close();
-  if (!event.isTrusted || !p) return;
-  busy(async () => {
-    await session.renamePasskey(current, p, name || null, displayName || null);
-    p.userName = name || undefined;
-    p.userDisplayName = displayName || undefined;
-    renderPasskeys();
-  }, 'Saved.');
-});
-
 $('confirm-cancel').addEventListener('click', () => $('confirm').close());
-$('rename-cancel').addEventListener('click', () => $('rename').close());
 $('stop').addEventListener('click', () => session.cancel());
 $('rescan').addEventListener('click', () => loadKeys());
 $('key').addEventListener('change', () => chooseKey($('key').value));
-$('show').addEventListener('click', () => busy(async () => {
-  listing = await session.passkeys(current);
-  renderPasskeys();
-}));
 
 setState('starting');
 session.open().then(loadKeys, () => { /* onClosed said why */ });

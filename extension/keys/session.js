@@ -107,5 +107,13 @@ export function createKeySession(deps) {
     deletePasskey: (device, passkey) => request(KEY_REQUEST['passkey-delete'], { device, credentialId: passkey.credentialId }),
     renamePasskey: (device, passkey, name, displayName) => request(KEY_REQUEST['passkey-rename'],
       { device, credentialId: passkey.credentialId, userId: passkey.userId, name, displayName }),
+    // Each change of the key's own state answers with its facts read again.
+    setPIN: (device) => request(KEY_REQUEST['pin-set'], { device }).then((frame) => frame.key),
+    changePIN: (device) => request(KEY_REQUEST['pin-change'], { device }).then((frame) => frame.key),
+    configure: (device, setting, value) => request(KEY_REQUEST['key-config'], { device, setting, value }).then((frame) => frame.key),
+    reset: (device) => request(KEY_REQUEST['key-reset'], { device }).then((frame) => frame.key),
+    fingerprints: (device) => request(KEY_REQUEST.fingerprints, { device }).then((frame) => (Array.isArray(frame.fingerprints) ? frame.fingerprints : [])),
+    renameFingerprint: (device, templateId, name) => request(KEY_REQUEST['fingerprint-rename'], { device, templateId, name }),
+    deleteFingerprint: (device, templateId) => request(KEY_REQUEST['fingerprint-delete'], { device, templateId }),
   };
 }

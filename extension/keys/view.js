@@ -87,10 +87,55 @@ export function slotsText(listing) {
   return left === null ? count : `${count} · room for ${left} more`;
 }
 
-/** What the host waits for, in the security-key window's words (`pin`, `touch`), with the attempts left. */
+// What the host waits for where the page words it otherwise than the security-key window (no site asks here).
+const WAITS = {
+  'set-pin': 'Enter the new PIN twice in the PIN dialog.',
+  touch: 'Touch your security key to confirm.',
+};
+
+/** What the host waits for (`pin`, `set-pin`, `touch`), with the attempts left after a wrong PIN. */
 export function waitText({ status, attemptsLeft }) {
   const line = detailText(status, '', attemptsLeft);
-  return line ? `${statusText(status)} ${line}` : statusText(status);
+  const text = Object.prototype.hasOwnProperty.call(WAITS, status) ? WAITS[status] : statusText(status);
+  return line ? `${text} ${line}` : text;
+}
+
+/** Which of the owner's sections and controls a key offers (its `key-info`). */
+export function settingsState(key) {
+  const k = key && typeof key === 'object' ? key : {};
+  const options = k.options && typeof k.options === 'object' ? k.options : {};
+  const fido2 = Array.isArray(k.versions) && k.versions.some((v) => typeof v === 'string' && v.startsWith('FIDO_2'));
+  const settings = options.authnrCfg === true;
+  return {
+    pin: Boolean(key) && k.pin !== 'unsupported',
+    canCreatePIN: k.pin === 'not-set',
+    canChangePIN: k.pin === 'set',
+    settings,
+    alwaysUV: settings && 'alwaysUv' in options,
+    alwaysUVOn: options.alwaysUv === true,
+    minPINLength: settings && options.setMinPINLength === true,
+    minimum: Math.max(4, Number.isInteger(k.minPinLength) ? k.minPinLength : 4),
+    forcePINChange: settings && options.setMinPINLength === true && k.pin === 'set',
+    reset: Boolean(key) && fido2,
+  };
+}
+
+/** The confirmation a reset asks in the page before the touch on the key. */
+export function resetQuestion(key) {
+  const name = key && typeof key.product === 'string' && key.product ? key.product : 'this security key';
+  return `Reset ${name}? Every passkey on it, its PIN and its fingerprints are deleted, and sites will no longer `
+    + 'accept it. This cannot be undone. Then touch your key (within 10 seconds of plugging it in).';
+}
+
+/** A button of a list row: `label` shown, `description` its accessible name, `action` on a trusted click only. */
+export function rowButton(doc, label, description, action, className = '') {
+  const b = doc.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  if (className) b.className = className;
+  b.setAttribute('aria-label', description);
+  b.addEventListener('click', (event) => { if (event.isTrusted) action(); });
+  return b;
 }
 
 /** The confirmation a deletion asks in the page before the PIN and the touch on the key. */

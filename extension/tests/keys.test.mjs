@@ -119,3 +119,53 @@ test('names a site chose lose their control and format characters: no right-to-l
   assert.equal(view.keyLabel({ product: 'SoftToken', path: '/a' }, [{ product: 'SoftToken', path: '/a' },
     { product: 'SoftToken', path: '/b' }]), 'SoftToken (/a)');
 });
+
+test('the owner\'s frames: PIN, settings, reset and fingerprints carry only the device and what the page chose', () => {
+  const { keys, port } = session();
+  keys.open();
+  keys.setPIN('/dev/hidraw3');
+  keys.changePIN('/dev/hidraw3');
+  keys.configure('/dev/hidraw3', 'min-pin-length', 6);
+  keys.reset('/dev/hidraw3');
+  keys.fingerprints('/dev/hidraw3');
+  keys.renameFingerprint('/dev/hidraw3', 'AQ', 'Left thumb');
+  keys.deleteFingerprint('/dev/hidraw3', 'AQ');
+  assert.deepEqual(port.sent.slice(1).map(({ id, ...frame }) => frame), [
+    { device: '/dev/hidraw3', type: 'pin-set' },
+    { device: '/dev/hidraw3', type: 'pin-change' },
+    { device: '/dev/hidraw3', setting: 'min-pin-length', value: 6, type: 'key-config' },
+    { device: '/dev/hidraw3', type: 'key-reset' },
+    { device: '/dev/hidraw3', type: 'fingerprints' },
+    { device: '/dev/hidraw3', templateId: 'AQ', name: 'Left thumb', type: 'fingerprint-rename' },
+    { device: '/dev/hidraw3', templateId: 'AQ', type: 'fingerprint-delete' },
+  ]);
+  assert.ok(port.sent.every((f) => shared.keyRequestTypes.includes(f.type)));
+  assert.ok(port.sent.every((f) => !('pin' in f)), 'no frame carries a PIN');
+});
+
+test('which owner controls a key offers: PIN create or change, settings by its options, reset for FIDO2 keys', () => {
+  const softToken = { versions: ['FIDO_2_0', 'FIDO_2_1'], pin: 'set', minPinLength: 4,
+    options: { authnrCfg: true, alwaysUv: false, setMinPINLength: true, clientPin: true } };
+  assert.deepEqual(view.settingsState(softToken), { pin: true, canCreatePIN: false, canChangePIN: true, settings: true,
+    alwaysUV: true, alwaysUVOn: false, minPINLength: true, minimum: 4, forcePINChange: true, reset: true });
+  const bare = view.settingsState({ versions: ['FIDO_2_0'], pin: 'not-set', options: { clientPin: false } });
+  assert.deepEqual([bare.canCreatePIN, bare.canChangePIN, bare.settings, bare.reset], [true, false, false, true]);
+  const u2f = view.settingsState({ versions: ['U2F_V2'], pin: 'unsupported', options: {} });
+  assert.deepEqual([u2f.pin, u2f.reset], [false, false]);
+  assert.equal(view.settingsState(null).reset, false);
+  assert.match(view.resetQuestion({ product: 'YubiKey 5' }), /^Reset YubiKey 5\? Every passkey on it, its PIN and its fingerprints/);
+  assert.equal(view.waitText({ status: 'set-pin', attemptsLeft: null }), 'Enter the new PIN twice in the PIN dialog.');
+  assert.equal(view.waitText({ status: 'touch', attemptsLeft: null }), 'Touch your security key to confirm.');
+});
+
+test('every element the page\'s modules look up by id is in keys.html, once', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const dir = new URL('../keys/', import.meta.url);
+  const html = await readFile(new URL('keys.html', dir), 'utf8');
+  const declared = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+  assert.equal(new Set(declared).size, declared.length, 'an id is declared twice');
+  for (const file of ['keys.js', 'passkeys.js', 'owner.js', 'fingerprints.js']) {
+    const source = await readFile(new URL(file, dir), 'utf8');
+    for (const [, id] of source.matchAll(/\$\('([^']+)'\)/g)) assert.ok(declared.includes(id), `${file}: #${id} is not in keys.html`);
+  }
+});

@@ -20,43 +20,28 @@ struct KeyOperation {
         let device = try open(frame["device"]?.stringValue)
         defer { device.close() }
         switch type {
-        case .manage, .keyInfo:
-            return ("key", KeyReport.info(device))
-        case .passkeys:
-            let listing = try withPIN(on: device, needsPasskeys: true) { (device, pin) throws(FIDOError) in
-                let slots = try device.passkeySlots(pin: pin)
-                return KeyReport.passkeys(try device.passkeys(pin: pin), used: slots.used, left: slots.remaining)
-            }
-            return ("passkeys", listing)
-        case .passkeyDelete:
-            let credentialID = try Self.bytes(frame, "credentialId")
-            try withPIN(on: device, needsPasskeys: true) { (device, pin) throws(FIDOError) in
-                _ = try device.passkeySlots(pin: pin)  // a wrong PIN is asked again before the touch, not after
-                // Confirmed in the page; now on the key, where no page can answer for the user.
-                environment.replies.status(controller.id, .touch)
-                _ = try TouchSelection.waitForTouch(
-                    on: [device], deadline: .after(Self.userTimeout), isCancelled: { controller.isCancelled })
-                environment.replies.updateNotice(controller.id, .processing)
-                try device.deletePasskey(credentialID: credentialID, pin: pin)
-            }
-            return ("deleted", .string(Base64URL.encode(credentialID)))
-        case .passkeyRename:
-            let credentialID = try Self.bytes(frame, "credentialId")
-            let userID = try Self.bytes(frame, "userId")
-            let name = try Self.name(frame, "name")
-            let displayName = try Self.name(frame, "displayName")
-            guard device.info.options["credMgmt"] == true else {
-                throw WebAuthnError(
-                    name: .notSupported,
-                    message: "This key has only the CTAP 2.1 preview of credential management, which cannot rename a "
-                        + "passkey. Rename the account on the site instead.")
-            }
-            try withPIN(on: device, needsPasskeys: true) { (device, pin) throws(FIDOError) in
-                try device.renamePasskey(
-                    credentialID: credentialID, userID: userID, name: name, displayName: displayName, pin: pin)
-            }
-            return ("renamed", .string(Base64URL.encode(credentialID)))
+        case .manage, .keyInfo: return ("key", KeyReport.info(device))
+        case .passkeys: return ("passkeys", try listPasskeys(on: device))
+        case .passkeyDelete: return ("deleted", try deletePasskey(on: device, frame: frame))
+        case .passkeyRename: return ("renamed", try renamePasskey(on: device, frame: frame))
+        case .pinSet: return ("key", try setPIN(on: device))
+        case .pinChange: return ("key", try changePIN(on: device))
+        case .keyReset: return ("key", try reset(device))
+        case .keyConfig: return ("key", try configure(device, frame: frame))
+        case .fingerprints: return ("fingerprints", try listFingerprints(on: device))
+        case .fingerprintRename: return ("renamed", try renameFingerprint(on: device, frame: frame))
+        case .fingerprintDelete: return ("deleted", try deleteFingerprint(on: device, frame: frame))
         }
+    }
+
+    /// The PIN steps of a ceremony (statuses, asking again after a wrong PIN, the prompt's failures), for the key.
+    var verifier: UserVerificationRunner {
+        environment.verifier(controller: controller, rpID: Self.promptSite, origin: Self.promptOrigin)
+    }
+
+    /// The key's facts read again after a change (getInfo: PIN set, alwaysUv, minimum length), for the page to show.
+    func infoAfterChange(_ device: Device) -> JSONValue {
+        KeyReport.info(device, fresh: try? device.readInfo())
     }
 
     /// The key at `path`, among those plugged in now.
@@ -75,21 +60,18 @@ struct KeyOperation {
         }
     }
 
-    /// Runs `body` with the key's PIN, after checking the key can do what is asked without one being typed in vain.
-    private func withPIN<T>(
-        on device: Device, needsPasskeys: Bool, _ body: (Device, SecretBytes) throws(FIDOError) -> T
-    ) throws(WebAuthnError) -> T {
-        if needsPasskeys, !(device.isFIDO2 && device.supportsCredentialManagement) {
-            throw WebAuthnError(
-                name: .notSupported,
-                message: "This key has no credential management (a CTAP 2.0 or U2F key): it cannot list or delete its "
-                    + "passkeys. Remove them in the sites' account settings; a reset deletes them all.")
-        }
+    /// Runs `body` with the key's PIN (asked again after a wrong one), after checking the key has one to ask for.
+    func withPIN<T>(on device: Device, _ body: (Device, SecretBytes) throws(FIDOError) -> T) throws(WebAuthnError)
+        -> T
+    {
         guard device.hasPIN else {
-            throw WebAuthnError(name: .notAllowed, message: "The key has no PIN, and managing its passkeys needs one.")
+            throw WebAuthnError(
+                name: .notAllowed, message: "The key has no PIN yet, and this needs one: create one first.")
         }
-        let verifier = environment.verifier(
-            controller: controller, rpID: "your security key", origin: "the webauthn-bridge Security keys page")
+        guard !device.info.forcePINChange else {
+            throw WebAuthnError(
+                name: .notAllowed, message: "The key asks for a new PIN before anything else: change its PIN first.")
+        }
         return try verifier.run(on: device, method: .pin, deadline: .after(Self.userTimeout), announcing: []) {
             (pin, _) throws(FIDOError) -> T in
             guard let pin else { throw FIDOError(code: FIDOError.pinRequired, function: "key management") }
@@ -98,7 +80,7 @@ struct KeyOperation {
     }
 
     /// A base64url member of the frame, as bytes.
-    private static func bytes(_ frame: JSONValue, _ member: String) throws(WebAuthnError) -> [UInt8] {
+    static func bytes(_ frame: JSONValue, _ member: String) throws(WebAuthnError) -> [UInt8] {
         guard let text = frame[member]?.stringValue, let bytes = Base64URL.decode(text), !bytes.isEmpty else {
             throw WebAuthnError(name: .typeError, message: "The request's \"\(member)\" is not base64url.")
         }
@@ -106,7 +88,7 @@ struct KeyOperation {
     }
 
     /// A user name or display name: a string within CTAP's 64-byte limit for them, or absent (the key removes it).
-    private static func name(_ frame: JSONValue, _ member: String) throws(WebAuthnError) -> String? {
+    static func name(_ frame: JSONValue, _ member: String) throws(WebAuthnError) -> String? {
         guard let value = frame[member], value != .null else { return nil }
         guard let text = value.stringValue, text.utf8.count <= 64 else {
             throw WebAuthnError(

@@ -6,8 +6,9 @@ import WebAuthn
 /// not, never a PIN or a key.
 public enum KeyReport {
     /// `key-info`: what the key says about itself in getInfo, and its PIN state, without asking for the PIN.
-    static func info(_ device: Device) -> JSONValue {
-        let info = device.info
+    /// `fresh`: getInfo read again after a change (the one read at opening otherwise).
+    static func info(_ device: Device, fresh: AuthenticatorInfo? = nil) -> JSONValue {
+        let info = fresh ?? device.info
         let location = device.location
         var fields: [(String, JSONValue)] = [
             ("path", .string(location.path)), ("product", .string(location.product)),
@@ -22,6 +23,7 @@ public enum KeyReport {
             ("pin", .string(!info.supportsClientPIN ? "unsupported" : info.hasClientPIN ? "set" : "not-set")),
             ("credentialManagement", .string(credentialManagement(info))),
         ]
+        if info.forcePINChange { fields.append(("forcePinChange", .bool(true))) }
         if info.minPINLength > 0 { fields.append(("minPinLength", .number(Double(info.minPINLength)))) }
         if info.firmwareVersion > 0 { fields.append(("firmwareVersion", .number(Double(info.firmwareVersion)))) }
         if info.hasClientPIN, let retries = try? device.pinRetries() {
