@@ -48,6 +48,12 @@ STATES = {
     "error": {"site": REGISTER, "status": "error", "final": True,
               "detail": "The security key already holds a credential registered with this site"},
     "select-account": {"site": SIGN_IN, "status": "select-account", "accounts": ACCOUNTS},
+    # The key's refusal for want of room (protocol-constants.js errorDetails.keyStoreFull): the window offers the
+    # Security keys page.
+    "key-full": {"site": REGISTER, "status": "error", "final": True,
+                 "detail": json.loads((REPO / "extension/common/protocol-constants.js").read_text()
+                                      .split("export default ", 1)[1].rstrip().removesuffix(";"))
+                 ["errorDetails"]["keyStoreFull"]},
 }
 
 # Draws one view with the page's own view.js, fits the window as prompt.js does, resolves after layout.
