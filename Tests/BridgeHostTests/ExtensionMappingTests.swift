@@ -102,4 +102,16 @@ import WebAuthn
                 "http://example.com/a", rpID: "example.com", caller: caller, validator: validator)
         }
     }
+
+    @Test func anEmptyAppIDIsTheCallersOrigin() throws {
+        let validator = RelyingPartyIDValidator(publicSuffixList: .system())
+        let caller = try CallerOrigin(origin: "https://login.example.com", topOrigin: nil)
+        #expect(
+            try AppIDExtension.validate("", rpID: "example.com", caller: caller, validator: validator)
+                == "https://login.example.com")
+        let local = try CallerOrigin(origin: "http://localhost:8080", topOrigin: nil)
+        #expect(throws: WebAuthnError.self) {
+            try AppIDExtension.validate("", rpID: "localhost", caller: local, validator: validator)
+        }
+    }
 }

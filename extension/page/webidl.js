@@ -132,7 +132,7 @@
       dictionary: (at, type) => `The provided value is not of type '${type}'.`,
       sequence: (at, value) => (isObject(value) ? 'The object must have a callable @@iterator property.'
         : 'The provided value cannot be converted to a sequence.'),
-      record: (at, type) => `The provided value is not of type '${type}'.`,
+      record: () => 'Only objects can be converted to record<K,V> types',
       buffer: () => "The provided value is not of type '(ArrayBuffer or ArrayBufferView)'.",
       resizable: (at, view) => `The provided ${view ? 'ArrayBufferView' : 'ArrayBuffer'} value must not be resizable.`,
       shared: (at, view) => (view ? 'The provided ArrayBufferView value must not be shared.'
@@ -147,10 +147,11 @@
       required: (at) => `Missing required '${at.member}' member of ${at.dict}.`,
       dictionary: (at) => (!at ? "Argument 1 can't be converted to a dictionary."
         : at.element ? `Element of '${at.member}' member of ${at.dict} can't be converted to a dictionary.`
+          : at.recordValue ? `Value in '${at.member}' member of ${at.dict} can't be converted to a dictionary.`
           : at.required ? "Value can't be converted to a dictionary."
             : `'${at.member}' member of ${at.dict} can't be converted to a dictionary.`),
       sequence: (at) => `'${at.member}' member of ${at.dict} can't be converted to a sequence.`,
-      record: (at) => `'${at.member}' member of ${at.dict} can't be converted to a record.`,
+      record: (at) => `'${at.member}' member of ${at.dict} is not an object.`,
       buffer: (at) => `'${at.member}' member of ${at.dict} could not be converted to any of: ArrayBufferView, ArrayBuffer.`,
       resizable: (at, view) => `${view ? 'ArrayBufferView' : 'ArrayBuffer'} branch of (ArrayBufferView or ArrayBuffer) can't be a resizable ArrayBuffer or ArrayBufferView`,
       shared: (at, view) => `${view ? 'ArrayBufferView' : 'ArrayBuffer'} branch of (ArrayBufferView or ArrayBuffer) can't be a SharedArrayBuffer or an ArrayBufferView backed by a SharedArrayBuffer`,
@@ -244,16 +245,17 @@
   }
 
   /** record<DOMString, T>: the object's own enumerable string keys, in its own order. */
-  function record(type, item) {
+  function record(item) {
     return (value, at, ctx) => {
-      if (!isObject(value)) fail(ctx, at, 'record', type);
+      if (!isObject(value)) fail(ctx, at, 'record');
       const out = create(null);
       const keys = ownKeys(value);
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i];
         if (typeof key !== 'string') continue;
         const descriptor = getOwnPropertyDescriptor(value, key);
-        if (descriptor !== undefined && descriptor.enumerable) put(out, key, item(value[key], at, ctx));
+        const frame = { member: at.member, dict: at.dict, parent: at.parent, recordValue: true };
+        if (descriptor !== undefined && descriptor.enumerable) put(out, key, item(value[key], frame, ctx));
       }
       return out;
     };
@@ -273,6 +275,13 @@
     return value;
   }
 
+  /** Firefox reads an `appid` of "null" (ToString of null) as none given, which stands for the caller's origin as
+   *  an empty one does (WebAuthnHandler's EvaluateAppID); the host knows the empty one. */
+  function firefoxAppID(value, at, ctx) {
+    const text = domString(value, at, ctx);
+    return text === 'null' ? '' : text;
+  }
+
   /** A member the bridge never serves (password, federated, identity, otp, digital): kept as the page gave it,
    *  for the browser's own create()/get() to convert. */
   const unconverted = (value) => value;
@@ -283,11 +292,12 @@
    * browser that reads it).
    */
   function dictionary(name, members) {
+    let hasRequired = false;
+    for (let i = 0; i < members.length; i++) if (members[i][2].required) hasRequired = true;
     const convert = (value, at, ctx) => {
-      // Chromium refuses null for publicKey, for a required member and for a sequence's element, and undefined for
-      // the element too; elsewhere both are an empty dictionary, as WebIDL says.
-      if (at && ctx.browser === 'chromium' && ((value === null && (at.required || at.element || at.member === 'publicKey'))
-        || (value === undefined && at.element))) {
+      // Chromium refuses null or undefined for a dictionary type with a required member (publicKey, rp, a
+      // descriptor, prf.eval …); elsewhere both are an empty dictionary, as WebIDL says.
+      if (at && ctx.browser === 'chromium' && hasRequired && (value === null || value === undefined)) {
         fail(ctx, at, 'dictionary', name);
       }
       if (value !== undefined && value !== null && !isObject(value)) fail(ctx, at, 'dictionary', name);
@@ -321,7 +331,8 @@
     member('second', bufferSource),
   ]);
   const extensionInputs = dictionary('AuthenticationExtensionsClientInputs', [
-    member('appid', domString),
+    member('appid', domString, chromium),
+    member('appid', firefoxAppID, { only: 'firefox' }),
     member('appidExclude', domString, chromium),
     member('credBlob', bufferSource, chromium),
     member('credProps', boolean),
@@ -339,7 +350,7 @@
     member('minPinLength', boolean),
     member('prf', dictionary('AuthenticationExtensionsPRFInputs', [
       member('eval', prfValues),
-      member('evalByCredential', record('record<DOMString, AuthenticationExtensionsPRFValues>', prfValues)),
+      member('evalByCredential', record(prfValues)),
     ])),
     member('uvm', boolean, chromium),
   ]);
@@ -451,16 +462,43 @@
     return browser === 'chromium' && op === 'create' && converted.mediation === 'conditional' && publicKeyOnly(op, converted);
   }
 
+  // WebAuthn L3 credentialProtectionPolicy values, as Chromium numbers them for its checks.
+  const UV_OPTIONAL = 'userVerificationOptional';
+  const UV_REQUIRED = 'userVerificationRequired';
+
+  /** Whether Chromium might make a discoverable credential: residentKey, else requireResidentKey (unknown values
+   *  of residentKey are ignored, L3 §5.4.4). */
+  function mightBeDiscoverable(selection) {
+    const residentKey = selection && selection.residentKey;
+    if (residentKey === 'required' || residentKey === 'preferred') return true;
+    if (residentKey === 'discouraged') return false;
+    return Boolean(selection && selection.requireResidentKey);
+  }
+
   /**
-   * The refusal the browser's own get() makes of a converted request before any authenticator, where the host,
-   * which does not know the browser, would answer otherwise: Chromium's SyntaxError for an `appid` that is no
-   * URL (Firefox's SecurityError is the host's). Answers [name, message] or null.
+   * The refusals Chromium's own makes of a converted request before any authenticator, where the host, which
+   * does not know the browser, would answer otherwise (Chromium 156, authenticator_common_impl.cc; measured):
+   * an `appid`/`appidExclude` that is no URL (SyntaxError; Firefox's SecurityError is the host's), and a
+   * credProtect request that contradicts the rest (NotSupportedError). Answers [name, message] or null.
    */
   function browserRefusal(op, converted, browser) {
-    const extensions = converted.publicKey && converted.publicKey.extensions;
-    if (browser !== 'chromium' || op !== 'get' || !extensions || extensions.appid === undefined) return null;
-    if (extensions.appid === '' || canParseURL(extensions.appid)) return null;
-    return ['SyntaxError', 'The `appid` extension value is neither empty/null nor a valid URL'];
+    const publicKey = converted.publicKey;
+    const extensions = publicKey && publicKey.extensions;
+    if (browser !== 'chromium' || !extensions) return null;
+    const appidKey = op === 'get' ? 'appid' : 'appidExclude';
+    const appid = extensions[appidKey];
+    if (appid !== undefined && appid !== '' && !canParseURL(appid)) {
+      return ['SyntaxError', `The \`${appidKey}\` extension value is neither empty/null nor a valid URL${op === 'get' ? '' : '.'}`];
+    }
+    if (op !== 'create') return null;
+    const policy = extensions.credentialProtectionPolicy;
+    const selection = publicKey.authenticatorSelection;
+    const inconsistent = (extensions.enforceCredentialProtectionPolicy && (policy === undefined || policy === UV_OPTIONAL))
+      || (policy === UV_OPTIONAL && !mightBeDiscoverable(selection))
+      || (policy === UV_REQUIRED && !(selection && selection.userVerification === 'required'));
+    return inconsistent
+      ? ['NotSupportedError', 'Requested protection policy is inconsistent or incongruent with other requested parameters.']
+      : null;
   }
 
   // ---- To the host: the protocol's JSON ----------------------------------------------------------------------------

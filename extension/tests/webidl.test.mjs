@@ -316,6 +316,45 @@ test('browserRefusal: Chromium\'s SyntaxError for an appid that is no URL', () =
   assert.equal(refusal('not a URL', 'firefox'), null, 'Firefox\'s SecurityError is the host\'s');
 });
 
+test('browserRefusal: Chromium\'s SyntaxError for an appidExclude that is no URL, NotSupportedError for a contradictory credProtect', () => {
+  const refusal = (publicKey, browser = 'chromium') => webidl.browserRefusal('create', webidl.convertOptions('create', creation(publicKey), browser), browser);
+  assert.deepEqual(refusal({ extensions: { appidExclude: null } }), ['SyntaxError', 'The `appidExclude` extension value is neither empty/null nor a valid URL.']);
+  assert.equal(refusal({ extensions: { appidExclude: 'https://example.com' } }), null);
+  const inconsistent = ['NotSupportedError', 'Requested protection policy is inconsistent or incongruent with other requested parameters.'];
+  const rk = (residentKey, extra = {}) => ({ authenticatorSelection: { residentKey, ...extra } });
+  const cases = [
+    [{ extensions: { enforceCredentialProtectionPolicy: true } }, inconsistent, 'enforcing no policy'],
+    [{ ...rk('required'), extensions: { credentialProtectionPolicy: 'userVerificationOptional', enforceCredentialProtectionPolicy: 1 } }, inconsistent, 'enforcing the default'],
+    [{ extensions: { credentialProtectionPolicy: 'userVerificationOptional' } }, inconsistent, 'no policy for a non-discoverable credential'],
+    [{ ...rk('bogus', { requireResidentKey: true }), extensions: { credentialProtectionPolicy: 'userVerificationOptional' } }, null, 'requireResidentKey where residentKey is unknown'],
+    [{ ...rk('preferred'), extensions: { credentialProtectionPolicy: 'userVerificationOptional' } }, null, 'may be discoverable'],
+    [{ extensions: { credentialProtectionPolicy: 'userVerificationRequired' } }, inconsistent, 'UV required by the policy only'],
+    [{ ...rk('discouraged', { userVerification: 'required' }), extensions: { credentialProtectionPolicy: 'userVerificationRequired', enforceCredentialProtectionPolicy: true } }, null, 'consistent'],
+    [{ extensions: { credentialProtectionPolicy: 'userVerificationOptionalWithCredentialIDList' } }, null, 'the credential-id-list policy'],
+  ];
+  for (const [publicKey, expected, why] of cases) assert.deepEqual(refusal(publicKey), expected, why);
+  assert.equal(refusal({ extensions: { enforceCredentialProtectionPolicy: true, appidExclude: 'x' } }, 'firefox'), null, 'Chromium\'s rules only');
+});
+
+test('Chromium refuses null for a dictionary with a required member; records and their values in each browser\'s words', () => {
+  const get = (extensions, browser) => webidl.convertOptions('get', { publicKey: { challenge: bytes(1), extensions } }, browser);
+  assert.throws(() => get({ prf: { eval: null } }, 'chromium'), { message: /Failed to read the 'eval' property from 'AuthenticationExtensionsPRFInputs': The provided value is not of type 'AuthenticationExtensionsPRFValues'\.$/ });
+  assert.throws(() => get({ prf: { eval: null } }, 'firefox'), { message: "CredentialsContainer.get: Missing required 'first' member of AuthenticationExtensionsPRFValues." });
+  assert.deepEqual(Object.keys(get({ largeBlob: null }, 'chromium').publicKey.extensions.largeBlob), [], 'no required member: empty');
+  assert.throws(() => get({ prf: { evalByCredential: true } }, 'chromium'), { message: /Failed to read the 'evalByCredential' property from 'AuthenticationExtensionsPRFInputs': Only objects can be converted to record<K,V> types$/ });
+  assert.throws(() => get({ prf: { evalByCredential: 1 } }, 'firefox'), { message: "CredentialsContainer.get: 'evalByCredential' member of AuthenticationExtensionsPRFInputs is not an object." });
+  assert.throws(() => get({ prf: { evalByCredential: { AQ: 'x' } } }, 'firefox'), { message: "CredentialsContainer.get: Value in 'evalByCredential' member of AuthenticationExtensionsPRFInputs can't be converted to a dictionary." });
+  assert.throws(() => get({ prf: { evalByCredential: { AQ: null } } }, 'chromium'), { message: /The provided value is not of type 'AuthenticationExtensionsPRFValues'\.$/ });
+});
+
+test('Firefox reads an appid of "null" as none (the caller\'s origin, as the host reads an empty one); Chromium as the string', () => {
+  const appid = (value, browser) => json(webidl.convertOptions('get', { publicKey: { challenge: bytes(1), extensions: { appid: value } } }, browser).publicKey).extensions.appid;
+  assert.equal(appid(null, 'firefox'), '');
+  assert.equal(appid('null', 'firefox'), '');
+  assert.equal(appid(null, 'chromium'), 'null');
+  assert.equal(appid('https://example.com', 'firefox'), 'https://example.com');
+});
+
 test('Firefox\'s credentialProtectionPolicy is an enumeration; Chromium\'s any string', () => {
   assert.equal(createJSON({ extensions: { credentialProtectionPolicy: 'bogus' } }).extensions.credentialProtectionPolicy, 'bogus');
   assert.throws(() => createJSON({ extensions: { credentialProtectionPolicy: 'bogus' } }, 'firefox'), {

@@ -17,9 +17,11 @@ import Foundation
 /// are never fetched.
 enum AppIDExtension {
     static func validate(
-        _ appid: String, rpID: String, caller: CallerOrigin,
+        _ requested: String, rpID: String, caller: CallerOrigin,
         validator: RelyingPartyIDValidator
     ) throws(WebAuthnError) -> String {
+        // An empty AppID is the caller's FacetID, its origin (FIDO AppID and Facet §3.1.2 step 2), as in both browsers.
+        let appid = requested.isEmpty ? caller.serialized : requested
         guard let url = URL(string: appid), url.scheme?.lowercased() == "https", let host = url.host?.lowercased(),
             !host.isEmpty
         else {
