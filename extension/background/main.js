@@ -82,14 +82,18 @@ async function isTabFocused(tabId) {
   const window = await api.windows.get(tab.windowId);
   if (window.focused === true) return true;
   const focused = await api.windows.getLastFocused();
-  if (focused.focused !== true) return false;
+  // No window has it, and the last to get it was the tab's window of ours, since gone: a window manager gives it
+  // back to the browser window (an event we would have seen); headless Firefox gives it to none.
+  if (focused.focused !== true) return prompts.isPromptWindowOf(lastFocusEvent, tabId) && lastBrowserWindow === tab.windowId;
   return prompts.isPromptWindowOf(focused.id, tabId) || (prompts.isPromptWindow(focused.id) && lastBrowserWindow === tab.windowId);
 }
 
 // The browser window focused last, for the rule above. Kept by hand: Firefox's windows.getLastFocused ignores
 // windowTypes and answers with our popup.
 let lastBrowserWindow = null;
+let lastFocusEvent = null;   // the window the last windows.onFocusChanged named (WINDOW_ID_NONE: none of ours)
 function noteFocusedWindow(windowId) {
+  lastFocusEvent = windowId;
   if (windowId === api.windows.WINDOW_ID_NONE) return;
   api.windows.get(windowId).then((w) => { if (w.type === 'normal' && w.focused) lastBrowserWindow = w.id; }, () => {});
 }

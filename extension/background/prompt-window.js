@@ -81,6 +81,11 @@ export function createPrompts(deps) {
   const byHostId = new Map();   // host id → prompt, while its request runs
   const byToken = new Map();    // token (in the window's URL) → prompt, while its window is open
   const byWindow = new Map();   // window id → prompt
+  // Window id → tab id of the last windows of ours asked to close: while it goes it may still hold the focus, which
+  // is its tab's (a request right after the last one ended must not be refused for focus), and once gone it may
+  // have been the last to hold it (main.js's focus rule).
+  const closed = new Map();
+  const CLOSED_KEPT = 8;
   const tabs = new Map();       // tab id → {openedAt, pressUsed}: its last new window, the press that focused one
   const now = deps.now || (() => Date.now());
   const later = deps.setTimeout || ((fn, ms) => setTimeout(fn, ms));
@@ -164,6 +169,8 @@ export function createPrompts(deps) {
     if (byHostId.get(prompt.hostId) === prompt) byHostId.delete(prompt.hostId);
     if (prompt.windowId === null) return; // still opening: open() closes it once it exists
     byWindow.delete(prompt.windowId);
+    closed.set(prompt.windowId, prompt.tabId);
+    if (closed.size > CLOSED_KEPT) closed.delete(closed.keys().next().value);
     deps.removeWindow(prompt.windowId).catch(() => { /* closed by the user already */ });
   }
 
@@ -294,7 +301,7 @@ export function createPrompts(deps) {
 
   /** For the focus rule: a prompt window taking focus does not take it from the browser window focused before. */
   function isPromptWindow(windowId) {
-    return byWindow.has(windowId);
+    return byWindow.has(windowId) || closed.has(windowId);
   }
 
   /** For the focus rule: the window is one of ours opened for `tabId`, running or showing why its request failed.
@@ -302,7 +309,7 @@ export function createPrompts(deps) {
    *  once, without a click in the tab first. */
   function isPromptWindowOf(windowId, tabId) {
     const prompt = byWindow.get(windowId);
-    return prompt !== undefined && prompt.tabId === tabId;
+    return prompt !== undefined ? prompt.tabId === tabId : closed.get(windowId) === tabId;
   }
 
   return { status, ended, attach, windowRemoved, isPromptWindow, isPromptWindowOf, openCount: () => byToken.size };

@@ -374,7 +374,21 @@ test('a request that ends while its window is still opening closes the window on
   t.windows.pending[0]();
   await settle();
   assert.deepEqual(t.windows.removed, [100]);
-  assert.equal(t.prompts.isPromptWindowOf(100, 1), false);
+  assert.equal(t.prompts.isPromptWindowOf(100, 1), true, 'closing, it may still hold its tab\'s focus');
+});
+
+test('a window of ours that closed is still known as its tab\'s (the focus it may hold while it goes, or last held)', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  t.hostSays({ id, type: 'result', credential: {} });
+  assert.deepEqual(t.windows.removed, [100]);
+  t.prompts.windowRemoved(100);
+  assert.equal(t.prompts.isPromptWindowOf(100, 1), true);
+  assert.equal(t.prompts.isPromptWindowOf(100, 2), false, 'never another tab\'s');
+  assert.equal(t.prompts.isPromptWindow(100), true);
+  assert.equal(t.prompts.isPromptWindow(7), false);
 });
 
 test('a window that cannot be opened ends the request as a cancel: no chooser waits for a choice nobody can make', async () => {
