@@ -39,8 +39,11 @@ def own_answers(kind: str, host, origin: str) -> dict:
     if kind in _OWN:
         return _OWN[kind]
     if kind == "chromium":
-        session = BrowserSession("chromium", host, origin, install=False, own_webauthn=True)
+        # The extensions the bridge's key (SoftToken) answers, so that the flags compared are the client's doing.
+        session = BrowserSession("chromium", host, origin, install=False, own_webauthn=True, virtual_authenticator=False)
         try:
+            session.browser.add_virtual_authenticator(ctap2Version="ctap2_1", hasPrf=True, hasCredBlob=True,
+                                                      hasLargeBlob=True)
             session.open(PAGE)
             _OWN[kind] = run_matrix(lambda js: session.call(js, timeout=600))
         finally:
@@ -85,7 +88,20 @@ def answers(browser, host, rp_server):
 TIMEOUT_ZERO = r"(create|get) publicKey\.timeout = (true|fraction|null|zero|NaN|emptyString|emptyArray|sparseArray|emptyObject|toStringObject|stringObject|function|proxy|set|arrayBuffer|dataView|detachedBuffer|resizableBuffer)$"
 KNOWN = [
     ({"chromium", "firefox", "chromium-proxy"}, r"create publicKey\.user\.id = (empty|detachedBuffer)$",
-     "an empty user.id: both browsers register it; libfido2 cannot send one (fido_cred_set_user), the host says TypeError"),
+     "an empty user.id: both browsers register it (L3 says TypeError); libfido2 cannot send an empty byte string "
+     "(fido_cred_set_user leaves the id out), so the host says TypeError"),
+    ({"chromium", "chromium-proxy"}, r"create publicKey\.extensions\.credBlob = detachedBuffer$",
+     "an empty credBlob: Chromium sends it and the key stores it; libfido2 cannot send an empty byte string, so the "
+     "host leaves the extension out"),
+    ({"chromium", "chromium-proxy"}, r"create publicKey\.extensions\.(hmacCreateSecret|prf) = ",
+     "hmac-secret at create: Chromium's virtual authenticator leaves it out of authenticatorData (ED unset); a "
+     "security key, as SoftToken, reports it there (CTAP 2.1 §12.5)"),
+    ({"firefox"}, r"create publicKey\.extensions\.minPinLength = ",
+     "minPinLength: Firefox's virtual authenticator reports it to every RP; a security key, as SoftToken, only to "
+     "the RP IDs it was configured for (CTAP 2.1 §12.4)"),
+    ({"firefox"}, r"get publicKey\.extensions\.appid = (null|emptyString|emptyArray|toStringObject|stringObject)$",
+     "an appid that is empty, \"null\" or the caller's origin is the origin: Firefox accepts an http://localhost "
+     "one, the host (as Chromium) only https"),
     ({"chromium", "chromium-proxy"}, TIMEOUT_ZERO,
      "a timeout that converts to 0 or 1 ms: with a DevTools virtual authenticator Chromium applies it unclamped and "
      "fails at once (1 ms: when it runs out first); the bridge clamps it to 30 s as the host does every timeout"),

@@ -176,13 +176,14 @@ class Chromium(Browser):
         """A CDP command on the page's session (WebAuthn.*, Page.*, ...)."""
         return self.conn.call(method, params, session=self.session, timeout=timeout)
 
-    def add_virtual_authenticator(self) -> str:
+    def add_virtual_authenticator(self, **capabilities) -> str:
         """A CTAP2 USB key inside Chromium that answers at once (DevTools' virtual authenticator; Tests/E2E/README.md,
-        "Browser recipes"): the browser's own path to compare the bridge with, or to prove a fallback."""
+        "Browser recipes"): the browser's own path to compare the bridge with, or to prove a fallback.
+        `capabilities` adds WebAuthn.VirtualAuthenticatorOptions (hasPrf=True, hasCredBlob=True, …)."""
         self.call("WebAuthn.enable", {"enableUI": False})
         return self.call("WebAuthn.addVirtualAuthenticator", {"options": {
             "protocol": "ctap2", "transport": "usb", "hasResidentKey": True, "hasUserVerification": True,
-            "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
+            "isUserVerified": True, "automaticPresenceSimulation": True, **capabilities}})["authenticatorId"]
 
     def open(self, url: str, timeout: float = 30) -> None:
         result = self.call("Page.navigate", {"url": url}, timeout=timeout)
