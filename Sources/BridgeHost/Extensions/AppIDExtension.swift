@@ -20,7 +20,7 @@ enum AppIDExtension {
         _ requested: String, rpID: String, caller: CallerOrigin,
         validator: RelyingPartyIDValidator
     ) throws(WebAuthnError) -> String {
-        // An empty AppID is the caller's FacetID, its origin (FIDO AppID and Facet §3.1.2 step 2), as in both browsers.
+        // An empty AppID is the caller's FacetID, its origin (FIDO AppID and Facet §3.1.2 step 2), as both browsers.
         let appid = requested.isEmpty ? caller.serialized : requested
         guard let url = URL(string: appid), url.scheme?.lowercased() == "https", let host = url.host?.lowercased(),
             !host.isEmpty
