@@ -1,7 +1,9 @@
 """Beside a password manager that wraps navigator.credentials as the bridge does (docs/extension.md, "Beside password
 managers"): the stand-in of Tests/E2E/standin-passkey-manager/ keeps passkeys for the RP's second origin and hands
 everything else to what it found. Each browser and path runs twice: the stand-in's page script first, and the
-bridge's first (harness/standin.py: the order follows the extensions' ids, in both browsers).
+bridge's first (harness/standin.py: the order follows the extensions' ids, in both browsers); and twice more with
+the stand-in doing as KeePassXC-Browser does: its own object at navigator.credentials, put there after the page
+began (so after the bridge), calling the container's functions at call time.
 
 - The stand-in's site: what the stand-in serves (a passkey of its own, AAGUID "standin-passkeys", verified by the
   RP) never reaches the host. One measured exception, checked as such: on the page path with the stand-in's script
@@ -29,11 +31,14 @@ import pytest
 
 from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
-from harness.standin import BRIDGE_RAN_FIRST_JS, STANDIN_AAGUID, STANDIN_RAN_FIRST_JS, standin_extension
+from harness.standin import (BRIDGE_RAN_FIRST_JS, STANDIN_AAGUID, STANDIN_RAN_FIRST_JS, STANDIN_REPLACED_JS,
+                             standin_extension)
 from test_another_way import BUTTON, host_cancelled, settled, start, window_offering_another_way
 
-CASES = [(kind, path, first) for kind, path in (("chromium", "page"), ("chromium", "proxy"), ("firefox", "page"))
+CASES = [(kind, path, first, "assign") for kind, path in (("chromium", "page"), ("chromium", "proxy"), ("firefox", "page"))
          for first in (True, False)]
+# KeePassXC-Browser's way (harness/standin.py, style "replace"), which runs once the page began: after the bridge.
+CASES += [("chromium", "proxy", False, "replace"), ("firefox", "page", False, "replace")]
 
 # A call of the browser's own create() from a fresh about:blank frame, which no extension's content script reaches.
 BROWSERS_OWN_CREATE = """(async (options) => {
@@ -50,17 +55,18 @@ BROWSERS_OWN_CREATE = """(async (options) => {
 })"""
 
 
-def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, races: bool = False, **session_args):
+def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, races: bool = False,
+                 style: str = "assign", **session_args):
     """A BrowserSession beside a stand-in serving the RP's second origin, its page script first or second, its
-    conditional answers raced against what it found or not."""
+    conditional answers raced against what it found or not, wrapping navigator.credentials in `style`."""
     scratch = Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-standin-"))
     session = None
     try:
-        standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first, races)
+        standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first, races, style)
+        ready = (STANDIN_REPLACED_JS if style == "replace"
+                 else STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS)
         session = BrowserSession(kind, host, rp_server.origin, path=path, others=(standin,),
-                                 others_first=standin_first,
-                                 ready_js=STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS,
-                                 **session_args)
+                                 others_first=standin_first, ready_js=ready, **session_args)
         session.timed = False   # another extension in the way: not for the timing summary
         session.standin_first = standin_first
         yield session
@@ -71,9 +77,11 @@ def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, rac
 
 
 @pytest.fixture(scope="module", params=CASES,
-                ids=[f"{k}{'-proxy' if p == 'proxy' else ''}-{'standin' if f else 'bridge'}-first" for k, p, f in CASES])
+                ids=[f"{k}{'-proxy' if p == 'proxy' else ''}-{'standin' if f else 'bridge'}-first"
+                     f"{'-replacing' if style == 'replace' else ''}" for k, p, f, style in CASES])
 def pair(request, host, rp_server):
-    yield from with_standin(*request.param, host, rp_server)
+    kind, path, standin_first, style = request.param
+    yield from with_standin(kind, path, standin_first, host, rp_server, style=style)
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox"])
@@ -197,7 +205,7 @@ def test_the_bridges_functions_read_as_the_browsers_own(pair):
     sources = pair.call("""(() => {
       const frame = document.body.appendChild(document.createElement('iframe'));
       const own = frame.contentWindow.CredentialsContainer.prototype;
-      const c = navigator.credentials, bridge = c.get.__webauthnBridge ? c : Object.getPrototypeOf(c);
+      const c = navigator.credentials, bridge = c.get.__webauthnBridge ? c : CredentialsContainer.prototype;
       const read = (f) => Function.prototype.toString.call(f);
       const out = [read(bridge.get), read(own.get), read(bridge.create), read(own.create)];
       frame.remove();

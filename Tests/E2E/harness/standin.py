@@ -29,15 +29,23 @@ FIREFOX_IDS = {True: "standin-passkey-manager@webauthn-bridge.test",
 # itself (where the stand-in had assigned its own). The bridge first: the stand-in's on top, having found the bridge's.
 STANDIN_RAN_FIRST_JS = ("navigator.credentials.get.__webauthnBridge === true"
                         " && Object.hasOwn(navigator.credentials, 'get') && Object.hasOwn(navigator.credentials, 'create')")
+# The "replace" style, which runs after the page began: its own object at navigator.credentials, the bridge's
+# functions on the container's prototype.
+STANDIN_REPLACED_JS = ("navigator.credentials.get.__standinFound === 'bridge'"
+                       " && !(navigator.credentials instanceof CredentialsContainer)"
+                       " && CredentialsContainer.prototype.get.__webauthnBridge === true")
 BRIDGE_RAN_FIRST_JS = ("navigator.credentials.get.__standinFound === 'bridge'"
                        " && navigator.credentials.create.__standinFound === 'bridge'")
 
 
-def standin_extension(scratch: Path, sites: list[str], kind: str, first: bool, races: bool = False) -> Path:
+def standin_extension(scratch: Path, sites: list[str], kind: str, first: bool, races: bool = False,
+                      style: str = "assign") -> Path:
     """A copy of the stand-in in `scratch` that serves `sites` (origins), whose page script runs before the bridge's
-    (`first`) or after it in browser `kind`, and whose conditional answers race what it found (`races`)."""
+    (`first`) or after it in browser `kind`, whose conditional answers race what it found (`races`), and that wraps
+    navigator.credentials in `style` ("assign" or "replace": page.js)."""
     copy = scratch / "standin-passkey-manager"
     shutil.copytree(STANDIN, copy)
+    (copy / "style.js").write_text(f"'use strict';\nglobalThis.STANDIN_STYLE = {json.dumps(style)};\n")
     (copy / "sites.js").write_text(f"'use strict';\nglobalThis.STANDIN_SITES = {json.dumps(sites)};\n"
                                    f"globalThis.STANDIN_RACES = {json.dumps(races)};\n")
     manifest = json.loads((copy / "manifest.json").read_text())

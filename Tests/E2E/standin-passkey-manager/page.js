@@ -13,6 +13,9 @@
  *   - conditional mediation (autofill) on its sites: answered with its passkey when it has one (as Proton Pass
  *     does), else handed to what it found; or, where its site list says so (sites.js), its answer raced against
  *     what it found (as Bitwarden does).
+ * With style.js saying "replace", it does as KeePassXC-Browser does instead: once its vault has answered (after
+ * document_start), it puts an object of its own at navigator.credentials whose create/get call the container's
+ * functions at call time.
  * The functions it installs carry `__standinPasskeyManager === true`, so a test can tell whose function the
  * page sees on top, and `__standinFound` ("bridge" or "browser"): whose functions it found, i.e. which page script
  * ran first.
@@ -25,9 +28,12 @@
   const PKC = window.PublicKeyCredential;
   if (!creds || typeof creds.create !== 'function' || typeof creds.get !== 'function' || typeof PKC !== 'function') return;
 
-  // Tests read whose functions it found (the load order) from its wrappers' `__standinFound`.
-  const foundWhose = creds.get.__webauthnBridge === true ? 'bridge' : 'browser';
-  const found = { create: creds.create.bind(creds), get: creds.get.bind(creds) };
+  // "assign" (Bitwarden's and Proton Pass's way) or "replace" (KeePassXC-Browser's), as style.js says.
+  const replaces = globalThis.STANDIN_STYLE === 'replace';
+  // What it hands on to: bound copies of what it found now, or the container's functions looked up at each call.
+  const found = replaces
+    ? { create: (options) => creds.create(options), get: (options) => creds.get(options) }
+    : { create: creds.create.bind(creds), get: creds.get.bind(creds) };
   const foundConditional = typeof PKC.isConditionalMediationAvailable === 'function'
     ? PKC.isConditionalMediationAvailable.bind(PKC) : null;
   const foundCapabilities = typeof PKC.getClientCapabilities === 'function' ? PKC.getClientCapabilities.bind(PKC) : null;
@@ -146,11 +152,19 @@
     create(options) { return serve('create', options); },
     get(options) { return serve('get', options); },
   };
-  for (const kind of ['create', 'get']) {
-    Object.defineProperty(wrappers[kind], '__standinPasskeyManager', { value: true });
-    Object.defineProperty(wrappers[kind], '__standinFound', { value: foundWhose });
-    creds[kind] = wrappers[kind];
+  function installWrappers() {
+    // Tests read whose functions it found (the load order) from its wrappers' `__standinFound`.
+    const foundWhose = creds.get.__webauthnBridge === true ? 'bridge' : 'browser';
+    for (const kind of ['create', 'get']) {
+      Object.defineProperty(wrappers[kind], '__standinPasskeyManager', { value: true });
+      Object.defineProperty(wrappers[kind], '__standinFound', { value: foundWhose });
+      if (!replaces) creds[kind] = wrappers[kind];
+    }
+    if (replaces) Object.defineProperty(navigator, 'credentials', { value: { create: wrappers.create, get: wrappers.get } });
   }
+  // KeePassXC-Browser replaces navigator.credentials only once its settings have come back: after the page began.
+  if (replaces) ask('serves', {}).then(installWrappers);
+  else installWrappers();
   // A test hook no real one has: its functions, for a test to call where the bridge's are on top of them.
   Object.defineProperty(window, 'standinPasskeyManager', { value: Object.freeze({ ...wrappers }) });
 
