@@ -31,15 +31,16 @@ ACCOUNTS = [{"name": "alice@example.com", "displayName": "Alice Martin"},
 
 # file name → the view the background sends (background/prompt-window.js, view()).
 STATES = {
-    "insert-key": {"site": SIGN_IN, "status": "insert-key"},
-    "touch": {"site": SIGN_IN, "status": "touch"},
-    "register-touch": {"site": REGISTER, "status": "touch"},
-    "pin": {"site": SIGN_IN, "status": "pin"},
-    "pin-wrong": {"site": SIGN_IN, "status": "pin", "attemptsLeft": 2},
-    "set-pin": {"site": REGISTER, "status": "set-pin"},
-    "uv": {"site": SIGN_IN, "status": "uv"},
-    "select-key": {"site": SIGN_IN, "status": "select-key"},
-    "key-unusable": {"site": SIGN_IN, "status": "key-unusable",
+    # anotherWay: the background offers "Use a phone, passkey manager or the browser's own" in these states.
+    "insert-key": {"site": SIGN_IN, "status": "insert-key", "anotherWay": True},
+    "touch": {"site": SIGN_IN, "status": "touch", "anotherWay": True},
+    "register-touch": {"site": REGISTER, "status": "touch", "anotherWay": True},
+    "pin": {"site": SIGN_IN, "status": "pin", "anotherWay": True},
+    "pin-wrong": {"site": SIGN_IN, "status": "pin", "attemptsLeft": 2, "anotherWay": True},
+    "set-pin": {"site": REGISTER, "status": "set-pin", "anotherWay": True},
+    "uv": {"site": SIGN_IN, "status": "uv", "anotherWay": True},
+    "select-key": {"site": SIGN_IN, "status": "select-key", "anotherWay": True},
+    "key-unusable": {"site": SIGN_IN, "status": "key-unusable", "anotherWay": True,
                      "detail": "Your security key Yubico YubiKey OTP+FIDO+CCID is plugged in but cannot be used: "
                                "this account may not open /dev/hidraw3: the udev rule that gives your session "
                                "access to security keys is missing. Run `webauthn-bridge doctor` to find out how "

@@ -92,6 +92,10 @@ def test_register_and_sign_in_through_the_browsers_own(browser):
 def test_a_scripts_click_hands_nothing_on(browser):
     start(browser, "register", username=browser.new_user("untrusted"))
     window = window_offering_another_way(browser, "Touch your security key.")
+    # Where it is not offered, the block is not drawn (the page's own stylesheet must not undo `hidden`).
+    assert window.evaluate("(() => { const block = document.getElementById('another'); block.hidden = true;"
+                           " const gone = getComputedStyle(block).display === 'none'; block.hidden = false;"
+                           " return gone; })()") is True
     window.untrusted_click(BUTTON)
     window.click("Cancel")
     # Had the script's click counted, the browser's own would have registered the passkey: the page gets the Cancel.
