@@ -103,7 +103,7 @@ def racing(request, host, rp_server):
 def open_site(session, origin: str) -> None:
     """A page of the RP at `origin`, once both extensions' page scripts are in place in the order asked."""
     session.browser.open(f"{origin}/index.html")
-    assert session.browser.wait_for(session.ready_js, timeout=10), \
+    assert session.browser.wait_for(session.ready_js, timeout=20), \
         f"{session.kind}: the page scripts did not run in the order asked ({session.ready_js})\n{session.diagnostics()}"
 
 

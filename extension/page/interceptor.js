@@ -10,7 +10,8 @@
  * found there before patching (the browser's, or another extension's wrapper), with the converted options (so no
  * page getter runs twice). So is a request the user hands on in the security-key window ("another way"), with the
  * page's signal and the time it has left, once the document has the focus back; on Chromium's proxy path, after
- * the bridge handed the proxied call back (callThroughProxy).
+ * the bridge handed the proxied call back (callThroughProxy). A conditional get for the browser's own waits
+ * instead while Chromium's proxy is attached, which would refuse it at once (conditionalGet).
  *
  * Page-side flag for tests: navigator.credentials.create.__webauthnBridge === true (also on get).
  *
