@@ -85,7 +85,7 @@ def answers(browser, host, rp_server):
 
 
 # The differences the bridge keeps: (sessions, variant ids matched from the start, why). Each must still occur.
-TIMEOUT_ZERO = r"(create|get) publicKey\.timeout = (true|fraction|null|zero|NaN|emptyString|emptyArray|sparseArray|emptyObject|toStringObject|stringObject|function|proxy|set|arrayBuffer|dataView|detachedBuffer|resizableBuffer)$"
+TIMEOUT_ZERO = r"(create|get) publicKey\.timeout = (true|fraction|null|zero|NaN|emptyString|emptyArray|sparseArray|emptyObject|toStringObject|stringObject|function|proxy|set|arrayBuffer|dataView|detachedBuffer|resizableBuffer|sharedBuffer|sharedView)$"
 KNOWN = [
     ({"chromium", "firefox", "chromium-proxy"}, r"create publicKey\.user\.id = (empty|detachedBuffer)$",
      "an empty user.id: both browsers register it (L3 says TypeError); libfido2 cannot send an empty byte string "

@@ -75,6 +75,9 @@
     dataView: () => new DataView(new Uint8Array([9, 8, 7, 6, 5]).buffer, 1, 3),
     detachedBuffer: detached,
     resizableBuffer: () => new ArrayBuffer(8, { maxByteLength: 16 }),
+    // No SharedArrayBuffer global outside cross-origin-isolated documents, but wasm shared memory still makes one.
+    sharedBuffer: () => new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer,
+    sharedView: () => new Uint8Array(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer, 0, 16),
     throwingToString: () => ({ toString() { throw new Thrown('thrown by toString'); } }),
     throwingGetter: 'throwing',
   };
