@@ -43,6 +43,9 @@ public enum CeremonyStatus: String, CaseIterable, Sendable {
     case processing
     /// The account chooser (with `accounts`); the user's choice comes back as `select`.
     case selectAccount = "select-account"
+    /// A key-management connection's fingerprint enrollment waits for the finger: `samplesLeft`, and after a touch
+    /// `sample`, what the reader said of it (CTAP's lastEnrollSampleStatus name, `FP_GOOD`, `FP_TOO_FAST` …).
+    case enrollFingerprint = "enroll-fingerprint"
 }
 
 /// The `type` of a frame to the host on a key-management connection: one the extension's Security keys page opens
@@ -72,4 +75,6 @@ public enum KeyRequestType: String, CaseIterable, Sendable {
     case fingerprintRename = "fingerprint-rename"
     /// Removes one fingerprint (asks for the PIN).
     case fingerprintDelete = "fingerprint-delete"
+    /// Enrolls a finger: the PIN, then one touch of the sensor per sample (`enroll-fingerprint` statuses).
+    case fingerprintAdd = "fingerprint-add"
 }

@@ -7,6 +7,8 @@ enum StatusField: String, CaseIterable {
     case detail
     case accounts
     case attemptsLeft
+    case samplesLeft
+    case sample
 }
 
 /// Builds and sends the host → extension frames of the message protocol (docs/protocol.md): any number of

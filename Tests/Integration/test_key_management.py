@@ -212,3 +212,17 @@ def test_fingerprints_listed_renamed_and_deleted_through_the_page_frames_for_pyt
     assert deleted["type"] == "result", deleted
     with Oracle(bio) as ctap:
         assert oracle_fingerprints(ctap) == {}
+
+
+def test_a_fingerprint_added_through_the_page_frames_reports_each_sample_and_python_fido2_sees_it(
+        launch, tmp_path, pinentry):
+    bio = bio_token(tmp_path, feedback=[0, 5, 0, 7])
+    pinentry[1](f"pin {PIN}")
+    host, path = manage(launch, bio, pinentry)
+    added, statuses = host.request({"id": "k3", "type": "fingerprint-add", "device": path, "name": "Left thumb"})
+    assert added["type"] == "result" and added["added"], added
+    samples = [(s.get("sample"), s.get("samplesLeft")) for s in statuses if s["status"] == "enroll-fingerprint"]
+    assert samples == [(None, None), ("FP_GOOD", 3), ("FP_TOO_FAST", 3), ("FP_GOOD", 2), ("FP_POOR_QUALITY", 2),
+                       ("FP_GOOD", 1), ("FP_GOOD", 0)], statuses
+    with Oracle(bio) as ctap:
+        assert sorted(oracle_fingerprints(ctap).values()) == ["Finger 1", "Left thumb"]

@@ -13,13 +13,14 @@ export default {
   "requestTypes": ["create", "get", "info", "cancel", "select"],
   "keyRequestTypes": [
     "manage", "key-info", "passkeys", "passkey-delete", "passkey-rename", "pin-set", "pin-change", "key-reset",
-    "key-config", "fingerprints", "fingerprint-rename", "fingerprint-delete"
+    "key-config", "fingerprints", "fingerprint-rename", "fingerprint-delete", "fingerprint-add"
   ],
   "replyTypes": ["status", "result", "error"],
   "statuses": [
-    "insert-key", "key-unusable", "select-key", "touch", "uv", "pin", "set-pin", "processing", "select-account"
+    "insert-key", "key-unusable", "select-key", "touch", "uv", "pin", "set-pin", "processing", "select-account",
+    "enroll-fingerprint"
   ],
-  "statusFields": ["detail", "accounts", "attemptsLeft"],
+  "statusFields": ["detail", "accounts", "attemptsLeft", "samplesLeft", "sample"],
   "errorNames": [
     "NotAllowedError", "InvalidStateError", "SecurityError", "NotSupportedError", "AbortError", "ConstraintError",
     "SyntaxError", "UnknownError", "EncodingError", "TypeError", "RangeError"

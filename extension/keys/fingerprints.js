@@ -1,7 +1,7 @@
 /*
  * fingerprints.js — the Security keys page's "Fingerprints", on a key with a reader: the fingers enrolled (the PIN
- * asked to list them), each renamed in a dialog of the page or deleted after its confirmation. Enrolling a finger is
- * `webauthn-bridge key fingerprints add` (docs/key-management.md).
+ * asked to list them), each renamed in a dialog of the page or deleted after its confirmation, and new ones enrolled
+ * (the PIN, then one touch of the sensor per sample, the wait line saying what the reader made of each).
  */
 import { rowButton } from './view.js';
 
@@ -60,6 +60,16 @@ export function createFingerprintsSection(page) {
     }, 'Saved.');
   });
   $('finger-cancel').addEventListener('click', () => $('finger-rename').close());
+  $('finger-add').addEventListener('click', (event) => {
+    const name = $('finger-new-name').value.trim();
+    if (!event.isTrusted) return;
+    page.busy(async () => {
+      const templateId = (await page.session.addFingerprint(page.device(), name || null)).added;
+      $('finger-new-name').value = '';
+      if (fingers) fingers.push({ templateId, name: name || undefined });
+      render();
+    }, 'The fingerprint is added.');
+  });
   $('fingers-show').addEventListener('click', (event) => event.isTrusted && page.busy(async () => {
     fingers = await page.session.fingerprints(page.device());
     render();

@@ -32,7 +32,7 @@ export function errorOf(frame) {
  * deps:
  *   connectNative()          → a Port-like {postMessage, onMessage, onDisconnect, disconnect}
  *   disconnectError(port)    → the browser's reason for a dropped port
- *   onStatus({status, attemptsLeft}) → what the host waits for (`pin`, `touch`, `processing`)
+ *   onStatus({status, attemptsLeft, samplesLeft, sample}) → what the host waits for (`pin`, `touch`, a finger)
  *   onClosed(reason)         → the host went away; every pending request has failed
  */
 export function createKeySession(deps) {
@@ -51,8 +51,9 @@ export function createKeySession(deps) {
   function onFrame(frame) {
     if (!isPlainObject(frame) || typeof frame.id !== 'string' || !pending.has(frame.id)) return;
     if (frame.type === REPLY.status) {
-      const attemptsLeft = Number.isInteger(frame.attemptsLeft) && frame.attemptsLeft >= 0 ? frame.attemptsLeft : null;
-      deps.onStatus({ status: String(frame.status || ''), attemptsLeft });
+      const count = (value) => (Number.isInteger(value) && value >= 0 ? value : null);
+      deps.onStatus({ status: String(frame.status || ''), attemptsLeft: count(frame.attemptsLeft),
+        samplesLeft: count(frame.samplesLeft), sample: typeof frame.sample === 'string' ? frame.sample : null });
       return;
     }
     const { resolve, reject } = pending.get(frame.id);
@@ -115,5 +116,6 @@ export function createKeySession(deps) {
     fingerprints: (device) => request(KEY_REQUEST.fingerprints, { device }).then((frame) => (Array.isArray(frame.fingerprints) ? frame.fingerprints : [])),
     renameFingerprint: (device, templateId, name) => request(KEY_REQUEST['fingerprint-rename'], { device, templateId, name }),
     deleteFingerprint: (device, templateId) => request(KEY_REQUEST['fingerprint-delete'], { device, templateId }),
+    addFingerprint: (device, name) => request(KEY_REQUEST['fingerprint-add'], { device, name }),
   };
 }

@@ -93,8 +93,35 @@ const WAITS = {
   touch: 'Touch your security key to confirm.',
 };
 
-/** What the host waits for (`pin`, `set-pin`, `touch`), with the attempts left after a wrong PIN. */
-export function waitText({ status, attemptsLeft }) {
+// What the reader said of a fingerprint sample (CTAP 2.1 lastEnrollSampleStatus, by its spec name).
+const SAMPLES = {
+  FP_GOOD: 'Good.',
+  FP_TOO_HIGH: 'Place your finger lower.',
+  FP_TOO_LOW: 'Place your finger higher.',
+  FP_TOO_LEFT: 'Move your finger to the right.',
+  FP_TOO_RIGHT: 'Move your finger to the left.',
+  FP_TOO_FAST: 'Your finger moved too fast: hold it still.',
+  FP_TOO_SLOW: 'Your finger moved too slowly.',
+  FP_POOR_QUALITY: 'Poor sample: clean and dry your finger and the sensor.',
+  FP_TOO_SKEWED: 'Place your finger straight.',
+  FP_TOO_SHORT: 'Touch a little longer.',
+  FP_MERGE_FAILURE: 'That touch did not match the others: try again.',
+  FP_EXISTS: 'This finger is enrolled already.',
+  NO_USER_ACTIVITY: 'No finger was felt.',
+  NO_UP_TRANSITION: 'Lift your finger between touches.',
+};
+
+/** A fingerprint enrollment's line: what the last touch gave, and how many more the key wants. */
+export function sampleText({ samplesLeft, sample }) {
+  const said = sample === null || sample === undefined ? '' : `${SAMPLES[sample] || 'The reader did not take it.'} `;
+  if (samplesLeft === 0) return `${said}Done.`;
+  const more = Number.isInteger(samplesLeft) ? ` (${samplesLeft} more)` : '';
+  return `${said}Touch the fingerprint sensor${sample ? ' again' : ''}${more}.`;
+}
+
+/** What the host waits for (`pin`, `set-pin`, `touch`, a finger), with the attempts left after a wrong PIN. */
+export function waitText({ status, attemptsLeft, samplesLeft = null, sample = null }) {
+  if (status === 'enroll-fingerprint') return sampleText({ samplesLeft, sample });
   const line = detailText(status, '', attemptsLeft);
   const text = Object.prototype.hasOwnProperty.call(WAITS, status) ? WAITS[status] : statusText(status);
   return line ? `${text} ${line}` : text;

@@ -31,6 +31,7 @@ const TEXT = {
   uv: 'Verify yourself on your security key (fingerprint or built-in PIN).',
   processing: 'Working with your security key…',
   'select-account': 'Choose an account to sign in with.',
+  'enroll-fingerprint': 'Touch the fingerprint sensor of your security key.',
   error: 'The security key request failed.',
 };
 

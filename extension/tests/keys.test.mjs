@@ -64,7 +64,8 @@ test('statuses of the request in flight reach the wait line; the error names the
   port.reply({ id: 'keys-2', type: 'error', error: { name: 'NotAllowedError', message: 'The operation either…' },
     detail: 'Too many wrong PINs in a row: remove and reinsert the security key, then try again.' });
   await assert.rejects(deleting, { name: 'NotAllowedError', message: /remove and reinsert/ });
-  assert.deepEqual(statuses, [{ status: 'pin', attemptsLeft: null }, { status: 'pin', attemptsLeft: 7 }]);
+  assert.deepEqual(statuses, [{ status: 'pin', attemptsLeft: null, samplesLeft: null, sample: null },
+    { status: 'pin', attemptsLeft: 7, samplesLeft: null, sample: null }]);
   assert.equal(view.waitText(statuses[1]), 'Enter your PIN in the dialog. Wrong PIN. 7 attempts left.');
 });
 
@@ -168,4 +169,21 @@ test('every element the page\'s modules look up by id is in keys.html, once', as
     const source = await readFile(new URL(file, dir), 'utf8');
     for (const [, id] of source.matchAll(/\$\('([^']+)'\)/g)) assert.ok(declared.includes(id), `${file}: #${id} is not in keys.html`);
   }
+});
+
+test('a fingerprint enrollment: each sample in words, with the touches left; the frame carries only the name', () => {
+  const { keys, port, statuses } = session();
+  keys.open();
+  keys.addFingerprint('/dev/hidraw3', 'Left thumb');
+  assert.deepEqual(port.sent[1], { device: '/dev/hidraw3', name: 'Left thumb', id: 'keys-2', type: 'fingerprint-add' });
+  port.reply({ id: 'keys-2', type: 'status', status: 'enroll-fingerprint' });
+  port.reply({ id: 'keys-2', type: 'status', status: 'enroll-fingerprint', samplesLeft: 3, sample: 'FP_TOO_FAST' });
+  port.reply({ id: 'keys-2', type: 'status', status: 'enroll-fingerprint', samplesLeft: 0, sample: 'FP_GOOD' });
+  assert.deepEqual(statuses.map(view.waitText), [
+    'Touch the fingerprint sensor.',
+    'Your finger moved too fast: hold it still. Touch the fingerprint sensor again (3 more).',
+    'Good. Done.',
+  ]);
+  assert.equal(view.sampleText({ samplesLeft: 2, sample: 'FP_SOMETHING_NEW' }),
+    'The reader did not take it. Touch the fingerprint sensor again (2 more).');
 });

@@ -36,6 +36,27 @@ extension KeyOperation {
         return .string(Base64URL.encode(id))
     }
 
+    /// One touch of the sensor per sample, each reported (`enroll-fingerprint`: the samples left, what the reader
+    /// said); then the name, if the page gave one. A cancel ends the enrollment on the key too.
+    func addFingerprint(on device: Device, frame: JSONValue) throws(WebAuthnError) -> JSONValue {
+        let name = try Self.name(frame, "name")
+        try requireBioEnrollment(device)
+        let id = try withPIN(on: device) { (device, pin) throws(FIDOError) -> [UInt8] in
+            environment.replies.status(controller.id, .enrollFingerprint)
+            let id = try device.enrollFingerprint(pin: pin) { sample in
+                environment.replies.status(
+                    controller.id, .enrollFingerprint,
+                    extra: [
+                        (StatusField.samplesLeft.rawValue, .number(Double(sample.remaining))),
+                        (StatusField.sample.rawValue, .string(sample.status?.specName ?? "UNKNOWN")),
+                    ])
+            }
+            if let name { try device.renameFingerprint(templateID: id, name: name, pin: pin) }
+            return id
+        }
+        return .string(Base64URL.encode(id))
+    }
+
     private func requireBioEnrollment(_ device: Device) throws(WebAuthnError) {
         guard device.isFIDO2, device.supportsBioEnrollment else {
             throw WebAuthnError(name: .notSupported, message: "This key has no fingerprint reader.")

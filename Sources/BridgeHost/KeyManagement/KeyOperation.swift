@@ -31,6 +31,7 @@ struct KeyOperation {
         case .fingerprints: return ("fingerprints", try listFingerprints(on: device))
         case .fingerprintRename: return ("renamed", try renameFingerprint(on: device, frame: frame))
         case .fingerprintDelete: return ("deleted", try deleteFingerprint(on: device, frame: frame))
+        case .fingerprintAdd: return ("added", try addFingerprint(on: device, frame: frame))
         }
     }
 
