@@ -5,6 +5,7 @@ and a deletion or rename through the host is what python-fido2 reads back. A con
 
 import hashlib
 import json
+import time
 
 from fido2.ctap2 import ClientPin, CredentialManagement
 
@@ -226,3 +227,21 @@ def test_a_fingerprint_added_through_the_page_frames_reports_each_sample_and_pyt
                        ("FP_GOOD", 1), ("FP_GOOD", 0)], statuses
     with Oracle(bio) as ctap:
         assert sorted(oracle_fingerprints(ctap).values()) == ["Finger 1", "Left thumb"]
+
+
+def test_the_pages_cancel_closes_the_pin_dialog_and_deletes_nothing(launch, token, oracle, pinentry):
+    ids = make_passkeys(oracle)
+    host = launch(token, env={**pinentry[0], "FAKE_PINENTRY_HOLD": "1"})   # the dialog stays until answered
+    host.request({"id": "k1", "type": "manage"})
+    path = host.request({"id": "k2", "type": "info"})[0]["info"]["devices"][0]["path"]
+    host.send({"id": "k3", "type": "passkey-delete", "device": path, "credentialId": b64url(ids[0])})
+    assert host.recv()["status"] == "pin"
+    deadline = time.monotonic() + 15
+    while "GETPIN" not in pinentry[2]():   # the dialog is up
+        assert time.monotonic() < deadline, pinentry[2]()
+        time.sleep(0.05)
+    host.send({"id": "k3", "type": "cancel"})
+    answer, _ = host.final("k3")
+    assert answer["error"]["name"] == "AbortError", answer
+    assert len(oracle_listing(oracle)) == 3
+    assert host.request({"id": "k4", "type": "key-info", "device": path})[0]["type"] == "result"   # it serves on
