@@ -74,15 +74,19 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
         for device in devices { start(device) }
         var nextLook = Deadline.after(DeviceSelector.pollInterval)
         while true {
-            let (settled, allEnded) = condition.withLock { () -> (Result<T, WebAuthnError>?, Bool) in
-                while outcome == nil, runners.contains(where: \.running), !nextLook.isPast, !ceremony.isCancelled {
+            // Once a key won, its own steps answer the abort and the deadline (as a single key's do), and the race
+            // waits for its answer.
+            let (settled, allEnded, decided) = condition.withLock { () -> (Result<T, WebAuthnError>?, Bool, Bool) in
+                while outcome == nil, runners.contains(where: \.running), !nextLook.isPast,
+                    winner != nil || !ceremony.isCancelled
+                {
                     _ = condition.wait(until: nextLook)
                 }
-                return (outcome, !runners.contains(where: \.running))
+                return (outcome, !runners.contains(where: \.running), winner != nil)
             }
             if let settled { return .answered(finish(settled)) }
-            if ceremony.isCancelled { return .answered(finish(.failure(ErrorMapping.aborted))) }
-            if deadline.isPast { return .answered(finish(.failure(ErrorMapping.timeout))) }
+            if !decided, ceremony.isCancelled { return .answered(finish(.failure(ErrorMapping.aborted))) }
+            if !decided, deadline.isPast { return .answered(finish(.failure(ErrorMapping.timeout))) }
             let present = selector.provider.locations()
             if allEnded, !joinPlugged(present) {
                 // Every key dropped out. One still in the port answers as it would alone; with none, wait for one.

@@ -214,3 +214,23 @@ def test_the_key_without_the_credential_ends_the_sign_in_once_touched(launch, tm
     reply, _ = host.final("g-1")
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
     assert reply["detail"] == "The security key has no credential for this site.", reply
+
+
+def test_a_page_abort_while_the_chosen_keys_pin_is_typed_closes_the_dialog(launch, tmp_path, pinentry):
+    env, _, commands = pinentry
+    os.remove(env["FAKE_PINENTRY_SCRIPT"])  # no answer: the dialog stays open until the host closes it
+    (with_pin,) = signalled(tmp_path, "pin", options=("--pin", "123456"))
+    (without,) = signalled(tmp_path, "nopin")
+    host = launch(None, env={**env, "FAKE_PINENTRY_HOLD": "1", **keys(with_pin, without)})
+    start_create(host, userVerification="required")
+    wait_for_status(host, "c-1", "select-key")
+    touch(with_pin)  # chosen for its PIN: the other key is cancelled, the dialog opens
+    wait_for_status(host, "c-1", "pin")
+    deadline = time.monotonic() + 20
+    while not [c for c in commands() if c.startswith("GETPIN")]:  # the dialog is up (logged before it waits)
+        assert time.monotonic() < deadline, "the PIN dialog never asked"
+        time.sleep(0.02)
+    host.send({"id": "c-1", "type": "cancel"})
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "AbortError", reply
+    assert credentials_on(with_pin) == [] and credentials_on(without) == []
