@@ -18,7 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness.paths import REPO, host_binary  # noqa: E402
+from harness import extension_page  # noqa: E402
+from harness.paths import REPO, extension_dir, host_binary  # noqa: E402
 from harness.prompt_window import PromptWindow  # noqa: E402
 from harness.rp_server import RPServer  # noqa: E402
 from harness.session import BrowserSession  # noqa: E402
@@ -110,8 +111,23 @@ def shoot(kind: str, host: Path, rp: RPServer, out: Path) -> None:
             path.write_bytes(capture(window))
             print(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: viewport {width}×{height}, "
                   f"content {content} px high, {path.stat().st_size // 1024} KB")
+        shoot_keys_page(session, window, out / f"{kind}-keys-page.png")
     finally:
         session.close()
+
+
+def shoot_keys_page(session, window, path: Path) -> None:
+    """The Security keys page in a tab, as it first shows the session's SoftToken (no PIN yet: Create PIN)."""
+    if session.kind == "chromium":
+        ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
+        session.browser.conn.call("Target.createTarget", {"url": f"chrome-extension://{ext_id}/keys/keys.html"})
+    else:
+        window.evaluate("(browser.tabs.create({url: browser.runtime.getURL('keys/keys.html')}), true)")
+    page = extension_page.find(session.browser, "/keys/keys.html")
+    page.wait_for("document.documentElement.dataset.state === 'ready' && document.getElementById('facts').children.length > 0",
+                  timeout=20)
+    path.write_bytes(capture(page))
+    print(f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}: {path.stat().st_size // 1024} KB")
 
 
 def main() -> None:
