@@ -98,6 +98,12 @@ export function createProxy(deps) {
       attached = false;
       maybeAttached = false;
       await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
+      // Chromium ends every proxied call still pending with AbortError (measured): none may reach the host after.
+      for (const [requestId, entry] of pending) {
+        pending.delete(requestId);
+        entry.cancelled = true;
+        if (entry.handle) deps.bridge.proxiedGone(entry.handle);
+      }
       state = wanted.enabled ? 'detached' : 'off';
       detail = whyDetached();
     } else if (!want) {

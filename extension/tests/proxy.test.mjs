@@ -354,6 +354,22 @@ test('another way on the proxy path: a page that goes away, or never says, gets 
   assert.equal(t2.proxy.isAttached(), true, 'its time is over');
 });
 
+test('a proxied request waiting for its tab when the proxy detaches (Chromium aborts it) never reaches the host', async () => {
+  const t = setup({ unfocused: new Set([3]) });
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
+  t.bridge.attachFrame(port);
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  port.onMessage.fire({ kind: 'request', rid: 'g1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
+  await settle();
+  t.wap.onGetRequest.fire({ requestId: 10, requestDetailsJson: GET_JSON() });
+  await settle();
+  assert.deepEqual([t.proxy.status().pending, t.bridge.waitingCount()], [1, 1], 'held for its tab');
+  await t.proxy.update({ enabled: false });
+  assert.deepEqual([t.proxy.status().pending, t.bridge.waitingCount()], [0, 0], 'dropped with the detach');
+  assert.equal(t.native().sent.filter((f) => f.type === 'get').length, 0, 'never at the host');
+});
+
 test('a listed site on the proxy path: its call is handed straight back to Chromium\'s own, the host never sees it', async () => {
   const t = setup({ sites: [ORIGIN] });
   const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
