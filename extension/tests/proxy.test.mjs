@@ -258,11 +258,17 @@ test('a proxied request of a tab that closes is completed with AbortError', asyn
   assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 4, error: { name: 'AbortError', message: chromium.aborted } }]);
 });
 
-test('with the proxy attached, an admitted page request is announced and answered fallback; detached, it goes to the host', async () => {
-  const t = setup();
+/** A top-level document of tab 3 at ORIGIN, attached to the bridge: its port, and the facts its relay reports. */
+function topDocumentOfTab3(t) {
   const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
   const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
   t.bridge.attachFrame(port);
+  return [port, frame];
+}
+
+test('with the proxy attached, an admitted page request is announced and answered fallback; detached, it goes to the host', async () => {
+  const t = setup();
+  const [port, frame] = topDocumentOfTab3(t);
   await t.proxy.update({ enabled: true, hostConnected: true });
   port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
   await settle();
@@ -281,9 +287,7 @@ test('with the proxy attached, an admitted page request is announced and answere
 
 test('a conditional create is the browser\'s own: fallback to the page, and refused when Chromium proxies it back', async () => {
   const t = setup();
-  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
-  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
-  t.bridge.attachFrame(port);
+  const [port, frame] = topDocumentOfTab3(t);
   port.onMessage.fire({ kind: 'request', rid: 'c1', type: 'create', options: { challenge: { __binary__: 'AQID' } }, frame, mediation: 'conditional' });
   await settle();
   assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'c1', reason: 'conditional' }], 'detached: Chromium\'s own answers');
@@ -300,9 +304,7 @@ test('a conditional create is the browser\'s own: fallback to the page, and refu
 
 /** A page request announced and proxied back, at the host waiting for the touch: [page port, host id]. */
 async function proxiedAtTheHost(t, rid = 'p1') {
-  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
-  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
-  t.bridge.attachFrame(port);
+  const [port, frame] = topDocumentOfTab3(t);
   await t.proxy.update({ enabled: true, hostConnected: true });
   port.onMessage.fire({ kind: 'request', rid, type: 'get', options: { challenge: { __binary__: 'AQID' }, timeout: 60000 }, frame });
   await settle();
@@ -356,9 +358,7 @@ test('another way on the proxy path: a page that goes away, or never says, gets 
 
 test('a proxied request waiting for its tab when the proxy detaches (Chromium aborts it) never reaches the host', async () => {
   const t = setup({ unfocused: new Set([3]) });
-  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
-  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
-  t.bridge.attachFrame(port);
+  const [port, frame] = topDocumentOfTab3(t);
   await t.proxy.update({ enabled: true, hostConnected: true });
   port.onMessage.fire({ kind: 'request', rid: 'g1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
   await settle();
@@ -372,9 +372,7 @@ test('a proxied request waiting for its tab when the proxy detaches (Chromium ab
 
 test('a listed site on the proxy path: its call is handed straight back to Chromium\'s own, the host never sees it', async () => {
   const t = setup({ sites: [ORIGIN] });
-  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
-  const port = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/login`, frameId: 0, tab: { id: 3, url: `${ORIGIN}/login` } });
-  t.bridge.attachFrame(port);
+  const [port, frame] = topDocumentOfTab3(t);
   await t.proxy.update({ enabled: true, hostConnected: true });
   assert.equal(t.proxy.isAttached(), true, 'a listed site keeps no one else off the proxy path');
   port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
