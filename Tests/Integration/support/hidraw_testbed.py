@@ -78,9 +78,14 @@ CONTROLLING_TERMINAL_HOLDER = (
 class HidrawIoctls(UMockdev.IoctlBase):
     """Answers the hidraw ioctls for one key, as the kernel's hidraw driver would."""
 
-    def __init__(self, vendor: int, product: int, name: str):
+    def __init__(self):
         super().__init__()
-        self.info = (BUS_USB.to_bytes(4, "little") + vendor.to_bytes(2, "little") + product.to_bytes(2, "little"))
+        self.info = b""
+        self.name = b"\0"
+
+    def answer_as(self, vendor: int, product: int, name: str):
+        """The key now behind the node (a node name is used again for the next key plugged in)."""
+        self.info = BUS_USB.to_bytes(4, "little") + vendor.to_bytes(2, "little") + product.to_bytes(2, "little")
         self.name = name.encode() + b"\0"
 
     def do_handle_ioctl(self, client):
@@ -114,7 +119,7 @@ class HidrawIoctls(UMockdev.IoctlBase):
 class Key:
     """One plugged-in key: its sysfs devices, its node (a pty), and the token process behind it."""
 
-    def __init__(self, testbed, root: str, index: int, command: dict):
+    def __init__(self, testbed, root: str, index: int, ioctls: HidrawIoctls, command: dict):
         self.testbed = testbed
         self.root = root
         self.node = f"/dev/hidraw{index}"
@@ -151,8 +156,7 @@ class Key:
         self.link = os.path.join(root, self.node.lstrip("/"))
         os.symlink(self.pty, self.link)
         self.stop = os.pipe()
-        self.ioctls = HidrawIoctls(vendor, product, name)
-        testbed.attach_ioctl(self.node, self.ioctls)
+        ioctls.answer_as(vendor, product, name)
         self.token = subprocess.Popen([command["host"], "token", "ctaphid", command["token"]],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.reader = threading.Thread(target=self._to_token, daemon=True)
@@ -202,9 +206,10 @@ class Key:
         os.symlink(self.pty, self.link)
 
     def unplug(self):
-        self.testbed.uevent(self.syspaths[0], "remove")
-        self.testbed.detach_ioctl(self.node)
+        # The node goes first, so no program opens it meanwhile. Its ioctl handler stays attached: a program that
+        # opens a node whose handler is gone is ended by umockdev's preload, and one may be in the middle of it.
         os.unlink(self.link)
+        self.testbed.uevent(self.syspaths[0], "remove")
         for syspath in self.syspaths:
             self.testbed.remove_device(syspath)
         # What a pulled key does to a program that has it open: its reads and writes fail (the pty hangs up once
@@ -221,6 +226,7 @@ class Key:
 def serve(testbed, root: str):
     keys: dict[str, Key] = {}
     used: set[int] = set()
+    handlers: dict[int, HidrawIoctls] = {}  # by node number, attached once and kept (Key.unplug says why)
     for line in sys.stdin:
         command = json.loads(line)
         op, name = command["op"], command.get("name")
@@ -229,7 +235,10 @@ def serve(testbed, root: str):
             if op == "plug":
                 index = min(set(range(len(used) + 1)) - used)
                 used.add(index)
-                keys[name] = Key(testbed, root, index, command)
+                if index not in handlers:
+                    handlers[index] = HidrawIoctls()
+                    testbed.attach_ioctl(f"/dev/hidraw{index}", handlers[index])
+                keys[name] = Key(testbed, root, index, handlers[index], command)
                 answer["node"] = keys[name].node
             elif op == "unplug":
                 key = keys.pop(name)
