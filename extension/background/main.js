@@ -82,9 +82,12 @@ async function isTabFocused(tabId) {
   const window = await api.windows.get(tab.windowId);
   if (window.focused === true) return true;
   const focused = await api.windows.getLastFocused();
-  // No window has it, and the last to get it was the tab's window of ours, since gone: a window manager gives it
-  // back to the browser window (an event we would have seen); headless Firefox gives it to none.
-  if (focused.focused !== true) return prompts.isPromptWindowOf(lastFocusEvent, tabId) && lastBrowserWindow === tab.windowId;
+  // No window has it, and the last to hold it was the tab's window of ours, since closed: a window manager gives it
+  // back to the browser window (an event we would see); headless Firefox, to none (WINDOW_ID_NONE, or no event).
+  if (focused.focused !== true) {
+    const last = lastFocusEvent === api.windows.WINDOW_ID_NONE ? focusLeftFrom : lastFocusEvent;
+    return prompts.wasPromptWindowOf(last, tabId) && lastBrowserWindow === tab.windowId;
+  }
   return prompts.isPromptWindowOf(focused.id, tabId) || (prompts.isPromptWindow(focused.id) && lastBrowserWindow === tab.windowId);
 }
 
@@ -92,7 +95,9 @@ async function isTabFocused(tabId) {
 // windowTypes and answers with our popup.
 let lastBrowserWindow = null;
 let lastFocusEvent = null;   // the window the last windows.onFocusChanged named (WINDOW_ID_NONE: none of ours)
+let focusLeftFrom = null;    // while that is WINDOW_ID_NONE: the window that had the focus before
 function noteFocusedWindow(windowId) {
+  if (windowId === api.windows.WINDOW_ID_NONE && lastFocusEvent !== windowId) focusLeftFrom = lastFocusEvent;
   lastFocusEvent = windowId;
   if (windowId === api.windows.WINDOW_ID_NONE) return;
   api.windows.get(windowId).then((w) => { if (w.type === 'normal' && w.focused) lastBrowserWindow = w.id; }, () => {});

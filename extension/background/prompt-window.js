@@ -312,5 +312,10 @@ export function createPrompts(deps) {
     return prompt !== undefined ? prompt.tabId === tabId : closed.get(windowId) === tabId;
   }
 
-  return { status, ended, attach, windowRemoved, isPromptWindow, isPromptWindowOf, openCount: () => byToken.size };
+  /** For the focus rule: the window was one of ours opened for `tabId`, and is closed. */
+  function wasPromptWindowOf(windowId, tabId) {
+    return !byWindow.has(windowId) && closed.get(windowId) === tabId;
+  }
+
+  return { status, ended, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf, openCount: () => byToken.size };
 }

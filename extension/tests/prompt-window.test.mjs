@@ -389,6 +389,17 @@ test('a window of ours that closed is still known as its tab\'s (the focus it ma
   assert.equal(t.prompts.isPromptWindowOf(100, 2), false, 'never another tab\'s');
   assert.equal(t.prompts.isPromptWindow(100), true);
   assert.equal(t.prompts.isPromptWindow(7), false);
+  assert.equal(t.prompts.wasPromptWindowOf(100, 1), true, 'closed');
+  assert.equal(t.prompts.wasPromptWindowOf(100, 2), false);
+});
+
+test('a window of ours still open is not one that was', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  assert.equal(t.prompts.isPromptWindowOf(100, 1), true);
+  assert.equal(t.prompts.wasPromptWindowOf(100, 1), false);
 });
 
 test('a window that cannot be opened ends the request as a cancel: no chooser waits for a choice nobody can make', async () => {
