@@ -228,8 +228,9 @@ def test_after_an_error_the_page_may_ask_again_at_once_while_the_window_says_why
     window.wait_for("document.getElementById('detail').hidden === false")
     retried = session.rp("register", username=session.new_user("retry-other"))
     assert retried.get("ok") and retried["verdict"]["verified"], retried
-    window.click("Close")
-    PromptWindow.wait_gone(session.browser)
+    # Whether the retry took the window over depends on how long the key took (the host announces a touch only
+    # after 50 ms): if it did, its answer closed the window; if not, the window still says why the first failed.
+    PromptWindow.close_if_final(session.browser)
 
 
 def test_pin_instruction_is_in_the_window_while_the_pin_dialog_is_open_and_the_page_sees_none_of_it(pinned):
