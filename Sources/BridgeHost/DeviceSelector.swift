@@ -8,9 +8,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Finds the keys a ceremony runs on, as Chromium does: no key → ask for one and wait; one key → use it;
-/// several → send the request to all of them (`KeyRace`). Keys plugged in or pulled out later in the request are
-/// followed by a `KeyWatch` (see `followingKeys`) or, while several race, by the race itself.
+/// Finds the keys a ceremony runs on, as Chromium does: no key → ask for one and wait; then the request goes to
+/// every key (`KeyRace`), which also takes in keys plugged in and drops keys pulled out while they wait for a
+/// touch. Once a key has the ceremony, a `KeyWatch` follows it (see `followingKeys`).
 struct DeviceSelector: Sendable {
     let provider: any DeviceProvider
     let log: HostLog
@@ -51,8 +51,8 @@ struct DeviceSelector: Sendable {
     }
 
     /// Runs `attempt` (a ceremony's steps on one key) on the keys present, as Chromium does: no key → ask for one
-    /// and wait; one key → on it; several → on every one at once, the first the user acts on answering
-    /// (`KeyRace`, statuses `select-key` then those of the key chosen).
+    /// and wait; then on every key at once, the first the user acts on answering (`KeyRace`: with several keys,
+    /// `select-key` then the statuses of the key chosen; keys plugged in meanwhile join).
     func dispatch<T: Sendable>(
         for controller: CeremonyController, replies: ReplyChannel, deadline: Deadline,
         _ attempt: @escaping KeyRace<T>.Attempt
@@ -60,24 +60,17 @@ struct DeviceSelector: Sendable {
         let started = ContinuousClock.now
         while true {
             let (devices, listed) = try acquire(for: controller, replies: replies, deadline: deadline)
-            if devices.count == 1 {
-                let device = devices[0]
-                defer { device.close() }
-                log.info(
-                    "phase key-ready: \(device.location.path) in \(RequestLoop.milliseconds(since: started)) ms",
-                    request: controller.id)
-                watches[controller.id]?.chose(device, listed: Set(listed.map(\.path)))
-                return try attempt(device, CeremonyLane(controller: controller, replies: replies))
-            }
-            replies.status(controller.id, .selectKey)
+            let keys = devices.count == 1 ? devices[0].location.path : "\(devices.count) keys"
             log.info(
-                "phase key-ready: \(devices.count) keys in \(RequestLoop.milliseconds(since: started)) ms; the request goes to every one, the first touched answers",
+                "phase key-ready: \(keys) in \(RequestLoop.milliseconds(since: started)) ms; the request goes to every key",
                 request: controller.id)
             let race = KeyRace(
                 selector: self, ceremony: controller, replies: replies, deadline: deadline, attempt: attempt)
             switch race.run(devices, listed: listed) {
             case .answered(let result): return try result.get()
-            case .noKeyLeft: log.info("every key was removed; finding a key again", request: controller.id)
+            case .noKeyLeft:
+                log.info(
+                    "every key was removed while it waited for its touch; finding a key again", request: controller.id)
             }
         }
     }

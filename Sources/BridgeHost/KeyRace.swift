@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// One key's part of a ceremony: the controller it is cancelled through and claims the ceremony with, and the
-/// channel its statuses go through. For the only key of a ceremony, the ceremony's own.
+/// channel its statuses go through.
 struct CeremonyLane: Sendable {
     let controller: CeremonyController
     let replies: ReplyChannel
@@ -52,10 +52,16 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
     private var dropped: [(path: String, error: WebAuthnError)] = []
     /// Every key in the port the race knows (racing, dropped, or unusable): any other one has just been plugged in.
     private var known: Set<String> = []
+    /// More than one key has raced: the user chooses one by touching it (`select-key`), and a key speaks only once
+    /// it won. Until then the only key is the ceremony's key, as if there were no race.
+    private var crowded = false
 
     /// How long the answer waits for the keys that lost to be cancelled and closed: they are in a clean state
     /// before the next request opens them (a key honours CTAPHID_CANCEL within milliseconds).
     static var settleTime: Duration { .seconds(2) }
+
+    /// How long past the deadline a key may still be ending its own wait before the race ends the request.
+    static var overrun: Duration { .seconds(2) }
 
     init(
         selector: DeviceSelector, ceremony: CeremonyController, replies: ReplyChannel, deadline: Deadline,
@@ -71,6 +77,7 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
     /// Runs the ceremony on every key of `devices` (all open; `listed`: the keys in the port) until one wins.
     func run(_ devices: [Device], listed: [DeviceLocation]) -> Ending {
         known = Set(listed.map(\.path))
+        if devices.count > 1 { becomeCrowded() }
         for device in devices { start(device) }
         var nextLook = Deadline.after(DeviceSelector.pollInterval)
         while true {
@@ -86,7 +93,11 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
             }
             if let settled { return .answered(finish(settled)) }
             if !decided, ceremony.isCancelled { return .answered(finish(.failure(ErrorMapping.aborted))) }
-            if !decided, deadline.isPast { return .answered(finish(.failure(ErrorMapping.timeout))) }
+            // Each key's own wait ends at the deadline (libfido2's timeout, the touch poll); the race ends it itself only
+            // for a key that outlives it.
+            if !decided, Deadline(deadline.instant + Self.overrun).isPast {
+                return .answered(finish(.failure(ErrorMapping.timeout)))
+            }
             let present = selector.provider.locations()
             if allEnded, !joinPlugged(present) {
                 // Every key dropped out. One still in the port answers as it would alone; with none, wait for one.
@@ -122,9 +133,21 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
         return !opened.isEmpty
     }
 
+    /// From now on the user chooses a key by touching it.
+    private func becomeCrowded() {
+        let already = condition.withLock { () -> Bool in
+            defer { crowded = true }
+            return crowded
+        }
+        guard !already else { return }
+        replies.status(ceremony.id, .selectKey)
+    }
+
     private func start(_ device: Device) {
         let index = condition.withLock { runners.count }
-        let controller = ceremony.lane(claim: { [self] in claim(index) })
+        if index > 0 { becomeCrowded() }
+        let controller = ceremony.lane(
+            claim: { [self] in claim(index) }, alone: { [self] in condition.withLock { !crowded } })
         let lane = CeremonyLane(controller: controller, replies: replies.lane(speaking: { controller.speaks }))
         condition.withLock { runners.append(Runner(device: device, controller: controller)) }
         let id = ceremony.id
@@ -170,11 +193,13 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
                 winner = index
                 outcome = result
             case .failure(let error):
-                let path = runners[index].device.location.path
-                dropped.append((path, error))
+                let device = runners[index].device
+                dropped.append((device.location.path, error))
                 if !runners[index].controller.isCancelled {
                     selector.log.info(
-                        "\(path) failed before it was touched (\(error.message)); the other keys may still answer",
+                        device.isPresent
+                            ? "\(device.location.path) failed before it was touched (\(error.message)); it drops out"
+                            : "\(device.location.path) was removed while it waited for its touch; it drops out",
                         request: ceremony.id)
                 }
             }

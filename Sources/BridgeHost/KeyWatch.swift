@@ -9,8 +9,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// Follows the keys while a ceremony uses the one it chose, as Chromium keeps discovering keys for the whole
-/// request (device/fido/fido_request_handler_base.cc: AuthenticatorAdded, AuthenticatorRemoved):
+/// Follows the keys once a key has the ceremony (`KeyRace` follows them until then), as Chromium keeps discovering
+/// keys for the whole request (device/fido/fido_request_handler_base.cc: AuthenticatorAdded, AuthenticatorRemoved):
 /// - the chosen key pulled out while the request waits for its touch: the ceremony starts over from finding a key
 ///   ("insert-key"), until its deadline;
 /// - pulled out once its PIN was asked for: the PIN prompt closes and the request ends with NotAllowedError, as

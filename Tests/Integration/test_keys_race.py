@@ -129,7 +129,7 @@ def test_a_key_pulled_out_of_three_drops_out_and_another_wins(launch, tmp_path):
     challenge = start_create(host)
     wait_for_status(host, "c-1", "select-key")
     os.remove(tokens[0])
-    wait_for_log(host, "failed before it was touched")
+    wait_for_log(host, "was removed while it waited for its touch; it drops out")
     touch(tokens[1])
     reply, statuses = host.final("c-1")
     assert reply["type"] == "result", reply
@@ -234,3 +234,20 @@ def test_a_page_abort_while_the_chosen_keys_pin_is_typed_closes_the_dialog(launc
     reply, _ = host.final("c-1")
     assert reply["type"] == "error" and reply["error"]["name"] == "AbortError", reply
     assert credentials_on(with_pin) == [] and credentials_on(without) == []
+
+
+def test_a_key_plugged_in_next_to_a_lone_waiting_key_joins_its_request(launch, tmp_path):
+    (first,) = signalled(tmp_path, "first")
+    second = tmp_path / "second.state"
+    host = launch(None, env=keys(first, second))
+    challenge = start_create(host)
+    wait_for_status(host, "c-1", "touch")  # the only key: asked for its touch, not to be chosen
+    signalled(tmp_path, "second")
+    wait_for_log(host, "was plugged in; it joins the request")
+    wait_for_status(host, "c-1", "select-key")
+    touch(first)  # the first key's request was never cancelled: its one touch answers it
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "result", reply
+    verify_registration(reply["credential"], challenge)
+    assert len(credentials_on(first)) == 1 and credentials_on(second) == []
+    assert "finding a key again" not in host.log()

@@ -62,7 +62,7 @@ def test_a_key_plugged_in_while_another_waits_for_its_touch_joins_and_wins(tmp_p
     host, challenge = waiting_for_the_touch(usb, launch, waiting)
     touched = create_token(tmp_path / "touched.state", "--profile", "yubikey5", "--presence", "delay:500")
     assert usb.plug(touched) == "/dev/hidraw1"
-    wait_for_log(host, "another key was plugged in while /dev/hidraw0 waits for its touch")
+    wait_for_log(host, "/dev/hidraw1 was plugged in; it joins the request")
     wait_for_status(host, "c-1", "select-key")
     expect_credential_made_on(touched, host, challenge)
     assert credentials_on(waiting) == []

@@ -26,9 +26,14 @@ extension CeremonyController {
 
     /// Before a PIN is asked for (or set) on one of several keys, the user chooses the key by touching it, as
     /// Chromium does (touch-to-select, then the PIN of the key touched): no PIN dialog opens for a key the user
-    /// did not pick. The only key of a ceremony needs no such touch.
+    /// did not pick. The only key needs no such touch (Chromium skips it for a lone authenticator) but takes the
+    /// ceremony all the same, so no key plugged in during its PIN joins.
     func chooseForPIN(_ device: Device, replies: ReplyChannel, deadline: Deadline) throws(WebAuthnError) {
-        guard !speaks else { return }
+        if hasClaimed { return }
+        if speaks {
+            guard claim() else { throw ErrorMapping.lostRace }
+            return
+        }
         try collectTouch(on: device, replies: replies, deadline: deadline, statuses: [])
     }
 }

@@ -14,13 +14,15 @@ import Foundation
 ///
 /// While several keys race for the request (`KeyRace`), each key's part runs under a lane of it (`lane(claim:)`):
 /// a lane is cancelled on its own (its key lost) or with the ceremony (the page aborted), and it speaks to the
-/// user only once it has claimed the ceremony. Prompts, the account choice and device time stay the ceremony's.
+/// user only while its key is the only one or once it has claimed the ceremony. Prompts, the account choice and device time stay the ceremony's.
 final class CeremonyController: @unchecked Sendable {
     let id: String
     /// The ceremony a lane runs one key of; nil for the ceremony itself.
     private let ceremony: CeremonyController?
     /// A lane's way to take the ceremony for its key; false when another key took it first.
     private let claimRace: (@Sendable () -> Bool)?
+    /// A lane's way to learn that its key is the only one in the race: it then speaks before it claimed.
+    private let alone: (@Sendable () -> Bool)?
     private let condition = Condition()
     private var cancelled = false
     private var lanes: [CeremonyController] = []
@@ -40,12 +42,17 @@ final class CeremonyController: @unchecked Sendable {
         self.id = id
         ceremony = nil
         claimRace = nil
+        alone = nil
     }
 
-    private init(laneOf ceremony: CeremonyController, claim: @escaping @Sendable () -> Bool) {
+    private init(
+        laneOf ceremony: CeremonyController, claim: @escaping @Sendable () -> Bool,
+        alone: @escaping @Sendable () -> Bool
+    ) {
         id = ceremony.id
         self.ceremony = ceremony
         claimRace = claim
+        self.alone = alone
     }
 
     /// The ceremony itself, for what its lanes share.
@@ -55,9 +62,10 @@ final class CeremonyController: @unchecked Sendable {
 
     var isCancelled: Bool { condition.withLock { cancelled } }
 
-    /// A lane for one key of a race; `claim` takes the ceremony for it (true: this key won, or had won).
-    func lane(claim: @escaping @Sendable () -> Bool) -> CeremonyController {
-        let lane = CeremonyController(laneOf: self, claim: claim)
+    /// A lane for one key of a race; `claim` takes the ceremony for it (true: this key won, or had won); `alone`
+    /// says whether its key is the only one racing.
+    func lane(claim: @escaping @Sendable () -> Bool, alone: @escaping @Sendable () -> Bool) -> CeremonyController {
+        let lane = CeremonyController(laneOf: self, claim: claim, alone: alone)
         let cancelledAlready = condition.withLock { () -> Bool in
             lanes.append(lane)
             return cancelled
@@ -66,14 +74,18 @@ final class CeremonyController: @unchecked Sendable {
         return lane
     }
 
-    /// Whether statuses and prompts may come from here: always for the ceremony, for a lane once it won.
-    var speaks: Bool { claimRace == nil || condition.withLock { claimed } }
+    /// Whether this lane's key has the ceremony (the ceremony itself always has).
+    var hasClaimed: Bool { claimRace == nil || condition.withLock { claimed } }
+
+    /// Whether statuses may come from here: from the ceremony, from a lane once it won or while its key is the
+    /// only one (the user is then asked to touch that key, not to choose one).
+    var speaks: Bool { hasClaimed || alone?() == true }
 
     /// Takes the ceremony for this lane's key, once the user acted on it (it answered after a touch, or was
     /// touched to be chosen for its PIN): the other keys are cancelled. False when another key won first. The
     /// ceremony itself (one key) has nothing to claim.
     func claim() -> Bool {
-        guard let claimRace, !speaks else { return true }
+        guard let claimRace, !hasClaimed else { return true }
         guard claimRace() else { return false }
         condition.withLock { claimed = true }
         return true
