@@ -76,6 +76,7 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
 
     /// Runs the ceremony on every key of `devices` (all open; `listed`: the keys in the port) until one wins.
     func run(_ devices: [Device], listed: [DeviceLocation]) -> Ending {
+        defer { ceremony.releaseLanes() }
         known = Set(listed.map(\.path))
         if devices.count > 1 { becomeCrowded() }
         for device in devices { start(device) }
@@ -146,8 +147,10 @@ final class KeyRace<T: Sendable>: @unchecked Sendable {
     private func start(_ device: Device) {
         let index = condition.withLock { runners.count }
         if index > 0 { becomeCrowded() }
+        // Weak: the race holds its lanes (runners), so a lane holding the race would keep both alive for good.
         let controller = ceremony.lane(
-            claim: { [self] in claim(index) }, alone: { [self] in condition.withLock { !crowded } })
+            claim: { [weak self] in self?.claim(index) ?? false },
+            alone: { [weak self] in self.map { race in race.condition.withLock { !race.crowded } } ?? false })
         let lane = CeremonyLane(controller: controller, replies: replies.lane(speaking: { controller.speaks }))
         condition.withLock { runners.append(Runner(device: device, controller: controller)) }
         let id = ceremony.id

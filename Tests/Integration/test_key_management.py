@@ -5,6 +5,7 @@ and a deletion or rename through the host is what python-fido2 reads back. A con
 
 import hashlib
 import json
+import os
 import time
 
 from fido2.ctap2 import ClientPin, CredentialManagement
@@ -231,6 +232,7 @@ def test_a_fingerprint_added_through_the_page_frames_reports_each_sample_and_pyt
 
 def test_the_pages_cancel_closes_the_pin_dialog_and_deletes_nothing(launch, token, oracle, pinentry):
     ids = make_passkeys(oracle)
+    os.remove(pinentry[0]["FAKE_PINENTRY_SCRIPT"])   # no answer at all (an empty line is one: a cancel)
     host = launch(token, env={**pinentry[0], "FAKE_PINENTRY_HOLD": "1"})   # the dialog stays until answered
     host.request({"id": "k1", "type": "manage"})
     path = host.request({"id": "k2", "type": "info"})[0]["info"]["devices"][0]["path"]

@@ -74,6 +74,12 @@ final class CeremonyController: @unchecked Sendable {
         return lane
     }
 
+    /// The race is over (its lanes won, failed or were cancelled): the ceremony lets go of them. Each lane holds
+    /// the ceremony, so keeping them would keep every request's controllers alive for as long as the host runs.
+    func releaseLanes() {
+        condition.withLock { lanes.removeAll() }
+    }
+
     /// Whether this lane's key has the ceremony (the ceremony itself always has).
     var hasClaimed: Bool { claimRace == nil || condition.withLock { claimed } }
 
