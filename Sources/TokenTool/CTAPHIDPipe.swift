@@ -32,16 +32,7 @@ public enum CTAPHIDPipe {
                 SoftTokenDevice.read(connection.pointer, $0.baseAddress, reportSize, 1000)
             }
             guard count > 0 else { continue }
-            var written = 0
-            while written < reportSize {
-                let n = report.withUnsafeBufferPointer {
-                    write(
-                        STDOUT_FILENO, UnsafeBufferPointer(rebasing: $0[written...]).baseAddress,
-                        reportSize - written)
-                }
-                guard n > 0 else { return }
-                written += n
-            }
+            guard writeFully(report) else { return }
         }
     }
 
@@ -61,6 +52,22 @@ public enum CTAPHIDPipe {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             filled += n
+        }
+        return true
+    }
+
+    /// Writes one whole report to stdout; false once the reader has gone.
+    private static func writeFully(_ report: [UInt8]) -> Bool {
+        var written = 0
+        while written < reportSize {
+            let n = report.withUnsafeBufferPointer {
+                write(
+                    STDOUT_FILENO, UnsafeBufferPointer(rebasing: $0[written...]).baseAddress,
+                    reportSize - written)
+            }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            written += n
         }
         return true
     }
