@@ -19,7 +19,10 @@ import Foundation
 /// - another key plugged in while the chosen one waits for its touch and no PIN was asked for: the chosen key's
 ///   request is cancelled and the ceremony starts over, so every key blinks and the one touched first wins
 ///   (Chromium dispatches the request to a key that appears while it is in kWaitingForTouch, and to none after a
-///   key was selected for its PIN).
+///   key was selected for its PIN);
+/// - another key plugged in once the chosen key answered (`answered()`: the user chooses among its accounts): not
+///   asked, the choice stands (Chromium's handler is then kFinished and dispatches to no key; its account chooser
+///   comes after).
 ///
 /// The watch runs on a thread of its own, polling the provider as the wait for an inserted key does
 /// (`DeviceSelector.pollInterval`); listing keys opens none, so it does not disturb the libfido2 thread's request.
@@ -40,6 +43,8 @@ final class KeyWatch: @unchecked Sendable {
         var known: Set<String> = []
         var promptsAtChoice = 0
         var joined = false
+        /// The chosen key answered: no key plugged in from now on is asked.
+        var answered = false
         var ended = false
         /// The watch's thread runs (from `start()` until it saw `ended`).
         var running = false
@@ -108,7 +113,13 @@ final class KeyWatch: @unchecked Sendable {
             state.known = listed
             state.promptsAtChoice = prompts
             state.joined = false
+            state.answered = false
         }
+    }
+
+    /// The chosen key answered the request; what follows (the account choice) is the user's, whatever is plugged in.
+    func answered() {
+        condition.withLock { state.answered = true }
     }
 
     func outcome(after error: WebAuthnError) -> Outcome {
@@ -118,10 +129,12 @@ final class KeyWatch: @unchecked Sendable {
             defer {
                 state.chosen = nil
                 state.joined = false
+                state.answered = false
             }
             guard let chosen = state.chosen else { return .fail }
             return Self.outcome(
-                after: error, key: chosen.location.path, cancelled: cancelled, joined: state.joined,
+                after: error, key: chosen.location.path, cancelled: cancelled,
+                joined: state.joined && !state.answered,
                 present: chosen.isPresent, pinAsked: prompts > state.promptsAtChoice)
         }
     }
@@ -160,7 +173,12 @@ final class KeyWatch: @unchecked Sendable {
             }
             return
         }
-        guard !listed.subtracting(snapshot.known).isEmpty, controller.promptsOpened == snapshot.promptsAtChoice else {
+        let plugged = listed.subtracting(snapshot.known)
+        if snapshot.answered {
+            ignore(plugged, chosen: chosen)
+            return
+        }
+        guard !plugged.isEmpty, controller.promptsOpened == snapshot.promptsAtChoice else {
             return
         }
         if !snapshot.joined {
@@ -171,6 +189,17 @@ final class KeyWatch: @unchecked Sendable {
         }
         // Repeated at every look until the ceremony starts over: a key ignores a cancel while no request is pending.
         chosen.cancel()
+    }
+
+    /// Keys plugged in after the chosen key answered: named once in the log, never asked.
+    private func ignore(_ plugged: Set<String>, chosen: Device) {
+        guard !plugged.isEmpty else { return }
+        condition.withLock { state.known.formUnion(plugged) }
+        for path in plugged.sorted() {
+            log.info(
+                "\(path) was plugged in after \(chosen.location.path) answered; it is not asked",
+                request: controller.id)
+        }
     }
 }
 

@@ -8,7 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from bridge import binary, create_token
+from bridge import binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 from test_keys_plugging import credentials_on, keys, wait_for_log, wait_for_status
 
@@ -251,3 +251,60 @@ def test_a_key_plugged_in_next_to_a_lone_waiting_key_joins_its_request(launch, t
     verify_registration(reply["credential"], challenge)
     assert len(credentials_on(first)) == 1 and credentials_on(second) == []
     assert "finding a key again" not in host.log()
+
+
+def two_accounts_on(token: Path, launch) -> dict:
+    """Registers discoverable credentials for alice and bob on `token` alone (touched on signal); returns them by
+    user handle."""
+    host = launch(token)
+    registered = {}
+    for name in ("alice", "bob"):
+        options, challenge = creation_options(user_id=name.encode(), name=name,
+                                              authenticatorSelection={"residentKey": "required"})
+        host.send({"id": f"c-{name}", "type": "create", "origin": ORIGIN, "options": options})
+        touch(token)
+        reply, _ = host.final(f"c-{name}")
+        assert reply["type"] == "result", reply
+        registered[name.encode()] = verify_registration(reply["credential"], challenge)
+    host.close()
+    return registered
+
+
+def choosing_an_account_when_a_key_is_plugged_in(launch, tmp_path):
+    """A sign-in whose key answered with two accounts; while the user chooses, a second key is plugged in."""
+    (holder,) = signalled(tmp_path, "holder")
+    registered = two_accounts_on(holder, launch)
+    plugged = tmp_path / "plugged.state"
+    host = launch(None, env=keys(holder, plugged))
+    options, challenge = request_options()
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "touch")
+    touch(holder)
+    accounts = [decode_binary(a["id"]) for a in wait_for_status(host, "g-1", "select-account")["accounts"]]
+    signalled(tmp_path, "plugged")
+    wait_for_log(host, "answered; it is not asked")
+    return host, accounts, registered, challenge
+
+
+def test_a_key_plugged_in_while_the_account_is_chosen_leaves_the_choice_to_the_user(launch, tmp_path):
+    # As Chromium, which dispatches the request to no key once one answered (its account chooser comes after).
+    host, accounts, registered, challenge = choosing_an_account_when_a_key_is_plugged_in(launch, tmp_path)
+    host.send({"id": "g-1", "type": "select", "index": accounts.index(b"bob")})
+    reply, statuses = host.final("g-1")
+    assert reply["type"] == "result", reply
+    assert "select-key" not in [s["status"] for s in statuses], statuses
+    assert decode_binary(reply["credential"]["response"]["userHandle"]) == b"bob"
+    bob = registered[b"bob"]
+    verify_authentication(reply["credential"], challenge, bob.credential_public_key, bob.sign_count)
+    log = host.log()
+    assert log.count("phase key-ready") == 1, log  # one ceremony: nothing started over
+    assert "every key will be asked" not in log and "finding a key again" not in log, log
+
+
+def test_declining_the_account_choice_after_a_key_was_plugged_in_ends_the_request(launch, tmp_path):
+    host, _, _, _ = choosing_an_account_when_a_key_is_plugged_in(launch, tmp_path)
+    host.send({"id": "g-1", "type": "select", "index": None})
+    reply, statuses = host.final("g-1")  # at once: a ceremony started over would wait for a touch until the timeout
+    assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
+    assert "select-key" not in [s["status"] for s in statuses], statuses
+    assert host.log().count("phase key-ready") == 1, host.log()

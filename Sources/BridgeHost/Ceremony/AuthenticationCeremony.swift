@@ -122,6 +122,8 @@ struct AuthenticationCeremony {
                 statuses: UserVerificationRunner.waits(for: method))
             throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
         }
+        // The key answered: a key plugged in while the user chooses an account is not asked (KeyWatch).
+        environment.deviceSelector.watches[id]?.answered()
         let chosen = try choose(among: assertions, deadline: deadline)
         var largeBlob = written
         if largeBlob == nil { largeBlob = try readLargeBlob(extensionInputs, chosen, on: device, deadline: deadline) }
