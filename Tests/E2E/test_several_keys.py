@@ -1,0 +1,103 @@
+"""Two keys plugged in, one touch (docs/keys.md, "Several keys"): the browser starts the host with two YubiKey 5s
+(SoftToken profile) behind /dev/hidraw0 and /dev/hidraw1 of a umockdev testbed, as test_usb_key.py does with one.
+The request goes to both keys; the security-key window asks the user to touch the one to use; one touch of the
+second key registers on it, and one touch of that key signs in. The RP verifies both, and the host's log names the
+key that served. Each key takes a touch only when the test creates its FILE.touch (`--presence signal`), so every
+wait is on an event: the window's text, the page's result."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.prompt_window import PromptWindow
+from harness.session import BrowserSession
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "Integration"))
+from bridge import create_token  # noqa: E402
+from test_keys_plugging import credentials_on  # noqa: E402
+from usb_keys import USBKeys  # noqa: E402
+
+CHOOSE_A_KEY = "Touch the security key you want to use."
+# The window's text for the request's own wait (one key left asking) or for choosing among keys.
+ASKING_FOR_A_TOUCH = (CHOOSE_A_KEY, "Touch your security key.")
+
+
+@pytest.fixture(scope="module")
+def usb(tmp_path_factory):
+    keys = USBKeys(tmp_path_factory.mktemp("usb"))
+    yield keys
+    keys.close()
+
+
+@pytest.fixture(scope="module")
+def keys(usb, tmp_path_factory) -> dict[str, tuple[Path, str]]:
+    """The two keys, plugged in: each one's state file and node (first: /dev/hidraw0, second: /dev/hidraw1)."""
+    directory = tmp_path_factory.mktemp("keys")
+    plugged = {}
+    for name in ("first", "second"):
+        token = create_token(directory / f"{name}.state", "--profile", "yubikey5", "--presence", "signal")
+        plugged[name] = (token, usb.plug(token))
+    return plugged
+
+
+@pytest.fixture(scope="module")
+def browser(request, host, rp_server, usb, keys):
+    session = BrowserSession.for_param(request.param, host, rp_server.origin, host_env=usb.env)
+    yield session
+    session.close()
+
+
+def touch(token: Path) -> None:
+    """The user touches the key: its next wait for presence takes this touch (and removes the file)."""
+    Path(f"{token}.touch").touch()
+
+
+def start(browser, function: str, **args) -> None:
+    """The user clicks in the page, which starts rp.<function>(args) without waiting; settled() gets its result."""
+    browser.press_in_page()
+    browser.call(f"(window.pendingCall = rp.{function}({json.dumps(args)}), true)")
+
+
+def settled(browser) -> dict:
+    return browser.call("window.pendingCall", timeout=60)
+
+
+def window_asking(browser, texts: tuple[str, ...]) -> None:
+    """Waits for the security-key window to show one of `texts`: the keys have the request."""
+    window = PromptWindow.wait(browser.browser, timeout=30)
+    window.wait_for(f"{json.dumps(texts)}.includes(document.getElementById('text').innerText)", timeout=30)
+
+
+def served_by(browser, node: str) -> None:
+    """The host's log says `node` answered the ceremony that just ended (and the other key was cancelled)."""
+    last = browser.ended()[-1]
+    assert last["outcome"] == "ok", last
+    chosen = [line for line in browser.host_log.read_text().splitlines()
+              if f"[{last['id']}]" in line and "was chosen; the other keys are cancelled" in line]
+    assert [line.split(f"[{last['id']}] ")[1].split(" ")[0] for line in chosen] == [node], chosen
+
+
+def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
+    (first, _), (second, second_node) = keys["first"], keys["second"]
+    user = browser.new_user("keys")
+
+    start(browser, "register", username=user)
+    window_asking(browser, (CHOOSE_A_KEY,))
+    touch(second)
+    registered = settled(browser)
+    assert registered.get("ok") and registered["verdict"].get("verified") is True, registered
+    served_by(browser, second_node)
+    assert not Path(f"{second}.touch").exists(), "the second key took its one touch"
+    assert credentials_on(first) == [], "nothing was made on the key not touched"
+    PromptWindow.wait_gone(browser.browser, timeout=30)
+
+    start(browser, "signIn", username=user)
+    window_asking(browser, ASKING_FOR_A_TOUCH)
+    touch(second)
+    signed_in = settled(browser)
+    assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
+    assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
+    served_by(browser, second_node)
+    assert not Path(f"{second}.touch").exists() and not Path(f"{first}.touch").exists()
+    PromptWindow.wait_gone(browser.browser, timeout=30)
