@@ -170,6 +170,11 @@ final class KeyWatch: @unchecked Sendable {
                 log.info(
                     "\(chosen.location.path) was removed during PIN entry; the PIN prompt is closed",
                     request: controller.id)
+            } else if snapshot.answered, snapshot.known.contains(chosen.location.path) {
+                // Its answer was read already: the account choice goes on (told once: the key leaves `known`).
+                _ = condition.withLock { state.known.remove(chosen.location.path) }
+                log.info(
+                    "\(chosen.location.path) was removed after it answered; its answer stands", request: controller.id)
             }
             return
         }

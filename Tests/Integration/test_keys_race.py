@@ -308,3 +308,22 @@ def test_declining_the_account_choice_after_a_key_was_plugged_in_ends_the_reques
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
     assert "select-key" not in [s["status"] for s in statuses], statuses
     assert host.log().count("phase key-ready") == 1, host.log()
+
+
+def test_the_key_pulled_out_while_the_account_is_chosen_leaves_the_choice_to_the_user(launch, tmp_path):
+    # Its accounts' assertions are already signed: as in Chromium, whose account chooser opens once the key answered.
+    (holder,) = signalled(tmp_path, "holder")
+    registered = two_accounts_on(holder, launch)
+    host = launch(holder)
+    options, challenge = request_options()
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    touch(holder)
+    accounts = [decode_binary(a["id"]) for a in wait_for_status(host, "g-1", "select-account")["accounts"]]
+    os.remove(holder)
+    wait_for_log(host, "was removed after it answered; its answer stands")
+    host.send({"id": "g-1", "type": "select", "index": accounts.index(b"alice")})
+    reply, statuses = host.final("g-1")
+    assert reply["type"] == "result", reply
+    assert "insert-key" not in [s["status"] for s in statuses], statuses
+    alice = registered[b"alice"]
+    verify_authentication(reply["credential"], challenge, alice.credential_public_key, alice.sign_count)
