@@ -1,7 +1,7 @@
 """Every key people own: each SoftToken profile (`token create --profile`) × each kind of request, through the real
-host and libfido2, every credential verified by py_webauthn. The expected outcomes are the table in docs/keys.md
-(its "webauthn-bridge" column), which also gives Chromium's outcome with such a key and explains each difference:
-the test reads the table, so the document and the behaviour cannot drift apart."""
+host and libfido2, every credential verified by py_webauthn. The expected outcomes are the table in keys_matrix.md
+beside this file (what each request is: docs/keys.md, "Matrix"), which also gives Chromium's outcome with such a key
+where it differs and explains why: the test reads the table, so the table and the behaviour cannot drift apart."""
 
 import re
 from pathlib import Path
@@ -12,7 +12,7 @@ from bridge import REPO, binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
 PIN = "1234"
-TABLE = REPO / "docs" / "keys.md"
+TABLE = Path(__file__).with_name("keys_matrix.md")
 SCENARIOS = ["create", "create discoverable", "get with allow list", "get discoverable", "create uv required",
              "get uv required", "exclude hit", "prf", "largeBlob", "EdDSA only", "get long allow list",
              "get discoverable uv discouraged"]
@@ -22,7 +22,7 @@ DIFFERS = re.compile(r"^(.*) \(Chromium: (.*)\) †$")
 
 
 def expected_table() -> dict[str, dict[str, tuple[str, str, str]]]:
-    """profile → scenario → (Chromium, webauthn-bridge, why they differ), from docs/keys.md's matrix: a row per
+    """profile → scenario → (Chromium, webauthn-bridge, why they differ), from keys_matrix.md: a row per
     request, a column per profile; a cell is the bridge's outcome, and "OUTCOME (Chromium: OTHER) †" where
     Chromium's differs, explained by the paragraph after the table that starts with "†"."""
     section = TABLE.read_text().split("<!-- matrix -->")[1]
@@ -149,10 +149,10 @@ def scenario(session: Session, name: str) -> str:
 
 
 @pytest.mark.parametrize("profile", sorted(EXPECTED))
-def test_profile_behaves_as_docs_keys_md_says(launch, tmp_path, pinentry, profile):
+def test_profile_behaves_as_the_matrix_says(launch, tmp_path, pinentry, profile):
     session = Session(launch, tmp_path, profile, pinentry)
     rows = EXPECTED[profile]
-    assert set(rows) == set(SCENARIOS), f"docs/keys.md must list every scenario for {profile}"
+    assert set(rows) == set(SCENARIOS), f"keys_matrix.md must list every scenario for {profile}"
     observed = {name: scenario(session, name) for name in SCENARIOS}
     expected = {name: rows[name][1] for name in SCENARIOS}
     assert observed == expected
