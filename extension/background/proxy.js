@@ -18,7 +18,8 @@
  * Attached while the user chose this path (storage.local "proxyPath") and the host answers. Chromium proxies every
  * request of the profile and hands none to its own UI while attached, so a request that must go there (a site on
  * the per-site list, or the user's "another way") is handed back: completed HANDED_BACK, the proxy detached until
- * the page's new call of Chromium's own settles (handBack below).
+ * the page's new call of Chromium's own settles (handBack below); other tabs' proxied requests, which the detach
+ * ends, are called again by their pages once it is attached again (interrupt).
  *
  * Pure of browser globals (node tests it); the browser is in `deps`.
  */
@@ -31,8 +32,17 @@ export const ANNOUNCED_TTL_MS = 10000;
 /** The error name a proxied call is completed with when the user hands it back: the page script that made the call
  *  (page/interceptor.js) knows it, calls Chromium's own again once the proxy is detached, and never shows it. */
 export const HANDED_BACK = 'WebAuthnBridgeHandedBack';
-/** The fallback reason of a request the user handed on (router.js ANOTHER_WAY). */
+/** The fallback reason of a request the user handed on (router.js ANOTHER_WAY), and of one the page calls Chromium's
+ *  own function for, which Chromium proxies back (router.js). */
 const ANOTHER_WAY = 'another-way';
+const PROXY = 'proxy';
+/** The fallback reason that tells a page its proxied call is about to end because the proxy detaches for another
+ *  tab's request handed back: its script (page/interceptor.js) says `interrupted`, takes the call's end for no
+ *  answer, and calls again when told `proxy` once more. */
+export const CALL_AGAIN = 'call-again';
+/** How long the detach waits for the pages told CALL_AGAIN to say they heard it (a few ms; a page that does not say
+ *  gets its call's end, AbortError). */
+export const INTERRUPT_WAIT_MS = 2000;
 /** How long the proxy stays detached for a handed-back request past its time, if its page never says it settled. */
 export const LEND_GRACE_MS = 30000;
 const ANNOUNCED_MAX = 32;
@@ -63,7 +73,11 @@ export function createProxy(deps) {
   const cancelLater = deps.clearTimeout || ((handle) => clearTimeout(handle));
   let transition = Promise.resolve();
   const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, userInputAt, at}
-  const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled}
+  const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled, served: {origin, options, who}}
+  // Requests of other tabs whose proxied call the bridge ended to lend the proxy (page → what it was served as): told
+  // to call again, and announced anew, once the proxy is attached again.
+  const interrupted = new Map();
+  const hearing = new Map();      // page → resolve(): an interrupted page has not said it heard yet
   let served = 0;
 
   function shouldAttach() {
@@ -87,16 +101,19 @@ export function createProxy(deps) {
         state = 'taken';
         detail = String(error);
         log('warn', `webAuthenticationProxy.attach failed: ${detail}; the page path serves`);
+        giveUpInterrupted();
         return;
       }
       attached = true;
       maybeAttached = false;
       state = 'attached';
       detail = '';
+      callAgain();
     } else if (!want && (attached || maybeAttached)) {
       const known = attached;
       attached = false;
       maybeAttached = false;
+      if (lent.size > 0) await interrupt();
       await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
       // Chromium ends every proxied call still pending with AbortError (measured): none may reach the host after.
       for (const [requestId, entry] of pending) {
@@ -111,6 +128,61 @@ export function createProxy(deps) {
         state = wanted.enabled ? 'detached' : 'off';
         detail = whyDetached();
       }
+    }
+    if (!attached && (lent.size === 0 || !wanted.enabled || !wanted.hostConnected)) giveUpInterrupted();
+  }
+
+  /**
+   * The proxy detaches for a request handed back while other tabs' proxied requests wait (in the queue for their
+   * tab): `detach()` ends each of their calls, and Chromium tells a page without the focus only that it has none
+   * (measured), so a page script could not tell that end from a refusal. So each announced one leaves the router
+   * first, its page is told CALL_AGAIN, and the detach waits until the page says it heard (or INTERRUPT_WAIT_MS);
+   * the page calls Chromium's own again once the proxy is attached again (callAgain). One no page announced (an
+   * about:blank frame's) cannot be called again: the detach ends it.
+   */
+  async function interrupt() {
+    const heard = [];
+    for (const [requestId, entry] of pending) {
+      const page = entry.served && entry.served.who.page;
+      if (!page || entry.cancelled || !page.ctx.alive) continue;
+      pending.delete(requestId);
+      entry.cancelled = true;
+      if (entry.handle) deps.bridge.proxiedGone(entry.handle);
+      interrupted.set(page, { type: entry.type, ...entry.served });
+      log('debug', `proxied ${entry.type} ${requestId} ends with the detach: its page calls again once attached`);
+      heard.push(new Promise((resolve) => {
+        const timer = later(resolve, INTERRUPT_WAIT_MS);
+        hearing.set(page, () => { cancelLater(timer); resolve(); });
+      }));
+      page.ctx.send({ kind: 'fallback', rid: page.rid, reason: CALL_AGAIN });
+    }
+    await Promise.all(heard);
+    hearing.clear();
+  }
+
+  /** The page of an interrupted request says it heard CALL_AGAIN. */
+  function heard(ctx, rid) {
+    for (const [page, resolve] of hearing) if (page.ctx === ctx && page.rid === rid) resolve();
+  }
+
+  /** The proxy is attached again: every interrupted request is announced anew, as it was served, and its page told
+   *  to call Chromium's own again, which Chromium proxies back here. */
+  function callAgain() {
+    for (const [page, { type, origin, options, who }] of interrupted) {
+      interrupted.delete(page);
+      if (!page.ctx.alive) continue;
+      announce({ type, origin, options, tabId: who.tabId, frameId: who.frameId, crossOrigin: who.crossOrigin,
+        topOrigin: who.topOrigin, userInputAt: who.userInputAt, page });
+      page.ctx.send({ kind: 'fallback', rid: page.rid, reason: PROXY });
+    }
+  }
+
+  /** Interrupted requests when the proxy will not be attached again (the user turned it off, the host went, another
+   *  extension took it): their pages get Chromium's answer for a request that cannot go on. */
+  function giveUpInterrupted() {
+    for (const [page] of interrupted) {
+      interrupted.delete(page);
+      page.ctx.send({ kind: 'error', rid: page.rid, error: NOT_ALLOWED });
     }
   }
 
@@ -212,6 +284,7 @@ export function createProxy(deps) {
       handBack(type, requestId, { page: who.page, options: parsed.options });
       return;
     }
+    entry.served = { origin: parsed.origin, options: parsed.options, who };
     entry.handle = deps.bridge.serveProxied({
       type, options: parsed.options, origin: parsed.origin, crossOrigin: who.crossOrigin, topOrigin: who.topOrigin,
       tabId: who.tabId, frameId: who.frameId, userInputAt: who.userInputAt, page: who.page,
@@ -240,6 +313,7 @@ export function createProxy(deps) {
 
   /** A handed-back request settled (`rid`), or its page went away (rid null): the proxy may attach again. */
   function returned(ctx, rid) {
+    if (rid === null) for (const page of interrupted.keys()) if (page.ctx === ctx) interrupted.delete(page);
     let changed = false;
     for (const [page, timer] of lent) {
       if (page.ctx !== ctx || (rid !== null && page.rid !== rid)) continue;
@@ -276,7 +350,7 @@ export function createProxy(deps) {
   }
 
   return {
-    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned,
+    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned, heard,
     isAttached: () => attached,
     settled: () => transition,
     status: () => ({ state, detail, served, pending: pending.size }),

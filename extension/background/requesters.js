@@ -25,6 +25,7 @@ export const PROXIED_RID = 'proxy';
  *   proxyAttached()             → whether Chromium's proxy is attached (it then refuses conditional requests)
  *   gone(ctx)                   → the requester went away: nothing more to answer
  *   belowDone(ctx, rid)         → optional: a request the user handed back from Chromium's proxy path has settled
+ *   interrupted(ctx, rid)       → optional: the page heard that its proxied call ends with the proxy's detach
  *   answered(ctx, type, message, reason) → a final answer went out (or the page aborted: {kind: 'aborted'});
  *                                   reason: the bridge's own words for an error, for the popup, never the page
  */
@@ -89,6 +90,9 @@ export function createRequesters(deps) {
         break;
       case 'below-done':
         if (deps.belowDone) deps.belowDone(ctx, message.rid);
+        break;
+      case 'interrupted':
+        if (deps.interrupted) deps.interrupted(ctx, message.rid);
         break;
       default:
         break;

@@ -64,6 +64,7 @@ export function createBridge(deps) {
     gone: requesterGone,
     answered,
     belowDone: (ctx, rid) => { if (deps.proxy && deps.proxy.returned) deps.proxy.returned(ctx, rid); },
+    interrupted: (ctx, rid) => { if (deps.proxy && deps.proxy.heard) deps.proxy.heard(ctx, rid); },
   });
   const intake = createIntake({ ...deps, log, enqueue });
   let pageSeq = 0;

@@ -34,6 +34,7 @@
       case 'cancel':
       case 'capabilities':
       case 'below-done':
+      case 'interrupted':
         return data;
       default:
         return null;
@@ -170,6 +171,10 @@
         case 'fallback':
           if (viaProxy.delete(rid)) {
             if (message.kind === 'fallback' && message.reason === 'another-way') remember(handedBack, rid);
+            // Its call ends with the proxy's detach (`call-again`), and it calls again (`proxy`): still through the proxy.
+            else if (message.kind === 'fallback' && (message.reason === 'proxy' || message.reason === 'call-again')) {
+              remember(viaProxy, rid);
+            }
           } else if (!open.delete(rid)) {
             return;
           } else if (message.kind === 'fallback' && message.reason === 'proxy') {
@@ -237,6 +242,8 @@
         }
       } else if (message.kind === 'below-done') {
         if (handedBack.delete(rid)) toBackground({ kind: 'below-done', rid });
+      } else if (message.kind === 'interrupted') {
+        if (viaProxy.has(rid)) toBackground({ kind: 'interrupted', rid });
       } else if (message.kind === 'capabilities') {
         if (!toBackground({ kind: 'capabilities', rid })) toPage({ kind: 'capabilities', rid, capabilities: null });
       }

@@ -35,6 +35,10 @@
   // rejects the call this script made, so no page can fake it, and the page never sees it.
   const PROXY = 'proxy';
   const HANDED_BACK = 'WebAuthnBridgeHandedBack';
+  // The fallback reason that says such a call is about to end because the bridge lends the proxy to another tab's
+  // request: this script takes the end for no answer and calls again when told `proxy` once more
+  // (background/proxy.js CALL_AGAIN).
+  const CALL_AGAIN = 'call-again';
   const apply = Reflect.apply;
   const { getOwnPropertyDescriptor } = Object;
 
@@ -231,10 +235,33 @@
       follow(call, settle(entry.resolve), (error) => {
         let name = null;
         try { name = errorName(error); } catch (_) { name = null; }
+        if (entry.interrupted && !(entry.signal && signalAborted(entry.signal))) return callAgainWhenTold(entry);
         if (name !== HANDED_BACK) return settle(entry.reject)(error);
         entry.handedBack = true;
         if (entry.toldBelow) handBack(entry);
       });
+    }
+
+    /** The call ended as the bridge lent the proxy to another tab's request: the page's promise stays pending until
+     *  the bridge says `proxy` again (then the call is made anew), or the page aborts meanwhile. */
+    function callAgainWhenTold(entry) {
+      entry.interrupted = false;
+      if (entry.toldProxy) {
+        entry.toldProxy = false;
+        return callThroughProxy(entry);
+      }
+      entry.waitingToCallAgain = true;
+      const signal = entry.signal;
+      if (!signal) return;
+      const onAbort = () => {
+        unlisten(signal, 'abort', onAbort);
+        if (!entry.waitingToCallAgain) return;
+        entry.waitingToCallAgain = false;
+        throughProxy.delete(entry.rid);
+        entry.reject(abortReason(signal));
+      };
+      if (signalAborted(signal)) onAbort();
+      else listen(signal, 'abort', onAbort);
     }
 
     /** `onResolved`/`onRejected` for what the function below returned: a promise of this page (the browser's own,
@@ -251,6 +278,15 @@
       if (message.kind === 'fallback' && message.reason === ANOTHER_WAY) {
         entry.toldBelow = true;
         if (entry.handedBack) handBack(entry);
+      } else if (message.kind === 'fallback' && message.reason === CALL_AGAIN) {
+        entry.interrupted = true;
+        post({ kind: 'interrupted', rid: entry.rid });
+      } else if (message.kind === 'fallback' && message.reason === PROXY) {
+        if (!entry.waitingToCallAgain) entry.toldProxy = true;
+        else {
+          entry.waitingToCallAgain = false;
+          callThroughProxy(entry);
+        }
       } else if (message.kind === 'error') {
         // The extension stopped while the call was out: the call's own answer will not be awaited.
         throughProxy.delete(entry.rid);

@@ -395,6 +395,41 @@ test('proxy path: what Chromium answers otherwise is the page\'s answer; a page 
   assert.equal(win.posted.length, 2, 'no below-done');
 });
 
+test('proxy path: a call the bridge says ends with its detach ("call-again") is made anew when told proxy again; an abort meanwhile is the page\'s', async () => {
+  for (const order of [['end', 'proxy'], ['proxy', 'end']]) {
+    const win = fakeWindow({ focused: false });
+    const calls = proxiedCall(win);
+    const promise = win.navigator.credentials.get(getOptions());
+    const rid = win.posted[0].data.rid;
+    win.reply(rid, { kind: 'fallback', reason: 'proxy' });
+    win.reply(rid, { kind: 'fallback', reason: 'call-again' });
+    assert.deepEqual(win.posted.slice(1).map((m) => [m.data.kind, m.data.rid]), [['interrupted', rid]], 'says it heard');
+    for (const step of order) {
+      // What Chromium says to a page without the focus when the detach ends its call.
+      if (step === 'end') calls[0].reject(new DOMException('The operation is not allowed at this time because the page does not have focus.', 'NotAllowedError'));
+      else win.reply(rid, { kind: 'fallback', reason: 'proxy' });
+      await tick();
+    }
+    assert.equal(calls.length, 2, `${order}: called again`);
+    calls[1].resolve('bridge-credential-through-chromium');
+    assert.equal(await promise, 'bridge-credential-through-chromium');
+  }
+  const win = fakeWindow();
+  const calls = proxiedCall(win);
+  const controller = new AbortController();
+  const aborted = win.navigator.credentials.get({ ...getOptions(), signal: controller.signal });
+  const rid = win.posted[0].data.rid;
+  win.reply(rid, { kind: 'fallback', reason: 'proxy' });
+  win.reply(rid, { kind: 'fallback', reason: 'call-again' });
+  calls[0].reject(new DOMException('The operation was aborted.', 'AbortError'));
+  await tick();
+  controller.abort(new DOMException('gave up', 'AbortError'));
+  await assert.rejects(aborted, (e) => e.name === 'AbortError' && e.message === 'gave up');
+  win.reply(rid, { kind: 'fallback', reason: 'proxy' });
+  await tick();
+  assert.equal(calls.length, 1, 'not called again after the page gave up');
+});
+
 test('replies from another window, another channel, a wrong rid or a bad shape are ignored', async () => {
   const win = fakeWindow();
   const promise = win.navigator.credentials.get(getOptions());

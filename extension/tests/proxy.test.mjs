@@ -356,6 +356,61 @@ test('another way on the proxy path: a page that goes away, or never says, gets 
   assert.equal(t2.proxy.isAttached(), true, 'its time is over');
 });
 
+/** Tab 5 (not focused): a get announced, answered `fallback` (`proxy`), and proxied as Chromium's request 2. */
+async function proxiedInTab5(t) {
+  const frame = { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false };
+  const other = fakePort({ id: 'ext', origin: ORIGIN, url: `${ORIGIN}/b`, frameId: 0, tab: { id: 5, url: `${ORIGIN}/b` } });
+  t.bridge.attachFrame(other);
+  other.onMessage.fire({ kind: 'request', rid: 'b1', type: 'get', options: { challenge: { __binary__: 'BAUG' } }, frame });
+  await settle();
+  assert.deepEqual(other.sent.at(-1), { kind: 'fallback', rid: 'b1', reason: 'proxy' });
+  t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON('BAUG') });
+  await settle();
+  return other;
+}
+
+test('another way on the proxy path with another tab\'s proxied request waiting: it is ended "call again" before the detach, and called again once attached', async () => {
+  const t = setup({ unfocused: new Set([5]) });
+  const [port, id] = await proxiedAtTheHost(t);
+  const other = await proxiedInTab5(t);
+  assert.equal(t.bridge.waitingCount(), 1, 'held for its tab');
+  t.wap.calls.length = 0;
+  t.bridge.anotherWay(id);
+  await settle();
+  assert.deepEqual(other.sent.at(-1), { kind: 'fallback', rid: 'b1', reason: 'call-again' }, 'told its call ends');
+  assert.equal(t.bridge.waitingCount(), 0, 'the other tab\'s request left the queue');
+  assert.deepEqual(t.wap.calls, [], 'no detach before the page says it heard');
+  other.onMessage.fire({ kind: 'interrupted', rid: 'b1' });
+  await settle();
+  await t.proxy.settled();
+  assert.deepEqual(t.wap.completed.map((c) => [c.requestId, c.error.name]), [[1, 'WebAuthnBridgeHandedBack']]);
+  assert.deepEqual(t.wap.calls, ['detach'], 'the detach ends the other call');
+  port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
+  await t.proxy.settled();
+  assert.deepEqual(t.wap.calls, ['detach', 'attach']);
+  assert.deepEqual(other.sent.slice(2), [{ kind: 'fallback', rid: 'b1', reason: 'proxy' }], 'told to call again once attached');
+  t.wap.onGetRequest.fire({ requestId: 3, requestDetailsJson: GET_JSON('BAUG') });
+  await settle();
+  assert.equal(t.bridge.waitingCount(), 1, 'the new call is the other tab\'s again (announced anew), held for its tab');
+});
+
+test('an interrupted request fails as soon as the proxy will not be attached again (the user turned it off)', async () => {
+  const t = setup({ unfocused: new Set([5]) });
+  const [port, id] = await proxiedAtTheHost(t);
+  const other = await proxiedInTab5(t);
+  t.bridge.anotherWay(id);
+  await settle();
+  t.timers.find((timer) => timer.ms === 2000).fn();   // the page never says it heard: the detach goes on
+  await settle();
+  await t.proxy.settled();
+  await t.proxy.update({ enabled: false });
+  assert.deepEqual(other.sent.at(-1), { kind: 'error', rid: 'b1', error: { name: 'NotAllowedError', message: chromium.notAllowed } },
+    'the user turned the proxy off meanwhile');
+  port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
+  await t.proxy.settled();
+  assert.equal(other.sent.filter((m) => m.reason === 'proxy').length, 1, 'never told to call again');
+});
+
 test('a proxied request waiting for its tab when the proxy detaches (Chromium aborts it) never reaches the host', async () => {
   const t = setup({ unfocused: new Set([3]) });
   const [port, frame] = topDocumentOfTab3(t);
