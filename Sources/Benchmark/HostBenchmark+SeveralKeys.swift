@@ -1,3 +1,4 @@
+import Cryptography
 import SoftToken
 import WebAuthn
 
@@ -11,7 +12,8 @@ extension HostBenchmark {
     /// The time to the answer with one, two and three keys plugged in. The request goes to every key at once; the
     /// first key's user touches at once and the others' never, so beyond the one-key figure it is what sending the
     /// request to the others costs (opening them, a thread each) and cancelling and closing them before the answer.
-    /// `ceremonies` create and get each (at least one), through one host per key count.
+    /// `ceremonies` create and get each (at least one), through one host per key count. "wrong key" is a get naming
+    /// a credential no key holds, the first key touched at once: the time to its refusal.
     func severalKeys(ceremonies: Int) throws -> JSONValue {
         var rows: [(String, JSONValue)] = []
         for count in 1...3 {
@@ -27,14 +29,19 @@ extension HostBenchmark {
             defer { host.close() }
             var credential: [UInt8] = []
             var figures: [(String, JSONValue)] = []
-            for kind in ["create", "get"] {
+            for kind in ["create", "get", "wrong key"] {
                 var toAnswer = Sample()
                 for i in 0..<max(1, ceremonies) {
                     let frame =
-                        kind == "create" ? Self.createFrame("c\(i)") : Self.getFrame("g\(i)", allow: [credential])
+                        switch kind {
+                        case "create": Self.createFrame("c\(i)")
+                        case "get": Self.getFrame("g\(i)", allow: [credential])
+                        default: Self.getFrame("w\(i)", allow: [Digest.randomBytes(64)])
+                        }
                     let (ms, reply) = try timed { try host.request(frame) }
                     if kind == "create", credential.isEmpty { credential = try Self.credentialID(reply) }
-                    guard reply["type"] == .string("result") else {
+                    let expected: JSONValue = kind == "wrong key" ? "error" : "result"
+                    guard reply["type"] == expected else {
                         throw BenchError("\(kind) with \(count) keys failed: \(reply.serializedString.prefix(300))")
                     }
                     toAnswer.add(ms)

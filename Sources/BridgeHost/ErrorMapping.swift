@@ -37,7 +37,7 @@ enum ErrorMapping {
             return WebAuthnError(
                 name: .notAllowed, message: "The security key's built-in user verification is blocked.")
         case FIDOError.noCredentials:
-            return WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
+            return noCredential
         case FIDOError.deviceRemoved:
             return WebAuthnError(name: .notAllowed, message: "The security key was removed.")
         case FIDOError.actionTimeout, FIDOError.userActionTimeout:
@@ -69,6 +69,9 @@ enum ErrorMapping {
         FIDOError.uvInvalid, FIDOError.keyStoreFull,
     ]
 
+    /// A key that holds none of the allowed credentials, once the user touched it.
+    static let noCredential = WebAuthnError(
+        name: .notAllowed, message: "The security key has no credential for this site.")
     static let timeout = WebAuthnError(name: .notAllowed, message: "The operation timed out.")
     static let aborted = WebAuthnError(name: .abort, message: "The operation was aborted.")
     /// What one of several keys ends with when another key won the ceremony (`KeyRace`); never sent.

@@ -16,6 +16,10 @@ struct SessionState {
     var tokenProtocol: Int?
     var permissions: UInt8 = 0
     var permissionsRPID: String?
+    /// The token's user-present flag: set when built-in UV made it (the finger on the sensor is presence), so the
+    /// request it authorises needs no touch of its own (CTAP 2.1: beginUsingPinUvAuthToken(userIsPresent: true),
+    /// then getUserPresentFlagValue() in makeCredential and getAssertion).
+    var tokenUserPresent = false
     /// Wrong PINs in a row since power-up; 3 gives PIN_AUTH_BLOCKED until the next power cycle.
     var consecutivePINFailures = 0
     var nextAssertions: AssertionBatch?
@@ -41,6 +45,14 @@ struct SessionState {
         tokenProtocol = nil
         permissions = 0
         permissionsRPID = nil
+        tokenUserPresent = false
+    }
+
+    /// What a request that collected presence does to the token it used: clearUserPresentFlag(),
+    /// clearUserVerifiedFlag() and clearPinUvAuthTokenPermissionsExceptLbw() (CTAP 2.1).
+    mutating func consumeToken() {
+        tokenUserPresent = false
+        permissions &= Permission.largeBlobWrite
     }
 
     mutating func regenerateKeyAgreement() throws(CTAPStatus) {

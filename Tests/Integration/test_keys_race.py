@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from bridge import binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 from test_keys_plugging import credentials_on, keys, wait_for_log, wait_for_status
@@ -24,14 +26,6 @@ def touch(token: Path):
 
 def touch_taken(token: Path) -> bool:
     return not Path(f"{token}.touch").exists()
-
-
-def wait_until_taken(token: Path, seconds=20):
-    """Waits for the key to take its touch (an event: the touch file removed by the request it served)."""
-    deadline = time.monotonic() + seconds
-    while not touch_taken(token):
-        assert time.monotonic() < deadline, f"{token} never took its touch"
-        time.sleep(0.02)
 
 
 def start_create(host, request_id="c-1", **selection):
@@ -186,7 +180,6 @@ def test_an_excluded_credential_on_the_key_touched_ends_the_request(launch, tmp_
     assert credentials_on(other) == []
 
 
-
 def test_a_page_abort_cancels_every_key_and_leaves_them_usable(launch, tmp_path):
     tokens = signalled(tmp_path, "a", "b", "c")
     host = launch(None, env=keys(*tokens))
@@ -204,16 +197,85 @@ def test_a_page_abort_cancels_every_key_and_leaves_them_usable(launch, tmp_path)
     verify_registration(reply["credential"], challenge)
 
 
-def test_the_key_without_the_credential_ends_the_sign_in_once_touched(launch, tmp_path):
-    host, _, other, _, _ = signing_in_with_two_keys(launch, tmp_path)
-    # The key answers "no credential" only once touched (as CTAP 2.1 keys do), and the host then collects the
-    # touch that reports it, as for a single key: two touches of that key.
-    touch(other)
-    wait_until_taken(other)
-    touch(other)
-    reply, _ = host.final("g-1")
+@pytest.mark.parametrize("others", [1, 2])
+def test_a_key_without_the_credential_is_refused_after_one_touch_and_the_right_key_then_serves(launch, tmp_path, others):
+    holder, *wrong = signalled(tmp_path, "holder", *[f"other{i}" for i in range(others)])
+    registered = registered_on(holder, launch)
+    host = launch(None, env=keys(holder, *wrong))
+    options, _ = request_options(allow=[registered.credential_id])
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "select-key")
+    # Each key was asked silently which allowed credential it holds; a key holding none gets a touch request only.
+    wait_for_log(host, "holds none of the allowed credentials")
+    touch(wrong[-1])
+    reply, _ = host.final("g-1")  # one touch: a second would be needed before the answer otherwise
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
     assert reply["detail"] == "The security key has no credential for this site.", reply
+    assert touch_taken(wrong[-1]) and not Path(f"{holder}.touch").exists()
+
+    # The user tries again (Chromium's "Try again" starts the request over): the key holding it signs in.
+    options, challenge = request_options(allow=[registered.credential_id])
+    host.send({"id": "g-2", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-2", "select-key")
+    touch(holder)
+    reply, _ = host.final("g-2")
+    assert reply["type"] == "result", reply
+    verify_authentication(reply["credential"], challenge, registered.credential_public_key, registered.sign_count)
+
+
+@pytest.mark.parametrize("u2f_holds", [False, True])
+def test_a_u2f_key_is_asked_check_only_and_answers_with_one_touch(launch, tmp_path, u2f_holds):
+    # libfido2 asks a U2F key silently with U2F_AUTHENTICATE "check-only" (0x07), as Chromium's U2F sign does.
+    (u2f,) = signalled(tmp_path, "u2f", options=("--profile", "u2f-only"))
+    (ctap2,) = signalled(tmp_path, "ctap2")
+    holder, other = (u2f, ctap2) if u2f_holds else (ctap2, u2f)
+    registered = registered_on(holder, launch)
+    host = launch(None, env=keys(u2f, ctap2))
+    options, challenge = request_options(allow=[registered.credential_id])
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "select-key")
+    wait_for_log(host, "holds none of the allowed credentials")
+    touch(u2f)
+    reply, _ = host.final("g-1")
+    if u2f_holds:
+        assert reply["type"] == "result", reply
+        verify_authentication(reply["credential"], challenge, registered.credential_public_key, registered.sign_count)
+    else:
+        assert reply["type"] == "error" and reply["detail"] == "The security key has no credential for this site.", reply
+    assert touch_taken(u2f) and not Path(f"{ctap2}.touch").exists()
+
+
+def test_a_fingerprint_key_among_two_is_chosen_by_its_fingerprint_alone(launch, tmp_path):
+    # As Chromium (AuthTokenRequester: built-in UV first, no touch to select): the finger on the sensor chooses
+    # the key, verifies the user and shows them present, so one touch of it makes the credential.
+    (bio,) = signalled(tmp_path, "bio", options=("--profile", "bio"))
+    (plain,) = signalled(tmp_path, "plain")
+    host = launch(None, env=keys(bio, plain))
+    challenge = start_create(host, userVerification="required", residentKey="discouraged")
+    wait_for_status(host, "c-1", "select-key")
+    touch(bio)
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "result", reply
+    assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
+    assert touch_taken(bio) and credentials_on(plain) == []
+
+
+def test_a_fingerprint_not_recognised_chooses_its_key_and_asks_again(launch, tmp_path):
+    # Chromium selects the authenticator on a failed fingerprint too, then asks for another: the other keys are
+    # cancelled and the retry speaks (`uv`) for the key chosen.
+    (bio,) = signalled(tmp_path, "bio", options=("--profile", "bio", "--uv-fails"))
+    (plain,) = signalled(tmp_path, "plain")
+    host = launch(None, env=keys(bio, plain))
+    start_create(host, userVerification="required", residentKey="discouraged")
+    wait_for_status(host, "c-1", "select-key")
+    touch(bio)
+    wait_for_status(host, "c-1", "uv")
+    log = host.log()
+    assert "was chosen; the other keys are cancelled" in log and "built-in user verification failed; asking again" in log
+    host.send({"id": "c-1", "type": "cancel"})
+    reply, _ = host.final("c-1")
+    assert reply["type"] == "error" and reply["error"]["name"] == "AbortError", reply
+    assert credentials_on(bio) == [] and credentials_on(plain) == []
 
 
 def test_a_page_abort_while_the_chosen_keys_pin_is_typed_closes_the_dialog(launch, tmp_path, pinentry):

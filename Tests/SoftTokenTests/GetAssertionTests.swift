@@ -2,6 +2,7 @@ import CBOR
 import CFIDO2
 import Cryptography
 import FIDO
+import Foundation
 import Testing
 
 @testable import SoftToken
@@ -90,5 +91,28 @@ import Testing
         let assertion = try device.getAssertion(allow: [credential.credentialID], up: false)
         #expect(assertion[0].flags & 0x01 == 0)
         #expect(libfido2Verify(assertion[0], publicKey: credential.publicKey) == FIDO_OK)
+    }
+
+    /// CTAP's pre-flight: a silent assertion for ids the key does not hold says so without waiting for a touch.
+    @Test func silentAssertionForAnIDItDoesNotHoldIsNoCredentialsWithoutATouch() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .deny))
+        let device = try fixture.open()
+        expectFido(FIDO_ERR_NO_CREDENTIALS) {
+            try device.getAssertion(allow: [Array(repeating: 7, count: 64)], up: false)
+        }
+    }
+
+    /// CTAP 2.1: a token made by built-in UV carries the user's presence (the finger on the sensor), so the
+    /// request it authorises takes no second touch; the request then uses that presence up.
+    @Test func oneFingerprintServesTheTokenAndTheAssertion() throws {
+        let fixture = try TokenFixture(SoftTokenConfiguration(builtInUV: true))
+        let credential = try fixture.open().makeCredential()
+        try fixture.token.setPresence(.onSignal)
+        let touchFile = SoftToken.touchFile(for: fixture.stateFile)
+        #expect(FileManager.default.createFile(atPath: touchFile, contents: nil))
+        let device = try fixture.open(timeoutMS: 3000)
+        let assertion = try device.getAssertion(allow: [credential.credentialID], uv: true)
+        #expect(assertion[0].flags & 0x05 == 0x05, "UP and UV from the one fingerprint")
+        #expect(!FileManager.default.fileExists(atPath: touchFile))
     }
 }

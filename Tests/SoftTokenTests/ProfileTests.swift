@@ -77,6 +77,8 @@ import Testing
         let credential = try device.makeCredential(pin: "1234")
         expectFido(FIDO_ERR_PIN_REQUIRED) { try device.getAssertion(allow: [credential.credentialID]) }
         #expect(try device.getAssertion(allow: [credential.credentialID], pin: "1234")[0].flags & 0x04 != 0)
+        // A platform's silent pre-flight (up=false) needs no UV: it is not a request the user makes.
+        #expect(try device.getAssertion(allow: [credential.credentialID], up: false)[0].flags & 0x05 == 0)
         // U2F is off while alwaysUv is on: INIT keeps NMSG set.
         let raw = try RawChannel(fixture.devicePath)
         raw.write(RawChannel.cid(0xFFFF_FFFF) + [0x86, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8])

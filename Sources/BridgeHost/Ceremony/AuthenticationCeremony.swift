@@ -67,16 +67,23 @@ struct AuthenticationCeremony {
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
         let preflight = CredentialListPreflight(
             device: device, controller: controller, rpID: rpID, clientData: clientData)
-        // A list the key cannot take in one request is probed in silent batches, and the ceremony names the one
-        // credential found. When none is, it still goes through the steps it would have (PIN, then a touch) and
-        // fails only after them: until the user acts, nothing shows whether the key holds one of the ids.
+        // The key is asked silently which of the ids it holds (in batches when the list does not fit one request),
+        // and the ceremony names the one found. When none is, it still goes through the steps it would have (PIN,
+        // then a touch) and fails only after them: until the user acts, nothing shows whether the key holds one.
         var unheld: CredentialBatches?
-        if appid == nil, let batches = preflight.batchesIfNeeded(allowList) {
-            if let held = preflight.heldCredential(in: batches) { request.allowList = [held] } else { unheld = batches }
+        var finding: CredentialListPreflight.Finding?
+        if appid == nil, !allowList.isEmpty {
+            let batches = CredentialBatches(allowList, info: device.info)
+            finding = preflight.finding(in: batches)
+            switch finding {
+            case .held(let id?): request.allowList = [id]
+            case .held(nil), nil: break
+            case .notHeld, .unknown: if !batches.fitsOneRequest { unheld = batches }
+            }
         }
         let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
         if usedAppID, let appid { request.rpID = appid }
-        if unheld == nil {
+        if unheld == nil, finding != .notHeld {
             request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
         }
         request.extensions = extensions.ctap(for: request.allowList.count == 1 ? request.allowList[0] : nil)
@@ -85,6 +92,19 @@ struct AuthenticationCeremony {
             extensions.userVerification(options.userVerification), device: device,
             ceremony: .getAssertion(discoverable: request.allowList.isEmpty),
             deadline: deadline)
+        if finding == .notHeld, method == .none {
+            // Nothing verifies the user, so no credential the silent look missed could show: the key gets only a touch
+            // request, and is refused once touched (Chromium's dummy touch in GetAssertionTask) — one touch, as a key
+            // holding the credential takes, where the request itself would take one before "no credential" and the
+            // refusal another.
+            log.info(
+                "\(device.location.path) holds none of the allowed credentials: a touch, then the refusal",
+                request: id)
+            try controller.collectTouch(
+                on: device, replies: environment.replies, deadline: deadline,
+                statuses: UserVerificationRunner.waits(for: method))
+            throw ErrorMapping.noCredential
+        }
         var written: JSONValue?
         let assertions = try runner.run(on: device, method: method, deadline: deadline) {
             (pin, builtInUV) throws(FIDOError) -> [Assertion] in
@@ -120,7 +140,7 @@ struct AuthenticationCeremony {
             try controller.collectTouch(
                 on: device, replies: environment.replies, deadline: deadline,
                 statuses: UserVerificationRunner.waits(for: method))
-            throw WebAuthnError(name: .notAllowed, message: "The security key has no credential for this site.")
+            throw ErrorMapping.noCredential
         }
         // The key answered: a key plugged in while the user chooses an account is not asked (KeyWatch).
         environment.deviceSelector.watches[id]?.answered()

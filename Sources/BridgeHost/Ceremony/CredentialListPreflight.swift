@@ -2,11 +2,13 @@ import FIDO
 import Secrets
 import WebAuthn
 
-/// Long allow/exclude lists (at most 64 distinct ids: `CredentialDescriptorList`), handled as Chromium does: a key
-/// accepts only a few credential ids per request (maxCredentialCountInList, and its maxMsgSize), and libfido2
-/// sends whatever it is given. So the list is sent in batches the key accepts, as silent assertions (up=false: no
-/// touch, no signature counter), to learn which credential the key holds; the real ceremony then names only that
-/// one. What the probes find is never shown before the user acts (docs/errors.md, "Credential lists").
+/// What a key holds of an allow list, learnt before the user acts, as Chromium's GetAssertionTask probes a list it
+/// must send in batches: silent assertions (up=false: no touch; no PIN, so no dialog either), the list in batches the
+/// key accepts (maxCredentialCountInList, maxMsgSize; libfido2 sends whatever it is given). The ceremony then names
+/// the one credential found, and a key that holds none gets only a touch request before it is refused, so each key
+/// asks for one touch whatever it holds. A silent assertion still signs, and keys (SoftToken, OpenSK) count it in
+/// the credential's signature counter, which need only grow. What the probes find is never shown before the user
+/// acts (docs/errors.md, "Credential lists").
 struct CredentialListPreflight {
     let device: Device
     let controller: CeremonyController
@@ -18,43 +20,59 @@ struct CredentialListPreflight {
     /// Per entry: the CBOR map {"id": bytes, "type": "public-key"} around the id.
     static let entryOverheadBytes = 24
 
+    /// What a silent look at the key found.
+    enum Finding: Equatable {
+        /// The key holds this credential; nil when a U2F key said it holds one of the list without naming it.
+        case held([UInt8]?)
+        /// The key holds none it shows without user verification (credProtect uvRequired hides the others).
+        case notHeld
+        /// The key would not answer silently (an error, a refusal): nothing is known.
+        case unknown
+    }
+
     /// The batches `list` must be sent in to this key, or nil when it goes whole in one request. An id longer
     /// than the key's maximum cannot be its own and is never sent; a list of only such ids has no batches, and the
     /// key then holds none of it.
     func batchesIfNeeded(_ list: [[UInt8]]) -> CredentialBatches? {
         guard !list.isEmpty else { return nil }
         let batches = CredentialBatches(list, info: device.info)
-        return batches.count == 1 && !batches.leftOutIDs ? nil : batches
+        return batches.fitsOneRequest ? nil : batches
     }
 
-    /// The first credential of `batches` the key holds, or nil when it holds none. The key's refusals are
-    /// taken as "none there": nothing of this is shown to the user or the page.
-    func heldCredential(in batches: CredentialBatches) -> [UInt8]? {
-        (try? controller.using(device) { () throws(FIDOError) in try probe(batches, pin: nil) }) ?? nil
+    /// The silent look at `batches`, batch by batch until one names a credential. Nothing of it is shown to the
+    /// user or the page.
+    func finding(in batches: CredentialBatches) -> Finding {
+        (try? controller.using(device) { () throws(FIDOError) in try probe(batches, pin: nil) }) ?? .unknown
     }
 
-    /// As `heldCredential(in:)`, but each silent assertion carries the PIN the user just typed, so the key checks
-    /// it (a wrong one fails with FIDO_ERR_PIN_INVALID, to be asked again as in any ceremony) and shows the
-    /// credentials it hides from an unverified caller (credProtect uvRequired). Runs inside the ceremony's own
+    /// As `finding(in:)`, but each silent assertion carries the PIN the user just typed, so the key checks it (a
+    /// wrong one fails with FIDO_ERR_PIN_INVALID, to be asked again as in any ceremony) and shows the credentials it
+    /// hides from an unverified caller (credProtect uvRequired). Runs inside the ceremony's own
     /// `controller.using(device)`.
     func heldCredential(in batches: CredentialBatches, verifiedWith pin: SecretBytes) throws(FIDOError) -> [UInt8]? {
-        try probe(batches, pin: pin)
+        if case .held(let id) = try probe(batches, pin: pin) { return id }
+        return nil
     }
 
-    /// Silent assertions (up=false: no touch, no signature counter) batch by batch, until one names a credential.
-    /// Without a PIN a failed batch counts as holding nothing; with one, only FIDO_ERR_NO_CREDENTIALS does.
-    private func probe(_ batches: CredentialBatches, pin: SecretBytes?) throws(FIDOError) -> [UInt8]? {
+    /// Without a PIN a batch the key refuses makes the finding unknown; with one, any error but "no credentials"
+    /// is the ceremony's.
+    private func probe(_ batches: CredentialBatches, pin: SecretBytes?) throws(FIDOError) -> Finding {
         let probe = AssertionRequest(clientDataJSON: clientData, rpID: rpID, userPresence: false)
+        var refused = false
         for index in 0..<batches.count {
-            if controller.isCancelled { return nil }
+            if controller.isCancelled { return .unknown }
             do throws(FIDOError) {
                 let found = try device.getAssertions(probe, allowing: batches[index], pin: pin)
-                if let id = found.first?.credentialID, !id.isEmpty { return id }
+                if let id = found.first?.credentialID, !id.isEmpty { return .held(id) }
             } catch {
-                if pin != nil, error.code != FIDOError.noCredentials { throw error }
+                // libfido2 asks a U2F key check-only (U2F_AUTHENTICATE 0x07) and reports a known key handle so.
+                if error.code == FIDOError.userPresenceRequired { return .held(nil) }
+                if error.code == FIDOError.noCredentials { continue }
+                if pin != nil { throw error }
+                refused = true
             }
         }
-        return nil
+        return refused ? .unknown : .notHeld
     }
 }
 
@@ -92,6 +110,9 @@ struct CredentialBatches {
     }
 
     var count: Int { ranges.count }
+
+    /// Whether the list goes whole in one request: no batches, no id left out.
+    var fitsOneRequest: Bool { count == 1 && !leftOutIDs }
 
     subscript(index: Int) -> ArraySlice<[UInt8]> { ids[ranges[index]] }
 }

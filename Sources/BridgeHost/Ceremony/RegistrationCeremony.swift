@@ -85,7 +85,12 @@ struct RegistrationCeremony {
             device: device, controller: controller, rpID: rpID, clientData: clientData)
         if let batches = preflight.batchesIfNeeded(excludeList) {
             // Only a credential the key holds matters; naming just it keeps the request within the key's limits.
-            excludeList = preflight.heldCredential(in: batches).map { [$0] } ?? []
+            // (A U2F key that holds one without naming it is asked the whole list: libfido2 checks each id alone.)
+            if case .held(let id) = preflight.finding(in: batches) {
+                excludeList = id.map { [$0] } ?? excludeList
+            } else {
+                excludeList = []
+            }
         }
         var request = CredentialRequest(
             clientDataJSON: clientData, rpID: rpID, rpName: EntityName.forAuthenticator(options.rp.name),

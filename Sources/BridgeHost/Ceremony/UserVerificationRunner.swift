@@ -63,9 +63,11 @@ struct UserVerificationRunner {
                     log.info("wrong PIN entered; \(left) attempts left", request: controller.id)
                     afterWrongPIN = left
                 case FIDOError.uvBlocked where method == .builtIn && device.hasPIN:
+                    try claimAfterFingerprint()
                     logFallbackToPIN()
                     method = .pin
                 case FIDOError.uvInvalid where method == .builtIn:
+                    try claimAfterFingerprint()
                     log.info("built-in user verification failed; asking again", request: controller.id)
                 default:
                     log.info("\(error)", request: controller.id)
@@ -77,6 +79,14 @@ struct UserVerificationRunner {
                 }
             }
         }
+    }
+
+    /// A finger on the key's sensor chooses that key among several, recognised or not, as in Chromium
+    /// (`AuthTokenRequester::OnGetUVToken` selects the authenticator before it retries UV or falls back to the PIN):
+    /// the other keys are cancelled, and the retry or the PIN dialog that follows is this key's, with no touch to
+    /// choose it first.
+    private func claimAfterFingerprint() throws(WebAuthnError) {
+        guard controller.claim() else { throw ErrorMapping.lostRace }
     }
 
     /// The statuses that announce the wait on the key once `method` is under way: built-in UV, then the touch.

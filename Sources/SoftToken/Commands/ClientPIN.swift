@@ -68,7 +68,8 @@ extension SoftToken {
             guard hasBuiltInUVConfigured else { throw .notAllowed }
             let shared = try pinProtocol.sharedSecret(keyAgreement: session.keyAgreement, platformKey: try p.map(3))
             try performBuiltInUV(userTouched: userTouched)
-            return try issueToken(pinProtocol, shared: shared, permissions: permissions, rpID: rpID)
+            return try issueToken(
+                pinProtocol, shared: shared, permissions: permissions, rpID: rpID, userPresent: true)
         case .getPINRetries, .getUVRetries: break
         }
         return nil
@@ -128,14 +129,16 @@ extension SoftToken {
         return try issueToken(pinProtocol, shared: shared, permissions: permissions, rpID: rpID)
     }
 
-    /// A fresh pinUvAuthToken with the given permissions, encrypted for the platform.
-    private func issueToken(_ pinProtocol: PINProtocol, shared: [UInt8], permissions: UInt8, rpID: String?)
-        throws(CTAPStatus) -> CBOR
-    {
+    /// A fresh pinUvAuthToken with the given permissions, encrypted for the platform. `userPresent`: it was made by
+    /// built-in UV, whose finger on the sensor was the user's presence too.
+    private func issueToken(
+        _ pinProtocol: PINProtocol, shared: [UInt8], permissions: UInt8, rpID: String?, userPresent: Bool = false
+    ) throws(CTAPStatus) -> CBOR {
         session.resetToken()
         session.tokenProtocol = pinProtocol.version
         session.permissions = permissions
         session.permissionsRPID = rpID
+        session.tokenUserPresent = userPresent
         return .map([(2, .bytes(try pinProtocol.encrypt(key: shared, session.pinUvAuthToken)))])
     }
 

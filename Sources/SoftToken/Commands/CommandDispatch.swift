@@ -98,6 +98,13 @@ extension SoftToken {
         }
     }
 
+    /// Presence for a makeCredential or getAssertion: none is asked when the request carries a token that built-in
+    /// UV made (`SessionState.tokenUserPresent`), so one fingerprint both verifies and shows the user present.
+    func collectUserPresence(userTouched: Bool, withToken: Bool) throws(CTAPStatus) {
+        if withToken, session.tokenUserPresent { return }
+        try collectUserPresence(userTouched: userTouched)
+    }
+
     /// performBuiltInUv(): the simulated fingerprint. It is a user interaction too, so it waits like a touch.
     /// CTAP 2.1 user verification for makeCredential/getAssertion: a valid pinUvAuthParam (for `permission`
     /// and `rpID`) or, when the platform asked for the uv option, the token's built-in UV. Returns whether the

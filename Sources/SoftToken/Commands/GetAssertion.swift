@@ -51,7 +51,8 @@ extension SoftToken {
         var uvRequested = try options?.option("uv") ?? false
         if pinUvAuthParam != nil { uvRequested = false }
         if uvRequested && !hasBuiltInUVConfigured { throw .invalidOption }
-        if alwaysUV, pinUvAuthParam == nil, !uvRequested { throw .puatRequired }
+        // alwaysUv binds requests that need the user, not silent ones (up=false: the platform's pre-flight).
+        if alwaysUV, pinUvAuthParam == nil, !uvRequested, userPresence { throw .puatRequired }
 
         let userVerified = try verifyUser(
             pinUvAuthParam: pinUvAuthParam, uvRequested: uvRequested,
@@ -80,13 +81,13 @@ extension SoftToken {
             }
         }
         // Presence before NO_CREDENTIALS, so a page learns nothing about the key's contents without a touch.
-        if userPresence { try collectUserPresence(userTouched: userTouched) }
+        if userPresence { try collectUserPresence(userTouched: userTouched, withToken: pinUvAuthParam != nil) }
         guard let first = found.first else { throw .noCredentials }
 
         var flags: AuthenticatorData.Flags = []
         if userPresence { flags.insert(.userPresent) }
         if userVerified { flags.insert(.userVerified) }
-        if pinUvAuthParam != nil { session.permissions &= Permission.largeBlobWrite }
+        if pinUvAuthParam != nil, userPresence { session.consumeToken() }
         let request = AssertionRequest(
             rpID: rpID, rpIDHash: rpIDHash, clientDataHash: clientDataHash, flags: flags,
             extensions: try p.map(4).map(honouredExtensions),

@@ -57,7 +57,7 @@ extension SoftToken {
                 credential.secrets.credProtect < 3 || userVerified
             {
                 // Only after a touch, so a page cannot probe which credentials the key holds.
-                try collectUserPresence(userTouched: userTouched)
+                try collectUserPresence(userTouched: userTouched, withToken: pinUvAuthParam != nil)
                 throw .credentialExcluded
             }
         }
@@ -71,7 +71,7 @@ extension SoftToken {
         let minPinLengthRequested = try extensions?.extensionBool("minPinLength") ?? false
         if largeBlobKeyRequested && !residentKey { throw .invalidOption }
 
-        try collectUserPresence(userTouched: userTouched)
+        try collectUserPresence(userTouched: userTouched, withToken: pinUvAuthParam != nil)
 
         if residentKey {
             let replaced = state.credentials.contains {
@@ -100,7 +100,7 @@ extension SoftToken {
                     algorithm: algorithm.rawValue, signCount: 0, discoverable: residentKey, credProtect: credProtect,
                     created: s.creationCounter))
         }
-        if pinUvAuthParam != nil { session.permissions &= Permission.largeBlobWrite }
+        if pinUvAuthParam != nil { session.consumeToken() }
 
         var extensionOutputs: [(CBOR, CBOR)] = []
         if extensions?[text: "credProtect"] != nil { extensionOutputs.append(("credProtect", .int(credProtect))) }
