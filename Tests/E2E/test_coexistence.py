@@ -56,13 +56,14 @@ BROWSERS_OWN_CREATE = """(async (options) => {
 
 
 def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, races: bool = False,
-                 style: str = "assign", **session_args):
+                 style: str = "assign", make_standin=standin_extension, **session_args):
     """A BrowserSession beside a stand-in serving the RP's second origin, its page script first or second, its
-    conditional answers raced against what it found or not, wrapping navigator.credentials in `style`."""
+    conditional answers raced against what it found or not, wrapping navigator.credentials in `style`;
+    `make_standin` copies it (harness/standin.py's signature; test_coexistence_isolated.py passes another)."""
     scratch = Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-standin-"))
     session = None
     try:
-        standin = standin_extension(scratch, [rp_server.frame_origin], kind, standin_first, races, style)
+        standin = make_standin(scratch, [rp_server.frame_origin], kind, standin_first, races, style)
         ready = (STANDIN_REPLACED_JS if style == "replace"
                  else STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS)
         session = BrowserSession(kind, host, rp_server.origin, path=path, others=(standin,),
@@ -177,7 +178,7 @@ def test_conditional_mediation_elsewhere_goes_to_the_browsers_own(pair, rp_serve
     else:
         # Chromium's own answers from a DevTools virtual authenticator holding a passkey it made for the site (a tab
         # with one is served by it, not proxied).
-        authenticator = pair.browser.add_virtual_authenticator()
+        pair.browser.add_virtual_authenticator()
         try:
             user = pair.new_user("browser")
             options = rp_server.rp.registration_options({"username": user, "residentKey": "required"})
@@ -186,7 +187,8 @@ def test_conditional_mediation_elsewhere_goes_to_the_browsers_own(pair, rp_serve
             signed = verified(page_rp(pair, "signIn", mediation="conditional"), "conditional sign-in elsewhere")
             assert signed["credentialId"] == own["id"] and signed["username"] == user, signed
         finally:
-            pair.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
+            # Disabled, not just removed: an enabled WebAuthn domain keeps the tab's requests from the proxy path.
+            pair.browser.call("WebAuthn.disable")
     assert pair.ceremonies()[seen:] == [], "a conditional request reached the host"
 
 
