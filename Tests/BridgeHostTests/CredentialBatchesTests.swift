@@ -50,4 +50,15 @@ struct CredentialBatchesTests {
     @Test func anEmptyListHasNoBatches() {
         #expect(CredentialBatches([], info: Self.info()).count == 0)
     }
+
+    /// Only a list sent whole may be answered by the request itself; any other needs the silent look with the PIN.
+    @Test(arguments: [
+        (count: 4, maxIDLength: 0, whole: true), (count: 11, maxIDLength: 0, whole: false),
+        (count: 4, maxIDLength: 32, whole: false), (count: 0, maxIDLength: 0, whole: false),
+    ])
+    func aListFitsOneRequestOnlyWholeAndInOneBatch(count: Int, maxIDLength: Int, whole: Bool) {
+        let batches = CredentialBatches(
+            Self.ids(count), info: Self.info(maxMessageSize: 1200, maxIDLength: maxIDLength))
+        #expect(batches.fitsOneRequest == whole)
+    }
 }
