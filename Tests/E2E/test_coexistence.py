@@ -6,10 +6,15 @@ the stand-in doing as KeePassXC-Browser does: its own object at navigator.creden
 began (so after the bridge), calling the container's functions at call time.
 
 - The stand-in's site: what the stand-in serves (a passkey of its own, AAGUID "standin-passkeys", verified by the
-  RP) never reaches the host. One measured exception, checked as such: on the page path with the stand-in's script
-  first, the bridge is on top and the stand-in's bound copy of the browser's own function is out of its reach, so
-  the bridge serves that site too.
-- Every other site: the bridge serves (a SoftToken credential at the host, on the session's path).
+  RP) never reaches the host, in either order: with the stand-in's script first the bridge, on top, hands it each
+  modal request first (page/tripwire.js), unless its functions read as native code (test_coexistence_isolated.py's
+  Firefox case): the bridge then serves that site too, and its window's "another way" reaches the stand-in.
+- Every other site: the bridge serves (a SoftToken credential at the host, on the session's path); with the
+  stand-in's script first, once the stand-in handed the request on to the browser's own, which never begins a
+  ceremony (its virtual authenticator is never asked), and the page's signal still ends it. What the bridge then
+  hands below (the window's "another way") goes to the browser's own, the stand-in having declined it already.
+- A stand-in that copies the options before handing them on: the browser's own serves those requests, as beside
+  that stand-in alone, and nothing reaches the host.
 - Conditional mediation always goes below the bridge: on the stand-in's site to the stand-in, which answers it;
   elsewhere to the browser's own (Chromium: a DevTools virtual authenticator answers it; Firefox: its own keeps
   it waiting until the page aborts), never to the host. On Chromium's proxy path with the browser's own below the
@@ -19,8 +24,6 @@ began (so after the bridge), calling the container's functions at call time.
 - A stand-in that races its conditional answer against the function it found (Bitwarden's way) wins the race with
   the bridge below it, also on Chromium's proxy path, where Chromium refuses every conditional request at once:
   there the bridge keeps the request waiting instead of calling Chromium's own.
-- Where the bridge is on top of the stand-in on the page path, the stand-in is one click away: the security-key
-  window's "another way" hands the request to it (test_another_way.py's flow), and it serves it.
 """
 import json
 import shutil
@@ -33,7 +36,7 @@ from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
 from harness.standin import (BRIDGE_RAN_FIRST_JS, STANDIN_AAGUID, STANDIN_RAN_FIRST_JS, STANDIN_REPLACED_JS,
                              standin_extension)
-from test_another_way import BUTTON, host_cancelled, settled, start, window_offering_another_way
+from test_another_way import BUTTON, host_cancelled, own_credentials, settled, start, window_offering_another_way
 
 CASES = [(kind, path, first, "assign") for kind, path in (("chromium", "page"), ("chromium", "proxy"), ("firefox", "page"))
          for first in (True, False)]
@@ -56,20 +59,25 @@ BROWSERS_OWN_CREATE = """(async (options) => {
 
 
 def with_standin(kind: str, path: str, standin_first: bool, host, rp_server, races: bool = False,
-                 style: str = "assign", make_standin=standin_extension, **session_args):
+                 style: str = "assign", copies: bool = False, make_standin=standin_extension, native_in=(),
+                 **session_args):
     """A BrowserSession beside a stand-in serving the RP's second origin, its page script first or second, its
-    conditional answers raced against what it found or not, wrapping navigator.credentials in `style`;
-    `make_standin` copies it (harness/standin.py's signature; test_coexistence_isolated.py passes another)."""
+    conditional answers raced against what it found or not, wrapping navigator.credentials in `style`, handing
+    requests on with a copy of their options (`copies`) or the object itself; `make_standin` copies it
+    (harness/standin.py's signature; test_coexistence_isolated.py passes another), whose functions read as native
+    code in the browsers `native_in`."""
     scratch = Path(tempfile.mkdtemp(prefix="webauthn-bridge-e2e-standin-"))
     session = None
     try:
-        standin = make_standin(scratch, [rp_server.frame_origin], kind, standin_first, races, style)
+        copying = {"copies": True} if copies else {}
+        standin = make_standin(scratch, [rp_server.frame_origin], kind, standin_first, races, style, **copying)
         ready = (STANDIN_REPLACED_JS if style == "replace"
                  else STANDIN_RAN_FIRST_JS if standin_first else BRIDGE_RAN_FIRST_JS)
         session = BrowserSession(kind, host, rp_server.origin, path=path, others=(standin,),
                                  others_first=standin_first, ready_js=ready, **session_args)
         session.timed = False   # another extension in the way: not for the timing summary
         session.standin_first = standin_first
+        session.standin_native = kind in native_in
         yield session
     finally:
         if session:
@@ -86,12 +94,19 @@ def pair(request, host, rp_server):
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox"])
-def bridge_on_top(request, host, rp_server):
-    """The page path with the stand-in's script first. The SoftToken waits a minute for its touch, so the window
-    offers another way for as long as the test needs; the browser's own is answered by a virtual authenticator
-    (OWN_AUTHENTICATOR in test_another_way.py: Firefox's page then has the focus the hand-over waits for)."""
+def standin_below(request, host, rp_server):
+    """The page path with the stand-in's script first, the bridge's functions on top. The SoftToken waits a minute
+    for its touch, so the bridge's window stays open for as long as the test needs; the browser's own is answered by
+    a virtual authenticator, which says whether it was ever asked (OWN_AUTHENTICATOR in test_another_way.py:
+    Firefox's page then has the focus the hand-over waits for)."""
     yield from with_standin(request.param, "page", True, host, rp_server, token_args=("--presence", "delay:60000"),
                             own_authenticator=True)
+
+
+@pytest.fixture(scope="module", params=["chromium", "firefox"])
+def copying_standin_below(request, host, rp_server):
+    """As standin_below, with a stand-in that hands requests on with a copy of their options."""
+    yield from with_standin(request.param, "page", True, host, rp_server, copies=True, own_authenticator=True)
 
 
 @pytest.fixture(scope="module", params=["chromium-proxy", "firefox"])
@@ -129,8 +144,9 @@ def standin_passkey(session, name: str) -> dict:
 
 
 def bridge_on_top_of_standin(session) -> bool:
-    """The page path with the stand-in's script first: the one configuration where the bridge serves its site."""
-    return session.standin_first and session.path == "page"
+    """The page path with the stand-in's script first and its functions reading as native code (an isolated world's,
+    in Firefox): the bridge, on top, offers it nothing first (page/tripwire.js), so it serves that site too."""
+    return session.standin_first and session.path == "page" and session.standin_native
 
 
 def test_the_password_managers_site_is_served_by_it_and_never_reaches_the_host(pair, rp_server):
@@ -217,19 +233,58 @@ def test_the_bridges_functions_read_as_the_browsers_own(pair):
     assert "[native code]" in sources[0], sources
 
 
-def test_where_the_bridge_is_on_top_the_password_manager_is_one_click_away(bridge_on_top, rp_server):
-    session = bridge_on_top
+def test_below_the_bridge_its_site_is_its_own_and_the_browsers_own_is_never_asked(standin_below, rp_server):
+    session = standin_below
     open_site(session, rp_server.frame_origin)
-    user = session.new_user("handed")
+    seen, own = len(session.ceremonies()), own_credentials(session)
+    user = session.new_user("first")
+    made = verified(page_rp(session, "register", username=user), "registration on the stand-in's site")
+    assert made["aaguid"] == STANDIN_AAGUID, made
+    verified(page_rp(session, "signIn", username=user), "sign-in on the stand-in's site")
+    assert session.ceremonies()[seen:] == [], "a request the stand-in served reached the host"
+    assert own_credentials(session) == own, "the browser's own was asked"
+
+
+def test_a_request_it_hands_on_is_the_bridges_and_the_pages_signal_still_ends_it(standin_below):
+    session = standin_below
+    open_site(session, session.site_origin)
+    own = own_credentials(session)
     for function in ("register", "signIn"):
         before = len(session.ended())
-        start(session, function, username=user)
-        window_offering_another_way(session, "Touch your security key.").click(BUTTON)
-        result = verified(settled(session), f"{function} handed to the stand-in")
-        if function == "register":
-            assert result["aaguid"] == STANDIN_AAGUID, result
+        user = {"username": session.new_user("handed-on")} if function == "register" else {}
+        start(session, function, abortable=True, **user)
+        # The bridge's window waits for a touch: the stand-in handed the request on, the bridge has it.
+        window_offering_another_way(session, "Touch your security key.")
+        session.call("(window.abortCall(), true)")
+        aborted = settled(session)
+        assert aborted.get("ok") is False and aborted["name"] == "AbortError", aborted
         host_cancelled(session, before)
         PromptWindow.wait_gone(session.browser)
+    assert own_credentials(session) == own, "the browser's own began a ceremony"
+
+
+def test_what_the_bridge_hands_below_then_goes_to_the_browsers_own(standin_below):
+    """The stand-in declined the request already: the window's "another way" reaches the browser's own."""
+    session = standin_below
+    open_site(session, session.site_origin)
+    before = len(session.ended())
+    start(session, "register", username=session.new_user("another"))
+    window_offering_another_way(session, "Touch your security key.").click(BUTTON)
+    result = verified(settled(session), "registration handed to the browser's own")
+    assert result["aaguid"] != STANDIN_AAGUID, result
+    assert result["credentialId"] in own_credentials(session), "not served by the browser's own"
+    host_cancelled(session, before)
+    PromptWindow.wait_gone(session.browser)
+
+
+def test_a_stand_in_that_hands_on_a_copy_gets_the_browsers_own(copying_standin_below):
+    """The tripwire never sees a copy: the browser's own serves it, as beside that password manager alone."""
+    session = copying_standin_below
+    open_site(session, session.site_origin)
+    seen = len(session.ceremonies())
+    result = verified(page_rp(session, "register", username=session.new_user("copied")), "registration of a copy")
+    assert result["credentialId"] in own_credentials(session), "not served by the browser's own"
+    assert session.ceremonies()[seen:] == [], "a copy handed to the browser's own reached the host"
 
 
 def test_a_password_manager_racing_the_bridge_for_a_conditional_request_wins_it(racing, rp_server):

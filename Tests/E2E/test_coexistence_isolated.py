@@ -5,19 +5,22 @@ It keeps passkeys for the RP's second origin and hands everything else to what i
 with its script first and with the bridge's first (the order follows the extensions' ids: harness/standin.py).
 
 The checks are test_coexistence.py's, imported, on this stand-in's sessions: its site served by it with nothing at
-the host (but where the bridge is on top on the page path), every other site served by the bridge on the session's
-path, conditional requests never at the host; and, in Firefox, where the bridge is on top, "another way" hands the
-request to it through its exported functions.
+the host (but on Firefox's page path with its script first, where its exported functions read as native code and the
+bridge, on top, serves that site too), every other site served by the bridge on the session's path, conditional
+requests never at the host; and, in Firefox, where the bridge is on top, "another way" hands the request to it
+through its exported functions.
 """
 import pytest
 
+from harness.prompt_window import PromptWindow
+from harness.standin import STANDIN_AAGUID
 from harness.standin_isolated import isolated_standin_extension
+from test_another_way import BUTTON, host_cancelled, settled, start, window_offering_another_way
 from test_coexistence import (  # noqa: F401 (the tests, collected here again with this module's fixtures)
     open_site, test_conditional_mediation_elsewhere_goes_to_the_browsers_own,
     test_conditional_mediation_on_its_site_goes_to_the_password_manager,
     test_every_other_site_is_served_by_the_bridge,
-    test_the_password_managers_site_is_served_by_it_and_never_reaches_the_host,
-    test_where_the_bridge_is_on_top_the_password_manager_is_one_click_away, with_standin)
+    test_the_password_managers_site_is_served_by_it_and_never_reaches_the_host, verified, with_standin)
 
 CASES = [(kind, path, first) for kind, path in (("chromium", "page"), ("chromium", "proxy"), ("firefox", "page"))
          for first in (True, False)]
@@ -26,7 +29,7 @@ CASES = [(kind, path, first) for kind, path in (("chromium", "page"), ("chromium
 def with_isolated_standin(kind: str, path: str, standin_first: bool, host, rp_server, **session_args):
     """A BrowserSession beside the isolated stand-in serving the RP's second origin, its script first or second."""
     yield from with_standin(kind, path, standin_first, host, rp_server, make_standin=isolated_standin_extension,
-                            **session_args)
+                            native_in=("firefox",), **session_args)
 
 
 @pytest.fixture(scope="module", params=CASES,
@@ -51,3 +54,18 @@ def test_its_site_is_told_a_passkey_is_available(pair, rp_server):
     open_site(pair, rp_server.frame_origin)
     assert pair.call("PublicKeyCredential.isConditionalMediationAvailable()") is True
     assert pair.call("PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable()") is True
+
+
+def test_where_the_bridge_is_on_top_the_password_manager_is_one_click_away(bridge_on_top, rp_server):
+    session = bridge_on_top
+    open_site(session, rp_server.frame_origin)
+    user = session.new_user("handed")
+    for function in ("register", "signIn"):
+        before = len(session.ended())
+        start(session, function, username=user)
+        window_offering_another_way(session, "Touch your security key.").click(BUTTON)
+        result = verified(settled(session), f"{function} handed to the stand-in")
+        if function == "register":
+            assert result["aaguid"] == STANDIN_AAGUID, result
+        host_cancelled(session, before)
+        PromptWindow.wait_gone(session.browser)

@@ -1,5 +1,5 @@
 /*
- * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js.
+ * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js, tripwire.js.
  *
  * Replaces CredentialsContainer.prototype.create/get (on the container itself where another extension's wrapper
  * that ran first put its own; the existing navigator.credentials object keeps its identity, so store() and
@@ -8,7 +8,7 @@
  * reply as a PublicKeyCredential. Everything else — no publicKey, mediation other than modal, uiMode "immediate",
  * other kinds of credential, host missing, per-site switch, Chromium's proxy path — is handed to the functions
  * found there before patching (the browser's, or another extension's wrapper), with the converted options (so no
- * page getter runs twice). So is a request the user hands on in the security-key window ("another way"), with the
+ * page getter runs twice). Such a wrapper, where it ran first, gets modal requests first too (page/tripwire.js). So is a request the user hands on in the security-key window ("another way"), with the
  * page's signal and the time it has left, once the document has the focus back; on Chromium's proxy path, after
  * the bridge handed the proxied call back (callThroughProxy). A conditional get for the browser's own waits
  * instead while Chromium's proxy is attached, which would refuse it at once (conditionalGet).
@@ -25,6 +25,7 @@
 
   const CODEC_KEY = Symbol.for('webauthn-bridge.codec');
   const WEBIDL_KEY = Symbol.for('webauthn-bridge.webidl');
+  const TRIPWIRE_KEY = Symbol.for('webauthn-bridge.tripwire');
   const CAPABILITIES_TIMEOUT_MS = 1500;
   // The fallback reason of a request the user handed on in the security-key window (background/router.js).
   const ANOTHER_WAY = 'another-way';
@@ -59,8 +60,9 @@
     return getter ? getter(nav) : nav.credentials;
   }
 
-  /** `browser` ("chromium" or "firefox") picks the conversions' member sets and texts; the page's engine tells. */
-  function install(win, codec, webidl, browser = webidl.browserOf(win)) {
+  /** `browser` ("chromium" or "firefox") picks the conversions' member sets and texts; the page's engine tells.
+   *  `tripwire` (page/tripwire.js) offers a wrapper that ran first each modal request first; none, the bridge's own. */
+  function install(win, codec, webidl, browser = webidl.browserOf(win), tripwire = null) {
     const creds = containerOf(win);
     const PKC = win.PublicKeyCredential;
     // Insecure contexts have no navigator.credentials / PublicKeyCredential: nothing to bridge.
@@ -72,6 +74,11 @@
     const originalCreate = creds.create;
     const originalGet = creds.get;
     if (typeof originalCreate !== 'function' || typeof originalGet !== 'function') return false;
+    // A wrapper in page script that assigned its own there gets each modal request first (page/tripwire.js).
+    const browsersOwn = { create: proto.create, get: proto.get };
+    const first = (name) => Boolean(tripwire) && Object.prototype.hasOwnProperty.call(creds, name)
+      && tripwire.readableWrapper(creds[name]);
+    const wrapperFirst = { create: first('create'), get: first('get') };
 
     // Captured now, before any page script can replace them.
     const PromiseCtor = win.Promise;
@@ -107,6 +114,9 @@
     // window.origin, not location.origin: a sandboxed document's location names its URL's origin, and a message
     // targeted there would be dropped by its own opaque window, leaving the promise unsettled.
     const selfOrigin = win.origin && win.origin !== 'null' ? win.origin : '*';
+
+    const microtask = win.queueMicrotask;
+    const pageHooks = { listen, unlisten, abortReason, follow, queueMicrotask: (task) => apply(microtask, win, [task]) };
 
     function post(message) {
       apply(postMessage, win, [{ channel: codec.CHANNEL, dir: 'to-relay', ...message }, selfOrigin]);
@@ -152,28 +162,44 @@
       if (signal && signalAborted(signal)) return rejected(abortReason(signal));
       const refusal = webidl.browserRefusal(type, converted, browser);
       if (refusal) return rejected(new env.DOMException(refusal[1], refusal[0]));
+      return new PromiseCtor((resolve, reject) => {
+        const entry = { type, original, options: converted, signal, conditional, resolve, reject, startedAt: clock() };
+        if (!wrapperFirst[type]) return ceremony(entry);
+        // Handed on to the browser's own: the bridge serves it, and hands below to the browser's own.
+        tripwire.offer({
+          call: (options) => apply(original, creds, [options]), converted, signal, resolve, reject,
+          names: webidl.publicKeyMembers(type, browser),
+          handedOn: new env.DOMException('The security key bridge serves this request.', 'NotAllowedError'),
+          onHandedOn() { Object.assign(entry, { original: browsersOwn[type], handedOn: true }); ceremony(entry); },
+        }, pageHooks);
+      });
+    }
+
+    /** The bridge's own ceremony for `entry`: its request to the relay, with the time the page has left. */
+    function ceremony(entry) {
+      const signal = entry.signal;
+      if (signal && signalAborted(signal)) return entry.reject(abortReason(signal));
       if (pending) {
         // Chromium refuses a second request while one is pending; Firefox aborts the first and serves the second.
-        if (browser !== 'firefox') return rejected(new env.DOMException('A request is already pending.', 'NotAllowedError'));
+        if (browser !== 'firefox') return entry.reject(new env.DOMException('A request is already pending.', 'NotAllowedError'));
         const previous = pending;
         finish(previous);
         post({ kind: 'cancel', rid: previous.rid });
         previous.reject(codec.buildError({ name: 'AbortError' }, env, browser));
       }
-      const request = codec.buildRequest(type, converted.publicKey, webidl);
+      const request = codec.buildRequest(entry.type, (entry.handedOn ? withTimeLeft(entry) : entry.options).publicKey, webidl);
       const rid = codec.newRequestId(cryptoObj);
-      return new PromiseCtor((resolve, reject) => {
-        const entry = { rid, type, original, options: converted, signal, resolve, reject, onAbort: null, startedAt: clock() };
-        entry.onAbort = () => {
-          if (pending !== entry) return;
-          finish(entry);
-          post({ kind: 'cancel', rid });
-          reject(abortReason(signal));
-        };
-        pending = entry;
-        if (signal) listen(signal, 'abort', entry.onAbort);
-        post({ kind: 'request', rid, type: request.type, options: request.options, ...(conditional ? { mediation: 'conditional' } : {}) });
-      });
+      entry.rid = rid;
+      entry.onAbort = () => {
+        if (pending !== entry) return;
+        finish(entry);
+        post({ kind: 'cancel', rid });
+        entry.reject(abortReason(signal));
+      };
+      pending = entry;
+      if (signal) listen(signal, 'abort', entry.onAbort);
+      const mediation = entry.conditional ? { mediation: 'conditional' } : {};
+      post({ kind: 'request', rid, type: request.type, options: request.options, ...mediation });
     }
 
     /** The request's options with `publicKey.timeout` less the time the bridge held it: what is below the bridge
@@ -426,7 +452,9 @@
   }
   const codec = root[CODEC_KEY];
   const webidl = root[WEBIDL_KEY];
+  const tripwire = root[TRIPWIRE_KEY];
   delete root[CODEC_KEY];
   delete root[WEBIDL_KEY];
-  if (codec && webidl) install(root, codec, webidl);
+  delete root[TRIPWIRE_KEY];
+  if (codec && webidl) install(root, codec, webidl, webidl.browserOf(root), tripwire);
 })(globalThis);

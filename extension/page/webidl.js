@@ -317,6 +317,7 @@
       }
       return out;
     };
+    convert.members = members;
     return convert;
   }
 
@@ -419,6 +420,17 @@
     ]),
   };
   const DICTIONARY_NAMES = { create: 'CredentialCreationOptions', get: 'CredentialRequestOptions' };
+  const PUBLIC_KEY = { create: creationOptions, get: requestOptions };
+
+  /** The members of publicKey the browser reads, in the order it reads them (page/tripwire.js). */
+  function publicKeyMembers(op, browser) {
+    const members = PUBLIC_KEY[op].members;
+    const names = [];
+    for (let i = 0; i < members.length; i++) {
+      if (!members[i][2].only || members[i][2].only === browser) append(names, members[i][0]);
+    }
+    return names;
+  }
 
   /**
    * The create()/get() argument as an IDL value, or a TypeError (page realm) with the browser's text; a page
@@ -564,7 +576,7 @@
     return getOwnPropertyDescriptor(new win.Error(), 'columnNumber') ? 'firefox' : 'chromium';
   }
 
-  const webidl = Object.freeze({ convertOptions, bridgeServes, announcedAsConditional, browserRefusal, encode, bytesOf, browserOf });
+  const webidl = Object.freeze({ convertOptions, publicKeyMembers, bridgeServes, announcedAsConditional, browserRefusal, encode, bytesOf, browserOf });
 
   if (typeof module === 'object' && module && module.exports) {
     module.exports = webidl;

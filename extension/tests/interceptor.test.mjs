@@ -1,83 +1,9 @@
 // page/interceptor.js against a fake window: which calls are bridged, what is posted, how replies settle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-import { webcrypto } from 'node:crypto';
 import chromium from '../common/chromium-texts.js';
+import { assertionFrame, b, codec, createOptions, fakeWindow, getOptions, tick, webidl, wrapperLike } from './fake-window.mjs';
 
-const require = createRequire(import.meta.url);
-const codec = require('../page/codec.js');
-const webidl = require('../page/webidl.js');
-const { install } = require('../page/interceptor.js');
-
-function fakeWindow({ capabilities, policy, top, activation, origin = 'https://example.com', browser = 'chromium', focused,
-  beforeBridge } = {}) {
-  class CredentialsContainer {
-    create(options) { win.nativeCalls.push(['create', this, options]); return Promise.resolve('native-create'); }
-    get(options) { win.nativeCalls.push(['get', this, options]); return win.nativeAnswer ? win.nativeAnswer() : Promise.resolve('native-get'); }
-    store(c) { return Promise.resolve(c); }
-    preventSilentAccess() { return Promise.resolve(); }
-  }
-  class PublicKeyCredential {
-    static isUserVerifyingPlatformAuthenticatorAvailable() { return Promise.resolve(false); }
-    static isConditionalMediationAvailable() { return Promise.resolve(true); }
-  }
-  if (capabilities) PublicKeyCredential.getClientCapabilities = () => Promise.resolve(capabilities);
-  class AuthenticatorResponse {}
-  class AuthenticatorAttestationResponse extends AuthenticatorResponse {}
-  class AuthenticatorAssertionResponse extends AuthenticatorResponse {}
-  const listeners = [];
-  class Performance { now() { return win.now; } }
-  // With `focused` given, the document says whether it has the focus, and the window's own events (focus) are kept
-  // apart from the real EventTarget the signals use.
-  class Document { hasFocus() { return win.focused; } }
-  class WindowEventTarget {
-    addEventListener(type, fn, options) {
-      if (this !== win) return EventTarget.prototype.addEventListener.call(this, type, fn, options);
-      (win.windowListeners[type] ||= []).push(fn);
-    }
-    removeEventListener(type, fn, options) {
-      if (this !== win) return EventTarget.prototype.removeEventListener.call(this, type, fn, options);
-      win.windowListeners[type] = (win.windowListeners[type] || []).filter((f) => f !== fn);
-    }
-  }
-  const win = {
-    now: 1000, performance: new Performance(), Performance,
-    navigator: { credentials: new CredentialsContainer(), userActivation: activation },
-    CredentialsContainer, PublicKeyCredential, AuthenticatorAttestationResponse, AuthenticatorAssertionResponse,
-    DOMException, TypeError, AbortSignal, EventTarget: focused === undefined ? EventTarget : WindowEventTarget, Promise,
-    crypto: webcrypto, setTimeout, clearTimeout, origin, focused, windowListeners: {},
-    Document: focused === undefined ? undefined : Document,
-    location: { origin: 'https://example.com' },
-    document: Object.assign(focused === undefined ? {} : new Document(), policy ? { featurePolicy: policy } : {}),
-    posted: [], nativeCalls: [],
-    postMessage(data, target) { win.posted.push({ data: structuredClone(data), target }); },
-    addEventListener(type, fn) { if (type === 'message') listeners.push(fn); },
-    /** Delivers a message as if the relay posted it into this window (or another window as source). */
-    deliver(data, source = win) {
-      let stopped = false;
-      for (const fn of listeners) fn({ source, data, stopImmediatePropagation() { stopped = true; } });
-      return stopped;
-    },
-    reply(rid, message) { return win.deliver({ channel: codec.CHANNEL, dir: 'to-page', rid, ...message }); },
-  };
-  win.top = top || win;
-  if (beforeBridge) beforeBridge(win);   // another extension's page script that ran first
-  assert.equal(install(win, codec, webidl, browser), true);
-  return win;
-}
-
-const b = (hex) => ({ __binary__: Buffer.from(hex, 'hex').toString('base64url') });
-const assertionFrame = {
-  type: 'public-key', id: 'AQI', rawId: b('0102'), authenticatorAttachment: 'cross-platform',
-  response: { clientDataJSON: b('7b7d'), authenticatorData: b('aa'), signature: b('30'), userHandle: null },
-  clientExtensionResults: {},
-};
-const getOptions = () => ({ publicKey: { challenge: new Uint8Array([1, 2, 3]), rpId: 'example.com' } });
-const createOptions = () => ({
-  publicKey: { challenge: new ArrayBuffer(4), rp: { name: 'x' }, user: { id: new Uint8Array(1), name: 'n', displayName: 'd' }, pubKeyCredParams: [] },
-});
-const tick = () => new Promise((r) => setImmediate(r));
 
 test('create/get are patched on the existing container, which keeps store and preventSilentAccess', () => {
   const win = fakeWindow();
@@ -515,49 +441,6 @@ test('a sandboxed document posts to its own window with target "*": its URL\'s o
 });
 
 // ---- Beside another extension's wrapper (a password manager's page script) -----------------------------------------
-
-/** A password manager's page script as Bitwarden and Proton Pass write it: what it found, bound; its own create/get
- *  assigned on navigator.credentials itself; requests for `rpId` served, the rest handed to what it found. */
-function wrapperLike(win, rpId) {
-  const creds = win.navigator.credentials;
-  const found = { create: creds.create.bind(creds), get: creds.get.bind(creds) };
-  const served = [];
-  const wrap = (kind) => function (options) {
-    const mine = options && options.publicKey && (options.publicKey.rpId || (options.publicKey.rp && options.publicKey.rp.id)) === rpId;
-    if (!mine) return found[kind](options);
-    served.push([kind, options.mediation]);
-    return Promise.resolve(`manager-${kind}`);
-  };
-  creds.create = wrap('create');
-  creds.get = wrap('get');
-  return served;
-}
-
-test('a wrapper that ran first and assigned its own create/get on the container: the bridge goes on top of it', async () => {
-  let served;
-  const win = fakeWindow({ beforeBridge: (w) => { served = wrapperLike(w, 'manager.example'); } });
-  const c = win.navigator.credentials;
-  assert.equal(c.get.__webauthnBridge, true, 'the page calls the bridge first');
-  assert.equal(Object.hasOwn(c, 'get') && Object.hasOwn(c, 'create'), true);
-  // A modal request goes to the relay as always (on the proxy path the background answers "fallback" and the
-  // request goes below, to the wrapper, which serves its sites or calls what it found: Chromium proxies that).
-  const fallback = c.get({ publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } });
-  assert.equal(win.posted.length, 1);
-  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'proxy' });
-  assert.equal(await fallback, 'manager-get', 'handed to the wrapper, not to the browser under it');
-  const bridged = c.get(getOptions());
-  win.reply(win.posted[1].data.rid, { kind: 'result', credential: assertionFrame });
-  assert.equal((await bridged).id, 'AQI');
-  // Conditional mediation: always to what is below, here the wrapper (whatever the proxy), which serves it for its
-  // site...
-  assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } }),
-    'manager-get');
-  assert.deepEqual(served, [['get', undefined], ['get', 'conditional']]);
-  // ... and hands the others to the browser's own.
-  assert.equal(await c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'example.com' } }),
-    'native-get');
-  assert.equal(win.posted.length, 2, 'no conditional request reaches the relay, nor asks it anything');
-});
 
 test('a wrapper that ran after the bridge finds the bridge, and what it hands on reaches the bridge', async () => {
   const win = fakeWindow();

@@ -39,13 +39,15 @@ BRIDGE_RAN_FIRST_JS = ("navigator.credentials.get.__standinFound === 'bridge'"
 
 
 def standin_extension(scratch: Path, sites: list[str], kind: str, first: bool, races: bool = False,
-                      style: str = "assign") -> Path:
+                      style: str = "assign", copies: bool = False) -> Path:
     """A copy of the stand-in in `scratch` that serves `sites` (origins), whose page script runs before the bridge's
     (`first`) or after it in browser `kind`, whose conditional answers race what it found (`races`), and that wraps
-    navigator.credentials in `style` ("assign" or "replace": page.js)."""
+    navigator.credentials in `style` ("assign" or "replace": page.js), and that hands a request on with a copy of
+    its options (`copies`) or with the object itself."""
     copy = scratch / "standin-passkey-manager"
     shutil.copytree(STANDIN, copy)
-    (copy / "style.js").write_text(f"'use strict';\nglobalThis.STANDIN_STYLE = {json.dumps(style)};\n")
+    (copy / "style.js").write_text(f"'use strict';\nglobalThis.STANDIN_STYLE = {json.dumps(style)};\n"
+                                   f"globalThis.STANDIN_COPIES = {json.dumps(copies)};\n")
     (copy / "sites.js").write_text(f"'use strict';\nglobalThis.STANDIN_SITES = {json.dumps(sites)};\n"
                                    f"globalThis.STANDIN_RACES = {json.dumps(races)};\n")
     manifest = json.loads((copy / "manifest.json").read_text())

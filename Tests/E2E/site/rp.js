@@ -106,11 +106,13 @@
     return shape;
   }
 
-  // A signal for the call: none, already aborted, or aborted after `abortAfterMs`.
-  function signalFor({ abortAfterMs, preAborted }) {
-    if (abortAfterMs === undefined && !preAborted) return undefined;
+  // A signal for the call: none, already aborted, aborted after `abortAfterMs`, or (`abortable`) aborted when a test
+  // calls window.abortCall().
+  function signalFor({ abortAfterMs, preAborted, abortable }) {
+    if (abortAfterMs === undefined && !preAborted && !abortable) return undefined;
     const controller = new AbortController();
     if (preAborted) controller.abort();
+    else if (abortable) window.abortCall = () => controller.abort();
     else setTimeout(() => controller.abort(), abortAfterMs);
     return controller.signal;
   }

@@ -9,7 +9,8 @@
  *     ones that say yes where it can serve and ask what it found otherwise;
  *   - a request without publicKey goes to what it found; a publicKey request is offered to its authenticator
  *     (authenticator.js, the isolated world), which serves the sites it keeps passkeys for and declines the rest;
- *     a declined request goes to what it found, with the page's own options;
+ *     a declined request goes to what it found, with the very options object it was given (as Bitwarden and
+ *     Proton Pass hand theirs on), or, where style.js says so, with a copy of them;
  *   - conditional mediation (autofill) on its sites: answered with its passkey when it has one (as Proton Pass
  *     does), else handed to what it found; or, where its site list says so (sites.js), its answer raced against
  *     what it found (as Bitwarden does).
@@ -30,6 +31,8 @@
 
   // "assign" (Bitwarden's and Proton Pass's way) or "replace" (KeePassXC-Browser's), as style.js says.
   const replaces = globalThis.STANDIN_STYLE === 'replace';
+  // Whether it hands a declined request on with a copy of its options (style.js) instead of the object itself.
+  const copies = globalThis.STANDIN_COPIES === true;
   // What it hands on to: bound copies of what it found now, or the container's functions looked up at each call.
   const found = replaces
     ? { create: (options) => creds.create(options), get: (options) => creds.get(options) }
@@ -129,7 +132,9 @@
     if (kind === 'get' && options.mediation === 'conditional' && (await ask('serves', {})).races) return race(options);
     const answer = await ask(kind, { ...describe(kind, options.publicKey), mediation: options.mediation });
     if (answer.error) throw new DOMException(answer.error.message, answer.error.name);
-    if (!answer.credential) return found[kind](options);   // declined: not one of its sites, or no passkey here
+    if (!answer.credential) {   // declined: not one of its sites, or no passkey here
+      return found[kind](copies ? { ...options, publicKey: { ...options.publicKey } } : options);
+    }
     return kind === 'create' ? registration(answer.credential) : assertion(answer.credential);
   }
 
