@@ -2,7 +2,8 @@
 (SoftToken profile) behind /dev/hidraw0 and /dev/hidraw1 of a umockdev testbed, as test_usb_key.py does with one.
 The request goes to both keys; the security-key window asks the user to touch the one to use; one touch of the
 second key registers on it, and one touch of that key signs in. The RP verifies both, and the host's log names the
-key that served. Each key takes a touch only when the test creates its FILE.touch (`--presence signal`), so every
+key that served. Touching the key that holds none of the allowed credentials ends the sign-in at that one touch
+(every key was asked silently first), and the page's next call signs in with the other. Each key takes a touch only when the test creates its FILE.touch (`--presence signal`), so every
 wait is on an event: the window's text, the page's result."""
 import json
 import sys
@@ -19,8 +20,6 @@ from test_keys_plugging import credentials_on  # noqa: E402
 from usb_keys import USBKeys  # noqa: E402
 
 CHOOSE_A_KEY = "Touch the security key you want to use."
-# The window's text for the request's own wait (one key left asking) or for choosing among keys.
-ASKING_FOR_A_TOUCH = (CHOOSE_A_KEY, "Touch your security key.")
 
 
 @pytest.fixture(scope="module")
@@ -63,17 +62,17 @@ def settled(browser) -> dict:
     return browser.call("window.pendingCall", timeout=60)
 
 
-def window_asking(browser, texts: tuple[str, ...]) -> None:
-    """Waits for the security-key window to show one of `texts`: the keys have the request."""
+def window_asking(browser, text: str) -> None:
+    """Waits for the security-key window to show `text`: the keys have the request."""
     window = PromptWindow.wait(browser.browser, timeout=30)
-    window.wait_for(f"{json.dumps(texts)}.includes(document.getElementById('text').innerText)", timeout=30)
+    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(text)}", timeout=30)
 
 
-def served_by(browser, before: int, node: str) -> None:
+def served_by(browser, before: int, node: str, outcome: str = "ok") -> None:
     """The host's log says `node` answered the one ceremony ended since `before` ended ones (and the other key was
     cancelled). The host logs a ceremony's end just after its answer, so the page may have it first."""
     (last,) = browser.wait_for_log(lambda: browser.ended()[before:], "the ceremony's end", timeout=30)
-    assert last["outcome"] == "ok", last
+    assert last["outcome"] == outcome, last
     chosen = [line for line in browser.host_log.read_text().splitlines()
               if f"[{last['id']}]" in line and "was chosen; the other keys are cancelled" in line]
     assert [line.split(f"[{last['id']}] ")[1].split(" ")[0] for line in chosen] == [node], chosen
@@ -85,7 +84,7 @@ def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
 
     before = len(browser.ended())
     start(browser, "register", username=user)
-    window_asking(browser, (CHOOSE_A_KEY,))
+    window_asking(browser, CHOOSE_A_KEY)
     touch(second)
     registered = settled(browser)
     assert registered.get("ok") and registered["verdict"].get("verified") is True, registered
@@ -96,11 +95,42 @@ def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
 
     before = len(browser.ended())
     start(browser, "signIn", username=user)
-    window_asking(browser, ASKING_FOR_A_TOUCH)
+    window_asking(browser, CHOOSE_A_KEY)
     touch(second)
     signed_in = settled(browser)
     assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
     served_by(browser, before, second_node)
     assert not Path(f"{second}.touch").exists() and not Path(f"{first}.touch").exists()
+    PromptWindow.wait_gone(browser.browser, timeout=30)
+
+
+def test_the_key_without_the_credential_touched_ends_the_sign_in_and_the_next_call_signs_in(browser, keys):
+    (first, first_node), (second, second_node) = keys["first"], keys["second"]
+    user = browser.new_user("wrong-key")
+    start(browser, "register", username=user)
+    window_asking(browser, CHOOSE_A_KEY)
+    touch(second)
+    registered = settled(browser)
+    assert registered.get("ok"), registered
+    PromptWindow.wait_gone(browser.browser, timeout=30)
+
+    before = len(browser.ended())
+    start(browser, "signIn", username=user)
+    window_asking(browser, CHOOSE_A_KEY)
+    touch(first)
+    refused = settled(browser)
+    assert refused.get("ok") is False and refused["name"] == "NotAllowedError", refused
+    served_by(browser, before, first_node, outcome="failed")
+    assert not Path(f"{first}.touch").exists(), "one touch of the first key was all the refusal took"
+
+    # The page calls again (the user chose the other key): the window still showing the refusal asks for a touch.
+    before = len(browser.ended())
+    start(browser, "signIn", username=user)
+    window_asking(browser, CHOOSE_A_KEY)
+    touch(second)
+    signed_in = settled(browser)
+    assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
+    assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
+    served_by(browser, before, second_node)
     PromptWindow.wait_gone(browser.browser, timeout=30)
