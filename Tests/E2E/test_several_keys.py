@@ -52,55 +52,43 @@ def touch(token: Path) -> None:
     Path(f"{token}.touch").touch()
 
 
-def start(browser, function: str, **args) -> None:
-    """The user clicks in the page, which starts rp.<function>(args) without waiting; settled() gets its result."""
+def touching(browser, token: Path, function: str, **args) -> tuple[dict, dict]:
+    """The user clicks in the page, which calls rp.<function>(args); once the security-key window asks which key to
+    use, the user touches `token`. Returns the page's result and the host's log entry for the ceremony's end (the
+    host logs it just after its answer, so the page may have the answer first)."""
+    before = len(browser.ended())
     browser.press_in_page()
     browser.call(f"(window.pendingCall = rp.{function}({json.dumps(args)}), true)")
-
-
-def settled(browser) -> dict:
-    return browser.call("window.pendingCall", timeout=60)
-
-
-def window_asking(browser, text: str) -> None:
-    """Waits for the security-key window to show `text`: the keys have the request."""
     window = PromptWindow.wait(browser.browser, timeout=30)
-    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(text)}", timeout=30)
+    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(CHOOSE_A_KEY)}", timeout=30)
+    touch(token)
+    result = browser.call("window.pendingCall", timeout=60)
+    (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the ceremony's end", timeout=30)
+    return result, ended
 
 
-def served_by(browser, before: int, node: str, outcome: str = "ok") -> None:
-    """The host's log says `node` answered the one ceremony ended since `before` ended ones (and the other key was
-    cancelled). The host logs a ceremony's end just after its answer, so the page may have it first."""
-    (last,) = browser.wait_for_log(lambda: browser.ended()[before:], "the ceremony's end", timeout=30)
-    assert last["outcome"] == outcome, last
-    chosen = [line for line in browser.host_log.read_text().splitlines()
-              if f"[{last['id']}]" in line and "was chosen; the other keys are cancelled" in line]
-    assert [line.split(f"[{last['id']}] ")[1].split(" ")[0] for line in chosen] == [node], chosen
+def chosen_keys(browser, ended: dict) -> list[str]:
+    """The keys the host's log says were chosen (touched first; the other cancelled) in the ceremony `ended`."""
+    prefix = f"[{ended['id']}] "
+    return [line.split(prefix)[1].split(" ")[0] for line in browser.host_log.read_text().splitlines()
+            if prefix in line and "was chosen; the other keys are cancelled" in line]
 
 
 def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
     (first, _), (second, second_node) = keys["first"], keys["second"]
     user = browser.new_user("keys")
 
-    before = len(browser.ended())
-    start(browser, "register", username=user)
-    window_asking(browser, CHOOSE_A_KEY)
-    touch(second)
-    registered = settled(browser)
+    registered, ended = touching(browser, second, "register", username=user)
     assert registered.get("ok") and registered["verdict"].get("verified") is True, registered
-    served_by(browser, before, second_node)
+    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [second_node], ended
     assert not Path(f"{second}.touch").exists(), "the second key took its one touch"
     assert credentials_on(first) == [], "nothing was made on the key not touched"
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
-    before = len(browser.ended())
-    start(browser, "signIn", username=user)
-    window_asking(browser, CHOOSE_A_KEY)
-    touch(second)
-    signed_in = settled(browser)
+    signed_in, ended = touching(browser, second, "signIn", username=user)
     assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
-    served_by(browser, before, second_node)
+    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [second_node], ended
     assert not Path(f"{second}.touch").exists() and not Path(f"{first}.touch").exists()
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
@@ -108,29 +96,18 @@ def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
 def test_the_key_without_the_credential_touched_ends_the_sign_in_and_the_next_call_signs_in(browser, keys):
     (first, first_node), (second, second_node) = keys["first"], keys["second"]
     user = browser.new_user("wrong-key")
-    start(browser, "register", username=user)
-    window_asking(browser, CHOOSE_A_KEY)
-    touch(second)
-    registered = settled(browser)
+    registered, _ = touching(browser, second, "register", username=user)
     assert registered.get("ok"), registered
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
-    before = len(browser.ended())
-    start(browser, "signIn", username=user)
-    window_asking(browser, CHOOSE_A_KEY)
-    touch(first)
-    refused = settled(browser)
+    refused, ended = touching(browser, first, "signIn", username=user)
     assert refused.get("ok") is False and refused["name"] == "NotAllowedError", refused
-    served_by(browser, before, first_node, outcome="failed")
+    assert ended["outcome"] == "failed" and chosen_keys(browser, ended) == [first_node], ended
     assert not Path(f"{first}.touch").exists(), "one touch of the first key was all the refusal took"
 
     # The page calls again (the user chose the other key): the window still showing the refusal asks for a touch.
-    before = len(browser.ended())
-    start(browser, "signIn", username=user)
-    window_asking(browser, CHOOSE_A_KEY)
-    touch(second)
-    signed_in = settled(browser)
+    signed_in, ended = touching(browser, second, "signIn", username=user)
     assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
-    served_by(browser, before, second_node)
+    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [second_node], ended
     PromptWindow.wait_gone(browser.browser, timeout=30)
