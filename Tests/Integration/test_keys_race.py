@@ -223,6 +223,25 @@ def test_a_key_without_the_credential_is_refused_after_one_touch_and_the_right_k
     verify_authentication(reply["credential"], challenge, registered.credential_public_key, registered.sign_count)
 
 
+def test_a_key_with_a_pin_holding_none_takes_its_choosing_touch_its_pin_and_one_touch(launch, tmp_path, pinentry):
+    env, answers, _ = pinentry
+    answers("pin 123456")
+    (holder,) = signalled(tmp_path, "holder")
+    (with_pin,) = signalled(tmp_path, "pin", options=("--pin", "123456"))
+    registered = registered_on(holder, launch)
+    host = launch(None, env={**env, **keys(holder, with_pin)})
+    options, _ = request_options(allow=[registered.credential_id], userVerification="preferred")
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "select-key")
+    touch(with_pin)  # chosen for its PIN
+    wait_for_status(host, "g-1", "pin")
+    wait_for_status(host, "g-1", "touch")  # after the PIN, the silent look with it found none: one touch
+    touch(with_pin)
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "error" and reply["detail"] == "The security key has no credential for this site.", reply
+    assert touch_taken(with_pin) and not Path(f"{holder}.touch").exists()
+
+
 @pytest.mark.parametrize("u2f_holds", [False, True])
 def test_a_u2f_key_is_asked_check_only_and_answers_with_one_touch(launch, tmp_path, u2f_holds):
     # libfido2 asks a U2F key silently with U2F_AUTHENTICATE "check-only" (0x07), as Chromium's U2F sign does.
@@ -258,6 +277,20 @@ def test_a_fingerprint_key_among_two_is_chosen_by_its_fingerprint_alone(launch, 
     assert reply["type"] == "result", reply
     assert verify_registration(reply["credential"], challenge, require_uv=True).user_verified
     assert touch_taken(bio) and credentials_on(plain) == []
+
+
+def test_a_fingerprint_key_holding_none_is_refused_after_the_finger_alone(launch, tmp_path):
+    (holder,) = signalled(tmp_path, "holder")
+    (bio,) = signalled(tmp_path, "bio", options=("--profile", "bio"))
+    registered = registered_on(holder, launch)
+    host = launch(None, env=keys(holder, bio))
+    options, _ = request_options(allow=[registered.credential_id], userVerification="preferred")
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "select-key")
+    touch(bio)  # the finger: it verifies, and the key then says it holds none
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "error" and reply["detail"] == "The security key has no credential for this site.", reply
+    assert touch_taken(bio) and not Path(f"{holder}.touch").exists()
 
 
 def test_a_fingerprint_not_recognised_chooses_its_key_and_asks_again(launch, tmp_path):

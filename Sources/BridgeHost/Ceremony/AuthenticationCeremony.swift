@@ -72,8 +72,8 @@ struct AuthenticationCeremony {
         // then a touch) and fails only after them: until the user acts, nothing shows whether the key holds one.
         var unheld: CredentialBatches?
         var finding: CredentialListPreflight.Finding?
+        let batches = CredentialBatches(allowList, info: device.info)
         if appid == nil, !allowList.isEmpty {
-            let batches = CredentialBatches(allowList, info: device.info)
             finding = preflight.finding(in: batches)
             switch finding {
             case .held(let id?): request.allowList = [id]
@@ -105,6 +105,9 @@ struct AuthenticationCeremony {
                 statuses: UserVerificationRunner.waits(for: method))
             throw ErrorMapping.noCredential
         }
+        // With the PIN the silent look is asked again, and decides as above: the request for the one it finds, or
+        // one touch before the refusal. (Built-in UV cannot be asked silently: the request itself verifies.)
+        if finding == .notHeld, method == .pin { unheld = batches }
         var written: JSONValue?
         let assertions = try runner.run(on: device, method: method, deadline: deadline) {
             (pin, builtInUV) throws(FIDOError) -> [Assertion] in
@@ -133,6 +136,12 @@ struct AuthenticationCeremony {
             }
         }
         if !assertions.isEmpty, !controller.claim() { throw ErrorMapping.lostRace }
+        if assertions.isEmpty, method == .builtIn, unheld == nil {
+            // The request verified the user on this key (a finger on it) before the key said "no credential": the user
+            // acted, and the refusal comes at once, as Chromium's after the built-in-UV token.
+            guard controller.claim() else { throw ErrorMapping.lostRace }
+            throw ErrorMapping.noCredential
+        }
         if assertions.isEmpty {
             // Never tell the page "no credential" before the user touched the key (it would reveal
             // which credentials the key holds); a key may answer at once, so collect a touch first, announced as
