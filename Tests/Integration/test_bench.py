@@ -29,7 +29,9 @@ def test_bench_reports_every_section():
     assert blob["blobBytes"] == 700 * 1024
     assert 0 < blob["readInsideLibfido2AndSoftTokenMedianMs"] <= blob["readMedianMs"]
     assert report["codec"]["frames over a pipe"]["MBps"] > 0
-    # One, two and three keys plugged in, the first touched: every ceremony answered (the bench checks it).
+    # One, two and three keys plugged in, the first touched: every ceremony answered (the bench checks it), and a
+    # credential no key holds refused.
     assert list(report["severalKeys"]) == ["1 key", "2 keys", "3 keys"]
     for row in report["severalKeys"].values():
         assert row["create"]["n"] == 5 and row["get"]["n"] == 5 and row["get"]["p50"] > 0
+        assert row["wrong key"]["n"] == 5 and row["wrong key"]["p50"] > 0
