@@ -223,6 +223,18 @@ def test_a_key_without_the_credential_is_refused_after_one_touch_and_the_right_k
     verify_authentication(reply["credential"], challenge, registered.credential_public_key, registered.sign_count)
 
 
+def test_a_lone_key_holding_none_is_refused_after_one_touch(launch, tmp_path):
+    (lone,) = signalled(tmp_path, "lone")
+    host = launch(lone)
+    options, _ = request_options(allow=[os.urandom(64)])
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "touch")  # a race of one: asked for its touch, as a key holding one is
+    touch(lone)
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "error" and reply["detail"] == "The security key has no credential for this site.", reply
+    assert touch_taken(lone)
+
+
 def test_a_key_with_a_pin_holding_none_takes_its_choosing_touch_its_pin_and_one_touch(launch, tmp_path, pinentry):
     env, answers, _ = pinentry
     answers("pin 123456")
