@@ -1,5 +1,6 @@
 /*
- * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js, tripwire.js.
+ * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js, tripwire.js,
+ * on-top.js.
  *
  * Replaces CredentialsContainer.prototype.create/get (on the container itself where another extension's wrapper
  * that ran first put its own; the existing navigator.credentials object keeps its identity, so store() and
@@ -26,6 +27,7 @@
   const CODEC_KEY = Symbol.for('webauthn-bridge.codec');
   const WEBIDL_KEY = Symbol.for('webauthn-bridge.webidl');
   const TRIPWIRE_KEY = Symbol.for('webauthn-bridge.tripwire');
+  const ON_TOP_KEY = Symbol.for('webauthn-bridge.on-top');
   const CAPABILITIES_TIMEOUT_MS = 1500;
   // The fallback reason of a request the user handed on in the security-key window (background/router.js).
   const ANOTHER_WAY = 'another-way';
@@ -41,6 +43,8 @@
   // (background/proxy.js CALL_AGAIN).
   const CALL_AGAIN = 'call-again';
   const apply = Reflect.apply;
+  // page/on-top.js: in the page, handed over as codec and webidl are; in node, required.
+  const onTop = typeof module === 'object' && module && module.exports ? require('./on-top.js') : root[ON_TOP_KEY];
   const { getOwnPropertyDescriptor } = Object;
 
   /** `proto[key]`'s getter or method as a plain function of (receiver, ...args), or null. */
@@ -79,6 +83,8 @@
     const first = (name) => Boolean(tripwire) && Object.prototype.hasOwnProperty.call(creds, name)
       && tripwire.readableWrapper(creds[name]);
     const wrapperFirst = { create: first('create'), get: first('get') };
+    // Where that is a wrapper that ran first, what it puts back when torn down goes here instead (page/on-top.js).
+    const below = { create: originalCreate, get: originalGet };
 
     // Captured now, before any page script can replace them.
     const PromiseCtor = win.Promise;
@@ -124,7 +130,7 @@
 
     // What the bridge hands a conditional get to is the browser's own: the prototype's function, not one a wrapper
     // that ran first assigned on the container.
-    const getBelowIsBrowsers = !Object.prototype.hasOwnProperty.call(creds, 'get');
+    let getBelowIsBrowsers = !Object.prototype.hasOwnProperty.call(creds, 'get');
 
     // One pending modal request per frame, as in both browsers.
     let pending = null;
@@ -416,8 +422,8 @@
 
     // Method shorthand: named create/get, no prototype, not constructible, length 0 — like the natives.
     const patched = {
-      create(options = undefined) { return start('create', originalCreate, this, options); },
-      get(options = undefined) { return start('get', originalGet, this, options); },
+      create(options = undefined) { return start('create', below.create, this, options); },
+      get(options = undefined) { return start('get', below.get, this, options); },
     };
     const shapes = codec.pageShapes(env);
     for (const name of ['create', 'get']) {
@@ -427,8 +433,17 @@
       shapes.showAsNative(patched[name], name);
       // On the prototype, where the browser's are; on the container itself when a wrapper that ran first assigned
       // its own there (password managers do), which would otherwise hide the bridge from every call.
-      const home = Object.prototype.hasOwnProperty.call(creds, name) ? creds : proto;
-      Object.defineProperty(home, name, { value: patched[name], writable: true, enumerable: true, configurable: true });
+      // There, behind an accessor that keeps it on top when that wrapper is torn down (page/on-top.js).
+      if (Object.prototype.hasOwnProperty.call(creds, name) && onTop) {
+        onTop.keepOnTop(creds, name, patched[name], browsersOwn[name], (putBack) => {
+          below[name] = putBack;
+          wrapperFirst[name] = false;
+          if (name === 'get') getBelowIsBrowsers = true;
+        }, shapes.showAsNative);
+      } else {
+        const home = Object.prototype.hasOwnProperty.call(creds, name) ? creds : proto;
+        Object.defineProperty(home, name, { value: patched[name], writable: true, enumerable: true, configurable: true });
+      }
     }
 
     const originalCapabilities = typeof PKC.getClientCapabilities === 'function' ? PKC.getClientCapabilities : null;
@@ -456,5 +471,6 @@
   delete root[CODEC_KEY];
   delete root[WEBIDL_KEY];
   delete root[TRIPWIRE_KEY];
+  delete root[ON_TOP_KEY];
   if (codec && webidl) install(root, codec, webidl, webidl.browserOf(root), tripwire);
 })(globalThis);

@@ -503,3 +503,27 @@ test('a wrapper that put its own object at navigator.credentials: the bridge sti
   win.navigator.credentials.get(getOptions());
   assert.equal(win.posted.length, 1);
 });
+
+test('a wrapper that ran first, torn down, puts back the browser\'s own: it goes below the bridge, which stays on top', async () => {
+  const win = fakeWindow({ beforeBridge: (w) => { wrapperLike(w, 'manager.example'); } });
+  const c = win.navigator.credentials;
+  const browsers = win.CredentialsContainer.prototype;
+  // Bitwarden's destroy(): what it found when it ran, bound to the container, assigned back.
+  c.create = browsers.create.bind(c);
+  c.get = browsers.get.bind(c);
+  assert.equal(c.create.__webauthnBridge && c.get.__webauthnBridge, true, 'the page still calls the bridge');
+  const modal = c.get(getOptions());
+  assert.equal(win.posted.length, 1, 'a modal request still reaches the bridge');
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'host-missing' });
+  assert.equal(await modal, 'native-get', 'what the bridge hands on goes to the browser\'s own, not to the torn-down wrapper');
+  // A conditional get now has the browser's own below: the bridge asks whether the proxy is attached first.
+  const conditional = c.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } });
+  assert.equal(win.posted[1].data.kind, 'capabilities');
+  win.reply(win.posted[1].data.rid, { kind: 'capabilities', capabilities: {}, proxyAttached: false });
+  assert.equal(await conditional, 'native-get');
+  // A wrapper injected again (Bitwarden's, when its passkeys are switched back on) goes on top, over the bridge.
+  const served = wrapperLike(win, 'manager.example');
+  assert.equal(c.get.__webauthnBridge, undefined);
+  assert.equal(await c.get({ publicKey: { challenge: new Uint8Array(1), rpId: 'manager.example' } }), 'manager-get');
+  assert.deepEqual(served, [['get', undefined]]);
+});
