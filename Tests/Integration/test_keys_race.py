@@ -276,6 +276,24 @@ def test_a_u2f_key_is_asked_check_only_and_answers_with_one_touch(launch, tmp_pa
     assert touch_taken(u2f) and not Path(f"{ctap2}.touch").exists()
 
 
+def test_with_appid_a_key_holding_none_under_either_id_takes_one_touch(launch, tmp_path):
+    from test_u2f import APPID, u2f_register
+    (holder,) = signalled(tmp_path, "holder", options=("--profile", "u2f-only"))
+    (other,) = signalled(tmp_path, "other")
+    touch(holder)  # the registration's own touch
+    registered = u2f_register(holder)
+    assert touch_taken(holder)
+    host = launch(None, env=keys(holder, other))
+    options, _ = request_options(allow=[registered["id"]], extensions={"appid": APPID})
+    host.send({"id": "g-1", "type": "get", "origin": ORIGIN, "options": options})
+    wait_for_status(host, "g-1", "select-key")
+    wait_for_log(host, "holds none of the allowed credentials")
+    touch(other)
+    reply, _ = host.final("g-1")
+    assert reply["type"] == "error" and reply["detail"] == "The security key has no credential for this site.", reply
+    assert touch_taken(other) and not Path(f"{holder}.touch").exists()
+
+
 def test_a_fingerprint_key_among_two_is_chosen_by_its_fingerprint_alone(launch, tmp_path):
     # As Chromium (AuthTokenRequester: built-in UV first, no touch to select): the finger on the sensor chooses
     # the key, verifies the user and shows them present, so one touch of it makes the credential.

@@ -67,13 +67,16 @@ struct AuthenticationCeremony {
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)
         let preflight = CredentialListPreflight(
             device: device, controller: controller, rpID: rpID, clientData: clientData)
+        let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
+        if usedAppID, let appid { request.rpID = appid }
         // The key is asked silently which of the ids it holds (in batches when the list does not fit one request),
         // and the ceremony names the one found. When none is, it still goes through the steps it would have (PIN,
         // then a touch) and fails only after them: until the user acts, nothing shows whether the key holds one.
+        // (A key holding one under the AppID said so to `useAppID`, and is asked the whole list.)
         var unheld: CredentialBatches?
         var finding: CredentialListPreflight.Finding?
         let batches = CredentialBatches(allowList, info: device.info)
-        if appid == nil, !allowList.isEmpty {
+        if !usedAppID, !allowList.isEmpty {
             finding = preflight.finding(in: batches)
             switch finding {
             case .held(let id?): request.allowList = [id]
@@ -81,8 +84,6 @@ struct AuthenticationCeremony {
             case .notHeld, .unknown: if !batches.fitsOneRequest { unheld = batches }
             }
         }
-        let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
-        if usedAppID, let appid { request.rpID = appid }
         if unheld == nil, finding != .notHeld {
             request.allowList = try extensionCredentialChoice(extensions, request, on: device, deadline: deadline)
         }
