@@ -83,9 +83,10 @@ def test_a_request_handed_back_in_one_tab_leaves_another_tabs_request_to_complet
         session.browser.close_tab(tab_a)
         session.browser.activate(session.front_tab)
 
-    # Back in tab B: its request goes to the host again, through the proxy, and the touch completes it.
-    again = len(session.ceremonies())
-    resent = session.wait_for_log(lambda: session.ceremonies()[again:], "tab B's create at the host again", timeout=30)[0]
+    # Back in tab B: its request goes to the host again (the first ceremony after A's), through the proxy, and the
+    # touch completes it.
+    resent = session.wait_for_log(lambda: session.ceremonies()[reached + 1:], "tab B's create at the host again",
+                                  timeout=30)[0]
     assert resent["id"].endswith("-proxy") and resent["id"] != first["id"], resent
     touch(session)
     registered = session.call("window.pendingCall", timeout=60)

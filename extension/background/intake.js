@@ -56,10 +56,10 @@ export function createIntake(deps) {
       return;
     }
     if (message.mediation === 'conditional') {
-      // The browser's own answers a conditional request (the bridge offers no passkey autofill or upgrade). With
-      // the proxy attached Chromium would hand it back as a modal one: announced as conditional, proxy.js refuses
-      // it as Chromium's own does.
-      if (deps.proxy && deps.proxy.isAttached()) deps.proxy.announce({ type, origin: caller.origin, options: message.options, conditional: true });
+      // The browser's own answers a conditional request (the bridge offers no passkey autofill or upgrade). Should
+      // the proxy be attached when the call comes (for another request), Chromium would hand it over as a modal one:
+      // announced as conditional, proxy.js refuses it as Chromium's own does.
+      if (deps.proxy && deps.proxy.serves()) deps.proxy.announce({ type, origin: caller.origin, options: message.options, conditional: true });
       ctx.send({ kind: 'fallback', rid, reason: 'conditional' });
       return;
     }
@@ -69,13 +69,12 @@ export function createIntake(deps) {
       return;
     }
     const listed = await sitesFor(caller.origin);
-    if (deps.proxy && deps.proxy.isAttached()) {
-      // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the
-      // announcement tells which tab and frame it comes from (the proxy event does not say). A listed site's call
-      // is handed straight back (proxy.js), to Chromium's own.
-      deps.proxy.announce({ type, origin: caller.origin, options: message.options, tabId: ctx.tabId, frameId: ctx.frameId,
-        crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '', userInputAt: caller.userInputAt ?? null,
-        page: { ctx, rid }, handBack: listed });
+    // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the announcement
+    // tells which tab and frame it comes from (the proxy event does not say), and has the proxy attached before the
+    // page calls. A listed site's call is handed straight back (proxy.js), to Chromium's own.
+    if (deps.proxy && deps.proxy.serves() && await deps.proxy.announce({ type, origin: caller.origin, options: message.options,
+      tabId: ctx.tabId, frameId: ctx.frameId, crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '',
+      userInputAt: caller.userInputAt ?? null, page: { ctx, rid }, handBack: listed })) {
       ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
       return;
     }

@@ -63,6 +63,7 @@ export function createProxy(deps) {
   // Chromium keeps the proxy attached to the extension, not to this worker: a worker started anew may find it
   // attached from before, so the first "not wanted" detaches whatever it finds.
   let maybeAttached = Boolean(wap);
+  let probed = false;
   let state = wap ? 'off' : 'unsupported';   // off | attached | detached | taken | unsupported
   let detail = '';
   let wanted = { enabled: false, hostConnected: false };
@@ -80,56 +81,111 @@ export function createProxy(deps) {
   const hearing = new Map();      // page → resolve(): an interrupted page has not said it heard yet
   let served = 0;
 
-  function shouldAttach() {
+  /** The proxy path serves: the user chose it, the host answers, and no request is handed back to Chromium's own.
+   *  Chromium's proxy is then attached while a request needs it (demanded), and detached otherwise. */
+  function serves() {
     return Boolean(wap) && wanted.enabled && wanted.hostConnected && lent.size === 0;
   }
 
-  /** New facts ({enabled, hostConnected}, any subset): attaches or detaches to match. */
-  function update(facts) {
+  /** A request needs Chromium's proxy attached: one proxied and not answered, one announced whose call has not come
+   *  yet (for ANNOUNCED_TTL_MS at most), or one to be called again. */
+  function demanded() {
+    const now = deps.now();
+    for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS) announced.delete(key);
+    return pending.size > 0 || interrupted.size > 0 || [...announced.values()].some((a) => !a.conditional && !a.handBack);
+  }
+
+  /** New facts ({enabled, hostConnected}, any subset), or none (a request came or went): attaches or detaches to
+   *  match. */
+  function update(facts = {}) {
     wanted = { ...wanted, ...facts };
     transition = transition.then(apply, apply);
     return transition;
   }
 
+  /**
+   * Attached only while a request needs it: while attached, Chromium refuses every conditional get of the profile
+   * at once, so neither the browser's own passkey autofill nor a password manager's that races the browser's own
+   * could answer one (measured). Its first attach is a probe (attached, then detached), so that another extension
+   * holding the proxy shows at once.
+   */
   async function apply() {
     if (!wap) return;
-    const want = shouldAttach();
-    if (want && !attached) {
-      const error = await wap.attach().catch((e) => String(e && e.message || e));
-      if (error) {
-        // Another extension (e.g. a remote-desktop one) holds the proxy: the page path serves.
-        state = 'taken';
-        detail = String(error);
-        log('warn', `webAuthenticationProxy.attach failed: ${detail}; the page path serves`);
-        giveUpInterrupted();
-        return;
+    for (let step = 0; step < 2; step++) {
+      const want = serves() && (demanded() || !probed);
+      if (want && !attached) {
+        // A worker started anew may find the proxy attached from before: let go of it first.
+        if (maybeAttached) await wap.detach().catch(() => {});
+        maybeAttached = false;
+        const error = await wap.attach().catch((e) => String(e && e.message || e));
+        probed = true;
+        if (error) {
+          // Another extension (e.g. a remote-desktop one) holds the proxy: the page path serves.
+          state = 'taken';
+          detail = String(error);
+          log('warn', `webAuthenticationProxy.attach failed: ${detail}; the page path serves`);
+          giveUpInterrupted();
+          return;
+        }
+        attached = true;
+        callAgain();
+        continue;
       }
-      attached = true;
-      maybeAttached = false;
+      if (!want && (attached || maybeAttached)) {
+        const known = attached;
+        attached = false;
+        maybeAttached = false;
+        if (lent.size > 0) await interrupt();
+        await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
+        // Chromium ends every proxied call still pending (measured): none may reach the host after.
+        for (const [requestId, entry] of pending) {
+          pending.delete(requestId);
+          entry.cancelled = true;
+          if (entry.handle) deps.bridge.proxiedGone(entry.handle);
+        }
+      }
+      break;
+    }
+    if (attached || (serves() && state !== 'taken')) {
       state = 'attached';
       detail = '';
-      callAgain();
-    } else if (!want && (attached || maybeAttached)) {
-      const known = attached;
-      attached = false;
-      maybeAttached = false;
-      if (lent.size > 0) await interrupt();
-      await wap.detach().catch((e) => { if (known) log('warn', `webAuthenticationProxy.detach failed: ${e && e.message}`); });
-      // Chromium ends every proxied call still pending with AbortError (measured): none may reach the host after.
-      for (const [requestId, entry] of pending) {
-        pending.delete(requestId);
-        entry.cancelled = true;
-        if (entry.handle) deps.bridge.proxiedGone(entry.handle);
-      }
+    } else if (state !== 'taken' || !wanted.enabled) {
       state = wanted.enabled ? 'detached' : 'off';
       detail = whyDetached();
-    } else if (!want) {
-      if (state !== 'taken' || !wanted.enabled) {
-        state = wanted.enabled ? 'detached' : 'off';
-        detail = whyDetached();
-      }
     }
-    if (!attached && (lent.size === 0 || !wanted.enabled || !wanted.hostConnected)) giveUpInterrupted();
+    if (!attached && (!wanted.enabled || !wanted.hostConnected)) giveUpInterrupted();
+  }
+
+  /** Why a wanted proxy is not attached, as things are now ('' when it is simply off): said from the current facts
+   *  every time, so the options page never shows an old reason beside a connected host. */
+  function whyDetached() {
+    if (!wanted.enabled) return '';
+    if (!wanted.hostConnected) return 'the host is not connected';
+    return lent.size > 0 ? 'a request was handed to Chromium\'s own WebAuthn' : '';
+  }
+
+  function keyOf(type, origin, challenge) {
+    return `${type} ${origin} ${challenge}`;
+  }
+
+  /**
+   * router.js admitted a page's request (intake.js): Chromium will proxy the page's call of its own function back
+   * shortly. Resolves true once the proxy is attached for it (the page may call then), false when it cannot be (the
+   * page path serves). A conditional create, or a call for a listed site (handBack), needs no proxy: it is only
+   * noted, so that a call Chromium proxies anyway (attached for another request) is refused or handed back.
+   */
+  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null, conditional = false,
+    page = null, handBack = false }) {
+    const challenge = codec.challengeOf(options);
+    if (!challenge) return Promise.resolve(false);
+    const now = deps.now();
+    for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
+    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, page, handBack,
+      at: now });
+    if (conditional || handBack) return Promise.resolve(true);
+    // Detached again if its call never comes (the page went away before it called).
+    later(() => update(), ANNOUNCED_TTL_MS + 1);
+    return update().then(() => attached);
   }
 
   /**
@@ -186,29 +242,6 @@ export function createProxy(deps) {
     }
   }
 
-  /** Why a wanted proxy is not attached, as things are now ('' when it is simply off): said from the current facts
-   *  every time, so the options page never shows an old reason beside a connected host. */
-  function whyDetached() {
-    if (!wanted.enabled) return '';
-    if (!wanted.hostConnected) return 'the host is not connected';
-    return lent.size > 0 ? 'a request was handed to Chromium\'s own WebAuthn' : '';
-  }
-
-  function keyOf(type, origin, challenge) {
-    return `${type} ${origin} ${challenge}`;
-  }
-
-  /** router.js admitted a page's request and answers it `fallback`: Chromium will proxy it back shortly. */
-  function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null, conditional = false,
-    page = null, handBack = false }) {
-    const challenge = codec.challengeOf(options);
-    if (!challenge) return;
-    const now = deps.now();
-    for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
-    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, page, handBack,
-      at: now });
-  }
-
   /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
   async function attribute(type, parsed) {
     const key = keyOf(type, parsed.origin, codec.challengeOf(parsed.options));
@@ -232,6 +265,12 @@ export function createProxy(deps) {
     return Promise.resolve(fn.call(wap, { requestId, ...body })).catch((e) => log('warn', `complete ${type} ${requestId}: ${e && e.message}`));
   }
 
+  /** The one answer to a proxied call, and then the proxy detached if nothing else needs it: only once Chromium took
+   *  the answer (it decodes a responseJson asynchronously, and a detach meanwhile would end the call instead). */
+  function finish(type, requestId, body) {
+    return complete(type, requestId, body).then(() => update());
+  }
+
   /** The router's final answer for a proxied request → completeCreateRequest / completeGetRequest; the user's
    *  "another way" (a fallback) hands it back to the page that announced it. */
   function answer(type, requestId, message, request) {
@@ -244,15 +283,15 @@ export function createProxy(deps) {
         responseJson = codec.responseJson(type, message.credential);
       } catch (error) {
         log('error', `proxied ${type}: malformed host credential (${error.message})`);
-        complete(type, requestId, { error: NOT_ALLOWED });
+        finish(type, requestId, { error: NOT_ALLOWED });
         return;
       }
       served++;
-      complete(type, requestId, { responseJson });
+      finish(type, requestId, { responseJson });
     } else if (message.kind === 'error') {
-      complete(type, requestId, { error: codec.errorDetails(message.error) });
+      finish(type, requestId, { error: codec.errorDetails(message.error) });
     } else {
-      complete(type, requestId, { error: HOST_GONE });
+      finish(type, requestId, { error: HOST_GONE });
     }
   }
 
@@ -267,7 +306,7 @@ export function createProxy(deps) {
     } catch (error) {
       log('error', `proxied ${type} ${requestId}: ${error.message}`);
       pending.delete(requestId);
-      complete(type, requestId, { error: NOT_ALLOWED });
+      finish(type, requestId, { error: NOT_ALLOWED });
       return;
     }
     const who = await attribute(type, parsed);
@@ -275,7 +314,7 @@ export function createProxy(deps) {
     if (who.refuse) {
       log('warn', `refused proxied ${type} from ${parsed.origin}: ${who.why}`);
       pending.delete(requestId);
-      complete(type, requestId, { error: who.refuse });
+      finish(type, requestId, { error: who.refuse });
       return;
     }
     if (who.handBack) {
@@ -306,7 +345,7 @@ export function createProxy(deps) {
     complete(type, requestId, { error: { name: HANDED_BACK, message: '' } })
       .then(() => {
         lent.set(page, later(() => returned(page.ctx, page.rid), effectiveTimeout(options) + LEND_GRACE_MS));
-        return update({});
+        return update();
       })
       .then(() => page.ctx.send({ kind: 'fallback', rid: page.rid, reason: ANOTHER_WAY }));
   }
@@ -321,7 +360,7 @@ export function createProxy(deps) {
       lent.delete(page);
       changed = true;
     }
-    if (changed) update({});
+    if (changed) update();
   }
 
   /** Chromium cancelled a proxied request (the page aborted, or Chromium's own timeout). */
@@ -331,6 +370,7 @@ export function createProxy(deps) {
     pending.delete(requestId);
     entry.cancelled = true;
     if (entry.handle) deps.bridge.proxiedGone(entry.handle);
+    update();
   }
 
   /** isUserVerifyingPlatformAuthenticatorAvailable(): the bridge serves security keys, never a platform one. */
@@ -350,9 +390,9 @@ export function createProxy(deps) {
   }
 
   return {
-    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned, heard,
+    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned, heard, serves,
     isAttached: () => attached,
     settled: () => transition,
-    status: () => ({ state, detail, served, pending: pending.size }),
+    status: () => ({ state, detail, served, pending: pending.size, attachedNow: attached }),
   };
 }

@@ -31,9 +31,10 @@ export const ANOTHER_WAY = 'another-way';
  *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
  *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
  *   proxy                    → optional, Chromium's webAuthenticationProxy path (background/proxy.js):
- *                              isAttached() and announce(record); when attached, an admitted page request is
- *                              announced and answered `fallback`, so the page calls the browser's own
- *                              create/get, which Chromium proxies back here (serveProxied)
+ *                              serves(), announce(record) and isAttached(); while it serves, an admitted page
+ *                              request is announced (the proxy attached for it) and answered `fallback`, so the
+ *                              page calls the browser's own create/get, which Chromium proxies back here
+ *                              (serveProxied)
  *   history                  → optional, the popup's last requests (background/history.js): record(entry)
  *   addSite(origin)          → optional, puts an origin on the per-site list (the user's "always" in the window)
  */

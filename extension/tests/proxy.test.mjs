@@ -123,7 +123,7 @@ function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new
   return { wap, proxy, bridge, native, clock, timers };
 }
 
-test('attached only while chosen and the host connected; detached otherwise', async () => {
+test('attached only while chosen, the host connected and a request needs it; a first attach tells whether another holds it', async () => {
   const t = setup();
   await t.proxy.update({ enabled: false, hostConnected: true });
   // A worker started anew may find Chromium still attached to the extension: the first "off" detaches.
@@ -132,24 +132,45 @@ test('attached only while chosen and the host connected; detached otherwise', as
   await t.proxy.update({ hostConnected: false });
   assert.deepEqual(t.wap.calls, ['detach'], 'then only what it attached itself');
   await t.proxy.update({ enabled: true, hostConnected: true });
-  assert.deepEqual(t.wap.calls, ['detach', 'attach']);
-  assert.equal(t.proxy.isAttached(), true);
+  assert.deepEqual(t.wap.calls, ['detach', 'attach', 'detach'], 'attached once to learn it can be, then detached');
+  assert.deepEqual([t.proxy.status().state, t.proxy.isAttached(), t.proxy.serves()], ['attached', false, true]);
+  assert.equal(await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0 }), true);
+  assert.deepEqual(t.wap.calls.slice(3), ['attach'], 'attached for the announced request');
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
+  await settle();
+  t.native().onMessage.fire({ id: t.native().sent.at(-1).id, type: 'result', credential: HOST_ASSERTION });
+  await settle();
+  await t.proxy.settled();
+  assert.deepEqual(t.wap.calls.slice(3), ['attach', 'detach'], 'detached once answered');
+  assert.equal(t.wap.completed.length, 1);
   await t.proxy.update({ hostConnected: false });
-  assert.deepEqual(t.wap.calls, ['detach', 'attach', 'detach']);
   assert.equal(t.proxy.status().state, 'detached');
+  assert.equal(t.proxy.serves(), false);
   await t.proxy.update({ hostConnected: true });
-  assert.deepEqual(t.wap.calls, ['detach', 'attach', 'detach', 'attach']);
+  assert.deepEqual(t.wap.calls.slice(5), [], 'nothing needs it');
+  assert.equal(t.proxy.status().state, 'attached');
+});
+
+test('an announcement whose call never comes leaves the proxy attached for its time only', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0 });
+  assert.equal(t.proxy.isAttached(), true);
+  t.clock.now += 10001;
+  t.timers.find((timer) => timer.ms === 10001).fn();
+  await t.proxy.settled();
+  assert.equal(t.proxy.isAttached(), false);
 });
 
 test('the reason a proxy is not attached is today\'s: none once the host that was missing connects', async () => {
   const t = setup();
   await t.proxy.update({ enabled: false, hostConnected: false });
-  assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0 });
+  assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0, attachedNow: false });
   await t.proxy.update({ enabled: true });
   assert.equal(t.proxy.status().detail, 'the host is not connected');
   await t.proxy.update({ enabled: false });
   await t.proxy.update({ hostConnected: true });
-  assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0 });
+  assert.deepEqual(t.proxy.status(), { state: 'off', detail: '', served: 0, pending: 0, attachedNow: false });
   await t.proxy.update({ enabled: true });
   assert.deepEqual([t.proxy.status().state, t.proxy.status().detail], ['attached', '']);
 });
@@ -158,7 +179,8 @@ test('another extension holding the proxy leaves the page path serving', async (
   const t = setup({ wap: fakeWap({ attachError: 'Another extension is already attached' }) });
   await t.proxy.update({ enabled: true, hostConnected: true });
   assert.equal(t.proxy.isAttached(), false);
-  assert.deepEqual(t.proxy.status(), { state: 'taken', detail: 'Another extension is already attached', served: 0, pending: 0 });
+  assert.deepEqual(t.proxy.status(), { state: 'taken', detail: 'Another extension is already attached', served: 0, pending: 0,
+    attachedNow: false });
 });
 
 test('a browser without the API (Firefox) never attaches', async () => {
@@ -315,7 +337,7 @@ async function proxiedAtTheHost(t, rid = 'p1') {
   return [port, id];
 }
 
-test('another way on the proxy path: completed "handed back", the proxy detached, then the page told; attached again when it settles', async () => {
+test('another way on the proxy path: completed "handed back", the proxy detached, then the page told; the path serves again when it settles', async () => {
   const t = setup();
   const [port, id] = await proxiedAtTheHost(t);
   t.wap.calls.length = 0;
@@ -330,30 +352,31 @@ test('another way on the proxy path: completed "handed back", the proxy detached
   port.onMessage.fire({ kind: 'below-done', rid: 'other' });
   await t.proxy.settled();
   assert.deepEqual(t.wap.calls, ['detach'], 'another request\'s word changes nothing');
+  assert.equal(t.proxy.serves(), false, 'the next request takes the page path meanwhile');
   port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
   await t.proxy.settled();
-  assert.deepEqual(t.wap.calls, ['detach', 'attach']);
-  assert.equal(t.proxy.isAttached(), true);
+  assert.deepEqual(t.wap.calls, ['detach'], 'attached again only when a request needs it');
+  assert.deepEqual([t.proxy.serves(), t.proxy.status().state], [true, 'attached']);
   assert.equal(t.timers.at(-1).cleared, true);
 });
 
-test('another way on the proxy path: a page that goes away, or never says, gets the proxy attached again', async () => {
+test('another way on the proxy path: a page that goes away, or never says, has the proxy path serve again', async () => {
   const t = setup();
   const [port, id] = await proxiedAtTheHost(t);
   t.bridge.anotherWay(id);
   await settle();
   await t.proxy.settled();
-  assert.equal(t.proxy.isAttached(), false);
+  assert.equal(t.proxy.serves(), false);
   port.onDisconnect.fire();
   await t.proxy.settled();
-  assert.equal(t.proxy.isAttached(), true, 'its tab closed');
+  assert.equal(t.proxy.serves(), true, 'its tab closed');
   const t2 = setup();
   const [, id2] = await proxiedAtTheHost(t2);
   t2.bridge.anotherWay(id2);
   await settle();
   t2.timers.at(-1).fn();
   await t2.proxy.settled();
-  assert.equal(t2.proxy.isAttached(), true, 'its time is over');
+  assert.equal(t2.proxy.serves(), true, 'its time is over');
 });
 
 /** Tab 5 (not focused): a get announced, answered `fallback` (`proxy`), and proxied as Chromium's request 2. */
@@ -429,22 +452,25 @@ test('a listed site on the proxy path: its call is handed straight back to Chrom
   const t = setup({ sites: [ORIGIN] });
   const [port, frame] = topDocumentOfTab3(t);
   await t.proxy.update({ enabled: true, hostConnected: true });
-  assert.equal(t.proxy.isAttached(), true, 'a listed site keeps no one else off the proxy path');
+  t.wap.calls.length = 0;
   port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
   await settle();
+  await t.proxy.settled();
   assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
+  assert.deepEqual(t.wap.calls, [], 'not attached for it: Chromium\'s own takes the call');
+  // Attached meanwhile for another tab's request: Chromium proxies the call, which is handed straight back.
+  await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'BAUG' } }, tabId: 5, frameId: 0 });
   const atHost = t.native().sent.length;
-  t.wap.calls.length = 0;
   t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON() });
   await settle();
   await t.proxy.settled();
   assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
   assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 2, error: { name: 'WebAuthnBridgeHandedBack', message: '' } }]);
-  assert.deepEqual(t.wap.calls, ['detach']);
+  assert.deepEqual(t.wap.calls, ['attach', 'detach']);
   assert.deepEqual(port.sent.at(-1), { kind: 'fallback', rid: 'p1', reason: 'another-way' });
   port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
   await t.proxy.settled();
-  assert.equal(t.proxy.isAttached(), true);
+  assert.deepEqual(t.wap.calls, ['attach', 'detach', 'attach'], 'attached again for the other tab\'s call');
 });
 
 test('a proxied request no page announced (an about:blank frame\'s) cannot be handed back: the window does not offer it', async () => {
@@ -456,7 +482,7 @@ test('a proxied request no page announced (an about:blank frame\'s) cannot be ha
   t.bridge.anotherWay(id);
   assert.notDeepEqual(t.native().sent.at(-1), { id, type: 'cancel' });
   assert.deepEqual(t.wap.completed, []);
-  assert.equal(t.proxy.isAttached(), true);
+  assert.equal(t.proxy.status().pending, 1);
 });
 
 test('isUserVerifyingPlatformAuthenticatorAvailable is answered false: no platform authenticator here', async () => {
