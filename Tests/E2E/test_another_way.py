@@ -13,7 +13,6 @@ import json
 
 import pytest
 
-from harness.paths import extension_dir
 from harness.prompt_window import PromptWindow
 
 TOKEN_ARGS = ("--presence", "delay:60000")
@@ -229,19 +228,8 @@ def test_proxy_path_hands_the_request_back(browser):
 
 
 def proxy_attached_again(browser) -> bool:
-    """Waits until the background reports the proxy attached, asked from the options page in a tab of its own (the
-    RP's tab is a web page)."""
-    ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
-    driver = browser.browser
-    tab = driver.new_tab(background=True)
-    try:
-        with driver.in_tab(tab):
-            driver.open(f"chrome-extension://{ext_id}/options/options.html")
-            return driver.wait_for("chrome.runtime.sendMessage({kind: 'bridge-status'}).then((s) => s.proxy.state === 'attached')",
-                                   timeout=20)
-    finally:
-        driver.close_tab(tab)
-        driver.activate(browser.front_tab)
+    """Waits until the background reports the proxy path serving again."""
+    return browser.status_in_background_tab(until="s.proxy.state === 'attached'")
 
 
 def test_always_for_this_site_lists_it_and_its_next_request_goes_below_at_once(browser):

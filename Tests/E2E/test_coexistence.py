@@ -17,13 +17,12 @@ began (so after the bridge), calling the container's functions at call time.
   that stand-in alone, and nothing reaches the host.
 - Conditional mediation always goes below the bridge: on the stand-in's site to the stand-in, which answers it;
   elsewhere to the browser's own (Chromium: a DevTools virtual authenticator answers it; Firefox: its own keeps
-  it waiting until the page aborts), never to the host. On Chromium's proxy path with the browser's own below the
-  bridge, the bridge keeps it waiting: Chromium refuses every conditional request at once while attached.
+  it waiting until the page aborts), never to the host; on Chromium's proxy path too, the proxy being attached only
+  while a request needs it (test_proxy_autofill.py).
 - isConditionalMediationAvailable() and getClientCapabilities() on the stand-in's site say what the stand-in says,
   with the host's capabilities merged in by whichever of the two is on top.
 - A stand-in that races its conditional answer against the function it found (Bitwarden's way) wins the race with
-  the bridge below it, also on Chromium's proxy path, where Chromium refuses every conditional request at once:
-  there the bridge keeps the request waiting instead of calling Chromium's own.
+  the bridge below it, also on Chromium's proxy path (test_proxy_autofill.py: in both orders).
 """
 import json
 import shutil
@@ -185,10 +184,9 @@ def test_conditional_mediation_on_its_site_goes_to_the_password_manager(pair, rp
 def test_conditional_mediation_elsewhere_goes_to_the_browsers_own(pair, rp_server):
     open_site(pair, pair.site_origin)
     seen = len(pair.ceremonies())
-    if pair.kind == "firefox" or (pair.path == "proxy" and not pair.standin_first):
+    if pair.kind == "firefox":
         # Firefox's own keeps a conditional request waiting (for its autofill, which a headless page never shows)
-        # until the page aborts it. Chromium's own refuses it at once while the proxy is attached, so the bridge,
-        # with the browser's own below it, keeps it waiting instead. The bridge would have served it at once.
+        # until the page aborts it. The bridge would have served it at once.
         result = page_rp(pair, "signIn", mediation="conditional", abortAfterMs=500)
         assert result.get("name") == "AbortError", result
     else:

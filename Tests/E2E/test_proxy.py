@@ -91,17 +91,8 @@ def attached_for_a_held_request(session, user: str):
 
 
 def proxy_attached_now(session, attached: bool) -> bool:
-    """Waits until the background says Chromium's proxy is attached now (or not), asked from an extension page in a
-    background tab (the RP's tab stays put)."""
-    ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
-    tab = session.browser.new_tab(background=True)
-    try:
-        with session.browser.in_tab(tab):
-            session.browser.open(f"chrome-extension://{ext_id}/options/options.html")
-            return session.browser.wait_for("chrome.runtime.sendMessage({kind: 'bridge-status'}).then((s) => "
-                                            f"s.proxy.attachedNow === {json.dumps(attached)})", timeout=20)
-    finally:
-        session.browser.close_tab(tab)
+    """Waits until the background says Chromium's proxy is attached now (or not)."""
+    return session.status_in_background_tab(until=f"s.proxy.attachedNow === {json.dumps(attached)}")
 
 
 def test_a_call_the_page_script_never_saw_is_served_as_the_focused_tab(proxied, rp_server):

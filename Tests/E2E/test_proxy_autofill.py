@@ -3,20 +3,17 @@ Chromium refuses every conditional get of the profile at once, so the bridge att
 it. Then:
 
 - Chromium's own conditional get works on the proxy path: unpatched (a fresh about:blank frame, which no content
-  script reaches) it waits for the user's choice instead of being refused, and through the bridge's page script it
-  reaches Chromium's own, which answers from its passkeys (a DevTools virtual authenticator's);
+  script reaches) it waits for the user's choice instead of being refused (through the bridge's page script it
+  reaches Chromium's own, which answers from a DevTools virtual authenticator's passkey: test_coexistence.py);
 - while the bridge serves a modal request the proxy is attached, and a conditional get then is refused at once;
 - a password manager that races its own conditional answer against the browser's function (Bitwarden's way) wins
   in both orders of the page scripts: before, with its script first, Chromium's refusal came first.
 """
-import json
-
 import pytest
 
-from harness.paths import extension_dir
 from harness.session import BrowserSession
 from test_proxy import attached_for_a_held_request, registered_user
-from test_coexistence import BROWSERS_OWN_CREATE, open_site, page_rp, standin_passkey, verified, with_standin
+from test_coexistence import open_site, page_rp, standin_passkey, verified, with_standin
 
 # A conditional get from a fresh about:blank frame (Chromium's own functions), then the frame's own
 # isConditionalMediationAvailable() (a later call on the same pipe to the browser: an at-once refusal of the get
@@ -48,20 +45,6 @@ def proxied(host, rp_server):
     session.close()
 
 
-def proxy_status(session) -> dict:
-    """The background's proxy status, asked from an extension page in a background tab (the RP's tab stays put)."""
-    ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
-    driver = session.browser
-    tab = driver.new_tab(background=True)
-    try:
-        with driver.in_tab(tab):
-            driver.open(f"chrome-extension://{ext_id}/options/options.html")
-            return driver.evaluate("chrome.runtime.sendMessage({kind: 'bridge-status'}).then((s) => s.proxy)")
-    finally:
-        driver.close_tab(tab)
-        driver.activate(session.front_tab)
-
-
 @pytest.fixture(scope="module", params=[True, False], ids=["standin-first", "bridge-first"])
 def racing(request, host, rp_server):
     """The stand-in racing its conditional answers against the function it found (Bitwarden's way), its page script
@@ -72,7 +55,7 @@ def racing(request, host, rp_server):
 def test_chromiums_own_conditional_get_waits_while_nothing_is_served_and_is_refused_while_a_request_is(proxied, rp_server):
     idle = proxied.call(UNPATCHED_CONDITIONAL)
     assert idle == {"available": True, "before": "pending", "after": "AbortError"}, idle
-    status = proxy_status(proxied)
+    status = proxied.status_in_background_tab()["proxy"]
     assert status["state"] == "attached" and status["attachedNow"] is False, status
 
     # A sign-in through the bridge, held for its background tab: the proxy is attached for it.
@@ -82,22 +65,6 @@ def test_chromiums_own_conditional_get_waits_while_nothing_is_served_and_is_refu
     assert serving == {"available": False, "before": "NotAllowedError", "after": "NotAllowedError"}, serving
     again = proxied.call(UNPATCHED_CONDITIONAL)
     assert again == {"available": True, "before": "pending", "after": "AbortError"}, f"detached once answered: {again}"
-
-
-def test_a_conditional_get_through_the_bridge_reaches_chromiums_own(proxied, rp_server):
-    authenticator = proxied.browser.add_virtual_authenticator()
-    try:
-        user = proxied.new_user("own-autofill")
-        options = rp_server.rp.registration_options({"username": user, "residentKey": "required"})
-        own = proxied.call(f"{BROWSERS_OWN_CREATE}({json.dumps(options)})")
-        rp_server.rp.verify_registration(own, proxied.site_origin)
-        seen = len(proxied.ceremonies())
-        signed = verified(page_rp(proxied, "signIn", mediation="conditional"), "conditional sign-in, Chromium's own")
-        assert signed["credentialId"] == own["id"] and signed["username"] == user, signed
-        assert proxied.ceremonies()[seen:] == [], "a conditional request reached the host"
-    finally:
-        proxied.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
-        proxied.browser.call("WebAuthn.disable")
 
 
 def test_a_password_manager_racing_the_browsers_own_wins_its_autofill(racing, rp_server):

@@ -11,15 +11,17 @@
  *     frame, top-level origin) and answers `fallback`, so the page calls Chromium's create/get, which Chromium
  *     proxies back: the proxied request is matched to its announcement by (type, origin, challenge);
  *   - a call that was not announced (a page reaching an unpatched navigator.credentials, e.g. an about:blank
- *     frame's): served only as the top-level document of the focused tab, whose origin must be the caller's;
+ *     frame's), which Chromium proxies only while attached for another request (else its own serves it): served
+ *     only as the top-level document of the focused tab, whose origin must be the caller's;
  *     a cross-origin frame's unannounced call is refused (its top-level origin is unknown);
  *   - the focus rule: Chromium proxies create and get from background tabs too; the router's queue holds a
  *     request until its tab is focused, as on the page path.
- * Attached while the user chose this path (storage.local "proxyPath") and the host answers. Chromium proxies every
- * request of the profile and hands none to its own UI while attached, so a request that must go there (a site on
- * the per-site list, or the user's "another way") is handed back: completed HANDED_BACK, the proxy detached until
- * the page's new call of Chromium's own settles (handBack below); other tabs' proxied requests, which the detach
- * ends, are called again by their pages once it is attached again (interrupt).
+ * The path serves while the user chose it (storage.local "proxyPath") and the host answers; Chromium's proxy is then
+ * attached only while a request needs it, since Chromium refuses every conditional get of the profile while it is
+ * (apply). Chromium proxies every request of the profile and hands none to its own UI while attached, so a request
+ * that must go there (a site on the per-site list, or the user's "another way") is handed back: completed
+ * HANDED_BACK, the proxy detached until the page's new call of Chromium's own settles (handBack below); other tabs'
+ * proxied requests, which the detach ends, are called again by their pages once it is attached again (interrupt).
  *
  * Pure of browser globals (node tests it); the browser is in `deps`.
  */

@@ -147,6 +147,22 @@ class BrowserSession:
         """The background's bridge-status answer (what the options page shows), asked from an extension page."""
         return self.call("chrome.runtime.sendMessage({kind: 'bridge-status'})")
 
+    def status_in_background_tab(self, until: str | None = None):
+        """The background's bridge-status answer, asked from the options page in a tab of its own (the tab being
+        driven stays put); with `until` (an expression of that answer `s`), whether it became true within 20 s."""
+        ext_id = (extension_dir() / "chromium-id.txt").read_text().strip()
+        tab = self.browser.new_tab(background=True)
+        try:
+            with self.browser.in_tab(tab):
+                self.browser.open(f"chrome-extension://{ext_id}/options/options.html")
+                ask = "chrome.runtime.sendMessage({kind: 'bridge-status'})"
+                if until:
+                    return self.browser.wait_for(f"{ask}.then((s) => {until})", timeout=20)
+                return self.browser.evaluate(ask)
+        finally:
+            self.browser.close_tab(tab)
+            self.browser.activate(self.front_tab)
+
     def choose_path(self, path: str, expect_attached: bool) -> None:
         """Sets the extension's proxyPath setting from its options page and waits for the background to act on
         it: the proxy attached (expect_attached) or not. rp() then expects its ceremonies on that path."""
