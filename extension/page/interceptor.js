@@ -42,7 +42,8 @@
   // request: this script takes the end for no answer and calls again when told `proxy` once more
   // (background/proxy.js CALL_AGAIN).
   const CALL_AGAIN = 'call-again';
-  const apply = Reflect.apply;
+  const { apply, defineProperty: reflectDefine, deleteProperty } = Reflect;
+  const { max, round } = Math;
   // page/on-top.js: in the page, handed over as codec and webidl are; in node, required.
   const onTop = typeof module === 'object' && module && module.exports ? require('./on-top.js') : root[ON_TOP_KEY];
   const { getOwnPropertyDescriptor } = Object;
@@ -131,6 +132,10 @@
     // What the bridge hands a conditional get to is the browser's own: the prototype's function, not one a wrapper
     // that ran first assigned on the container.
     let getBelowIsBrowsers = !Object.prototype.hasOwnProperty.call(creds, 'get');
+    // Set while the bridge calls what was put back below it (page/on-top.js): a call that comes straight back from
+    // there (a bound copy of the bridge's own, which reads as the browser's too) goes to the browser's own, not round
+    // again (a stack overflow, or a fallback served again and again).
+    let callingPutBack = 0;
 
     // One pending modal request per frame, as in both browsers.
     let pending = null;
@@ -149,6 +154,7 @@
     }
 
     function start(type, original, thisArg, options) {
+      if (callingPutBack) return apply(browsersOwn[type], thisArg, [options]);
       // A wrong `this` gets the original's own TypeError.
       if (thisArg !== creds) return apply(original, thisArg, [options]);
       // Converted first, as the browser does before anything else: a TypeError, or a page getter's own
@@ -176,7 +182,11 @@
           call: (options) => apply(original, creds, [options]), converted, signal, resolve, reject,
           names: webidl.publicKeyMembers(type, browser),
           handedOn: new env.DOMException('The security key bridge serves this request.', 'NotAllowedError'),
-          onHandedOn() { Object.assign(entry, { original: browsersOwn[type], handedOn: true }); ceremony(entry); },
+          onHandedOn() {
+            entry.original = browsersOwn[type];
+            entry.handedOn = true;
+            ceremony(entry);
+          },
         }, pageHooks);
       });
     }
@@ -213,7 +223,7 @@
     function withTimeLeft(entry) {
       const publicKey = entry.options.publicKey;
       if (!publicKey || typeof publicKey.timeout !== 'number') return entry.options;
-      const left = Math.max(1, Math.round(publicKey.timeout - (clock() - entry.startedAt)));
+      const left = max(1, round(publicKey.timeout - (clock() - entry.startedAt)));
       return { __proto__: null, ...entry.options, publicKey: { __proto__: null, ...publicKey, timeout: left } };
     }
 
@@ -237,7 +247,7 @@
       };
       const publicKey = entry.options.publicKey;
       const limit = publicKey && typeof publicKey.timeout === 'number' ? publicKey.timeout : FOCUS_WAIT_DEFAULT_MS;
-      timer = apply(setTimer, win, [once, Math.max(0, limit - (clock() - entry.startedAt))]);
+      timer = apply(setTimer, win, [once, max(0, limit - (clock() - entry.startedAt))]);
       listen(win, 'focus', once, true);
       if (entry.signal) listen(entry.signal, 'abort', once);
     }
@@ -297,12 +307,19 @@
     }
 
     /** `onResolved`/`onRejected` for what the function below returned: a promise of this page (the browser's own,
-     *  or a wrapper's), else the value itself. */
+     *  or a wrapper's), else the value itself. A promise's `then` reads its `constructor`, which a page may have made
+     *  throw (so that the call itself, with its answer, settled the page's promise): for the call, an own
+     *  `constructor` of undefined has it use the browser's own Promise, reading nothing of the page's. */
     function follow(call, onResolved, onRejected) {
+      const shielded = call !== null && (typeof call === 'object' || typeof call === 'function')
+        && getOwnPropertyDescriptor(call, 'constructor') === undefined
+        && reflectDefine(call, 'constructor', { value: undefined, configurable: true });
       try {
         promiseThen(call, onResolved, onRejected);
       } catch (_) {
         onResolved(call);
+      } finally {
+        if (shielded) deleteProperty(call, 'constructor');
       }
     }
 
@@ -436,7 +453,14 @@
       // There, behind an accessor that keeps it on top when that wrapper is torn down (page/on-top.js).
       if (Object.prototype.hasOwnProperty.call(creds, name) && onTop) {
         onTop.keepOnTop(creds, name, patched[name], browsersOwn[name], (putBack) => {
-          below[name] = putBack;
+          below[name] = function (options) {
+            callingPutBack += 1;
+            try {
+              return apply(putBack, this, [options]);
+            } finally {
+              callingPutBack -= 1;
+            }
+          };
           wrapperFirst[name] = false;
           if (name === 'get') getBelowIsBrowsers = true;
         }, shapes.showAsNative);

@@ -14,7 +14,8 @@
  * replaces the accessor.
  *
  * Not told apart: a bound copy of the bridge's own function (also "bound create", also native to read) assigned
- * while the bridge is on top would be taken for the browser's own.
+ * while the bridge is on top is taken for the browser's own; what the bridge hands it comes straight back, and
+ * interceptor.js sends that to the browser's own.
  */
 (function (root) {
   'use strict';

@@ -46,15 +46,16 @@
     let next = 0;
     let tripped = false;
     const read = (index) => {
-      if (tripped) return;
       if (index !== next) next = 0;
       if (index !== next) return;
       // A run is one synchronous stretch, as the browser's conversion is: the next turn starts over.
       if (next === 0) queueMicrotask(() => { next = 0; });
       next += 1;
       if (next < names.length) return;
+      // Every run throws, not only the first: a wrapper that calls the browser's own again once it rejected (a retry)
+      // would otherwise have it serve the request the bridge serves.
+      if (!tripped) queueMicrotask(onTrip);
       tripped = true;
-      queueMicrotask(onTrip);
       throw error;
     };
     const members = create(null);
@@ -96,7 +97,12 @@
       if (!wire.tripped() && end()) settleWith(value);
     };
     const onAbort = () => settle(reject)(page.abortReason(signal));
-    const wire = armed(converted, names, handedOn, () => { if (end()) onHandedOn(); }, page.queueMicrotask);
+    // What throws while the bridge takes the request over (a page's replaced built-in) is the page's answer.
+    const takeOver = () => {
+      if (!end()) return;
+      try { onHandedOn(); } catch (error) { reject(error); }
+    };
+    const wire = armed(converted, names, handedOn, takeOver, page.queueMicrotask);
     if (signal) page.listen(signal, 'abort', onAbort);
     let answer;
     try {
