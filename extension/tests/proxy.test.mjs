@@ -162,6 +162,43 @@ test('an announcement whose call never comes leaves the proxy attached for its t
   assert.equal(t.proxy.isAttached(), false);
 });
 
+test('a request announced while the proxy detaches is proxied: the attach follows the detach; a second tab keeps it attached', async () => {
+  const wap = fakeWap();
+  let detached = null;
+  wap.detach = () => { wap.calls.push('detach'); return new Promise((resolve) => { detached = resolve; }); };
+  const t = setup({ wap });
+  const ready = t.proxy.update({ enabled: true, hostConnected: true });
+  await settle();
+  detached();   // the worker's first detach (a worker started anew)
+  await settle();
+  detached();   // the probe's
+  await ready;
+  const first = t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0 });
+  assert.equal(await first, true);
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
+  await settle();
+  t.native().onMessage.fire({ id: t.native().sent.at(-1).id, type: 'error', error: { name: 'NotAllowedError', message: '' } });
+  await settle();
+  assert.equal(t.wap.calls.at(-1), 'detach', 'answered: the detach is under way');
+  const second = t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'BAUG' } }, tabId: 5, frameId: 0 });
+  let told = null;
+  second.then((ok) => { told = ok; });
+  await settle();
+  assert.equal(told, null, 'the page is not told to call while the proxy detaches');
+  detached();
+  assert.equal(await second, true);
+  assert.deepEqual(t.wap.calls.slice(-2), ['detach', 'attach']);
+  assert.equal(t.proxy.isAttached(), true);
+  // Two tabs: one answered while the other's call is proxied keeps the proxy attached.
+  await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'CQkJ' } }, tabId: 7, frameId: 0 });
+  t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON('BAUG') });
+  await settle();
+  t.native().onMessage.fire({ id: t.native().sent.at(-1).id, type: 'error', error: { name: 'NotAllowedError', message: '' } });
+  await settle();
+  await t.proxy.settled();
+  assert.equal(t.proxy.isAttached(), true, 'the other tab\'s announced call is still to come');
+});
+
 test('the reason a proxy is not attached is today\'s: none once the host that was missing connects', async () => {
   const t = setup();
   await t.proxy.update({ enabled: false, hostConnected: false });
