@@ -5,7 +5,8 @@ The stand-in does the same on a window message (Tests/E2E/standin-passkey-manage
 
 With the stand-in's script first, the bridge is on top of it: the put-back functions go below the bridge, which stays
 on top and keeps serving every site on the session's path. With the bridge's first, what is put back is the bridge's
-own, bound: it serves again. Either way conditional requests never reach the host.
+own, bound: it serves again. Either way conditional requests never reach the host, and a site's bound copy of the
+bridge's own assigned back (read as a put-back) hands on to the browser's own, no loop (docs/security.md).
 """
 import pytest
 
@@ -54,3 +55,19 @@ def test_once_the_password_manager_is_torn_down_conditional_requests_stay_off_th
     # attached (the put-back function is the browser's own, which the bridge calls as it is).
     assert result.get("name") in ("AbortError", "NotAllowedError"), result
     assert pair.ceremonies()[seen:] == [], "a conditional request reached the host"
+
+
+# A site that binds what it finds and assigns it back (a bound copy of the bridge's own, which reads as the browser's
+# own put back), then asks for something the bridge hands on: the browser's own answer, not a loop (before: a
+# RangeError in Chromium, "too much recursion" in Firefox).
+REBIND_JS = """(async () => {
+  const c = navigator.credentials;
+  c.get = c.get.bind(c);
+  try { return String(await c.get({password: true, mediation: 'silent'})); } catch (e) { return `${e.name}: ${e.message}`; }
+})()"""
+BROWSERS_OWN_PASSWORD_GET = {"chromium": "null", "firefox": "NotSupportedError: CredentialsContainer request is not supported."}
+
+
+def test_the_bridges_own_bound_and_assigned_back_hands_on_to_the_browsers_own(pair):
+    open_site(pair, pair.site_origin)
+    assert pair.call(REBIND_JS) == BROWSERS_OWN_PASSWORD_GET[pair.kind]
