@@ -63,9 +63,11 @@ def test_once_the_password_manager_is_torn_down_conditional_requests_stay_off_th
 REBIND_JS = """(async () => {
   const c = navigator.credentials;
   c.get = c.get.bind(c);
-  try { return String(await c.get({password: true, mediation: 'silent'})); } catch (e) { return `${e.name}: ${e.message}`; }
+  try { return String(await c.get({password: true, mediation: 'silent'})); }
+  catch (e) { return `${e.name}: ${e.message}`; }
 })()"""
-BROWSERS_OWN_PASSWORD_GET = {"chromium": "null", "firefox": "NotSupportedError: CredentialsContainer request is not supported."}
+BROWSERS_OWN_PASSWORD_GET = {"chromium": "null",
+                             "firefox": "NotSupportedError: CredentialsContainer request is not supported."}
 
 
 def test_the_bridges_own_bound_and_assigned_back_hands_on_to_the_browsers_own(pair):

@@ -45,6 +45,13 @@
     const accessor = {
       get [name]() { return top; },
       set [name](value) {
+        // Assigned through an object that inherits from the container: that object's own, as on a plain property.
+        if (this !== container) {
+          if (this !== null && (typeof this === 'object' || typeof this === 'function')) {
+            defineProperty(this, name, { value, writable: true, enumerable: true, configurable: true });
+          }
+          return;
+        }
         if (top === fn && browsersOwn(value, native, name)) onPutBack(value);
         else top = value;
       },

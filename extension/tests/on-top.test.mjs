@@ -76,3 +76,12 @@ test('a redefinition replaces the accessor (Object.defineProperty, exportFunctio
   assert.equal(container.create, other);
   assert.equal(Object.getOwnPropertyDescriptor(container, 'create').get, undefined);
 });
+
+test('assigned through an object that inherits from the container: that object\'s own, as on a plain property', () => {
+  const { container, native, bridge, putBack } = setUp();
+  const derived = Object.create(container);
+  derived.create = boundCreate(native);   // through the setter: not a put-back of the container's
+  assert.equal(Object.hasOwn(derived, 'create') && derived.create.name, 'bound create');
+  assert.equal(container.create, bridge);
+  assert.deepEqual(putBack, []);
+});
