@@ -311,10 +311,11 @@
      *  throw (so that the call itself, with its answer, settled the page's promise): for the call, an own
      *  `constructor` of undefined has it use the browser's own Promise, reading nothing of the page's. */
     function follow(call, onResolved, onRejected) {
-      const shielded = call !== null && (typeof call === 'object' || typeof call === 'function')
-        && getOwnPropertyDescriptor(call, 'constructor') === undefined
-        && reflectDefine(call, 'constructor', { value: undefined, configurable: true });
+      let shielded = false;
       try {
+        shielded = call !== null && (typeof call === 'object' || typeof call === 'function')
+          && getOwnPropertyDescriptor(call, 'constructor') === undefined
+          && reflectDefine(call, 'constructor', { value: undefined, configurable: true });
         promiseThen(call, onResolved, onRejected);
       } catch (_) {
         onResolved(call);

@@ -77,3 +77,13 @@ test('proxy path: a page whose promises\' constructor throws neither sees the ha
   calls[1].resolve('own-credential');
   assert.deepEqual(await outcome(promise), ['resolved', 'own-credential']);
 });
+
+test('proxy path: a put-back of the page\'s that answers a revoked Proxy: the page\'s promise settles', async () => {
+  const win = beside();
+  const c = win.navigator.credentials;
+  const revoked = () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy; };
+  c.get = function get() { return revoked(); }.bind(c);   // named "bound get", native to read: taken as a put-back
+  const promise = c.get(getOptions());
+  win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'proxy' });
+  assert.deepEqual(await outcome(promise), ['rejected', 'TypeError']);
+});
