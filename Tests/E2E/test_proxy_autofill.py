@@ -5,15 +5,18 @@ it. Then:
 - Chromium's own conditional get works on the proxy path: unpatched (a fresh about:blank frame, which no content
   script reaches) it waits for the user's choice instead of being refused (through the bridge's page script it
   reaches Chromium's own, which answers from a DevTools virtual authenticator's passkey: test_coexistence.py);
-- while the bridge serves a modal request the proxy is attached, and a conditional get then is refused at once;
+- while the bridge serves a modal request the proxy is attached, and Chromium refuses a conditional get then at once:
+  one the bridge's page script sees waits until the proxy is detached, then goes to Chromium's own;
 - a password manager that races its own conditional answer against the browser's function (Bitwarden's way) wins
   in both orders of the page scripts: before, with its script first, Chromium's refusal came first.
 """
+import json
+
 import pytest
 
 from harness.session import BrowserSession
 from test_proxy import attached_for_a_held_request, registered_user
-from test_coexistence import open_site, page_rp, standin_passkey, verified, with_standin
+from test_coexistence import BROWSERS_OWN_CREATE, open_site, page_rp, standin_passkey, verified, with_standin
 
 # A conditional get from a fresh about:blank frame (Chromium's own functions), then the frame's own
 # isConditionalMediationAvailable() (a later call on the same pipe to the browser: an at-once refusal of the get
@@ -43,6 +46,36 @@ def proxied(host, rp_server):
     session.timed = False
     yield session
     session.close()
+
+
+# A conditional get through the bridge's page script, then getClientCapabilities(), whose question to the background
+# follows the get's on the same port: once it is answered, the get has been told whether the proxy is attached.
+CONDITIONAL_THROUGH_THE_BRIDGE = """(async (options) => {
+  const decode = (t) => Uint8Array.from(atob(t.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  window.conditional = navigator.credentials.get({ mediation: 'conditional',
+    publicKey: { ...options, challenge: decode(options.challenge), allowCredentials: [] } }).then((c) => c.toJSON());
+  await PublicKeyCredential.getClientCapabilities();
+  return true;
+})"""
+
+
+def test_a_conditional_get_made_while_a_request_is_served_goes_to_chromiums_own_once_it_is_not(proxied, rp_server):
+    user, _ = registered_user(proxied, rp_server, "held-for-autofill")   # through the bridge: before the tab's own
+    authenticator = proxied.browser.add_virtual_authenticator()
+    try:
+        own_user = proxied.new_user("own-autofill")
+        options = rp_server.rp.registration_options({"username": own_user, "residentKey": "required"})
+        own = proxied.call(f"{BROWSERS_OWN_CREATE}({json.dumps(options)})")
+        rp_server.rp.verify_registration(own, proxied.site_origin)
+        with attached_for_a_held_request(proxied, user):
+            proxied.call(f"{CONDITIONAL_THROUGH_THE_BRIDGE}({json.dumps(rp_server.rp.authentication_options({}))})")
+        # The held request's tab closed: the proxy detached, and the get went to Chromium's own, whose passkey answers.
+        signed = proxied.call("window.conditional", timeout=30)
+        verdict = rp_server.rp.verify_authentication(signed, proxied.site_origin)
+        assert verdict["verified"] and verdict["username"] == own_user, verdict
+    finally:
+        proxied.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
+        proxied.browser.call("WebAuthn.disable")
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["standin-first", "bridge-first"])

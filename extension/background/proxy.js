@@ -81,6 +81,7 @@ export function createProxy(deps) {
   // to call again, and announced anew, once the proxy is attached again.
   const interrupted = new Map();
   const hearing = new Map();      // page → resolve(): an interrupted page has not said it heard yet
+  let whileAttached = [];         // fn() to call once the proxy is detached (conditional gets waiting)
   let served = 0;
 
   /** The proxy path serves: the user chose it, the host answers, and no request is handed back to Chromium's own.
@@ -156,6 +157,19 @@ export function createProxy(deps) {
       detail = whyDetached();
     }
     if (!attached && (!wanted.enabled || !wanted.hostConnected)) giveUpInterrupted();
+    if (!attached) flushWhileAttached();
+  }
+
+  /** `fn` once Chromium's proxy is detached: at once if it is (after any attach or detach under way). */
+  function whenDetached(fn) {
+    whileAttached.push(fn);
+    transition.then(() => { if (!attached) flushWhileAttached(); });
+  }
+
+  function flushWhileAttached() {
+    const waiting = whileAttached;
+    whileAttached = [];
+    for (const fn of waiting) fn();
   }
 
   /** Why a wanted proxy is not attached, as things are now ('' when it is simply off): said from the current facts
@@ -392,7 +406,7 @@ export function createProxy(deps) {
   }
 
   return {
-    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned, heard, serves,
+    listen, update, announce, onRequest, onCanceled, onIsUvpaa, returned, heard, serves, whenDetached,
     isAttached: () => attached,
     settled: () => transition,
     status: () => ({ state, detail, served, pending: pending.size, attachedNow: attached }),

@@ -26,6 +26,7 @@ export const PROXIED_RID = 'proxy';
  *   gone(ctx)                   → the requester went away: nothing more to answer
  *   belowDone(ctx, rid)         → optional: a request the user handed back from Chromium's proxy path has settled
  *   interrupted(ctx, rid)       → optional: the page heard that its proxied call ends with the proxy's detach
+ *   whenDetached(fn)            → optional: fn() once Chromium's proxy is not attached (a conditional get waits)
  *   answered(ctx, type, message, reason) → a final answer went out (or the page aborted: {kind: 'aborted'});
  *                                   reason: the bridge's own words for an error, for the popup, never the page
  */
@@ -93,6 +94,10 @@ export function createRequesters(deps) {
         break;
       case 'interrupted':
         if (deps.interrupted) deps.interrupted(ctx, message.rid);
+        break;
+      case 'when-detached':
+        if (deps.whenDetached) deps.whenDetached(() => ctx.send({ kind: 'detached', rid: message.rid }));
+        else ctx.send({ kind: 'detached', rid: message.rid });
         break;
       default:
         break;

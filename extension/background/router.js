@@ -66,6 +66,7 @@ export function createBridge(deps) {
     answered,
     belowDone: (ctx, rid) => { if (deps.proxy && deps.proxy.returned) deps.proxy.returned(ctx, rid); },
     interrupted: (ctx, rid) => { if (deps.proxy && deps.proxy.heard) deps.proxy.heard(ctx, rid); },
+    whenDetached: (fn) => (deps.proxy && deps.proxy.whenDetached ? deps.proxy.whenDetached(fn) : fn()),
   });
   const intake = createIntake({ ...deps, log, enqueue });
   let pageSeq = 0;

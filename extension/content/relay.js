@@ -35,6 +35,7 @@
       case 'capabilities':
       case 'below-done':
       case 'interrupted':
+      case 'when-detached':
         return data;
       default:
         return null;
@@ -188,6 +189,9 @@
           toPage({ kind: 'capabilities', rid, capabilities: message.capabilities ?? null,
             proxyAttached: message.proxyAttached === true });
           return;
+        case 'detached':
+          toPage({ kind: 'detached', rid });
+          return;
         default:
       }
     }
@@ -244,6 +248,10 @@
         if (handedBack.delete(rid)) toBackground({ kind: 'below-done', rid });
       } else if (message.kind === 'interrupted') {
         if (viaProxy.has(rid)) toBackground({ kind: 'interrupted', rid });
+      } else if (message.kind === 'when-detached') {
+        // A conditional get waits for Chromium's proxy to be detached (it refuses one while attached); without the
+        // background, it goes on at once.
+        if (!toBackground({ kind: 'when-detached', rid })) toPage({ kind: 'detached', rid });
       } else if (message.kind === 'capabilities') {
         if (!toBackground({ kind: 'capabilities', rid })) toPage({ kind: 'capabilities', rid, capabilities: null });
       }

@@ -356,6 +356,7 @@
       case 'error': return isPlainObject(data.error) ? data : null;
       case 'fallback': return data;
       case 'capabilities': return data.capabilities === null || isPlainObject(data.capabilities) ? data : null;
+      case 'detached': return data;
       default: return null;
     }
   }

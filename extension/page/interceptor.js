@@ -142,6 +142,7 @@
     // Requests whose call of Chromium's own function its proxy path serves (rid → entry): the user may hand one back.
     const throughProxy = new Map();
     const capabilityWaiters = new Map();
+    const detachWaiters = new Map();
 
     function finish(entry) {
       if (pending === entry) pending = null;
@@ -371,6 +372,11 @@
         if (waiter) waiter({ capabilities: message.capabilities, proxyAttached: message.proxyAttached === true });
         return;
       }
+      if (message.kind === 'detached') {
+        const waiter = detachWaiters.get(message.rid);
+        if (waiter) waiter();
+        return;
+      }
       const proxied = throughProxy.get(message.rid);
       if (proxied) return proxiedMessage(proxied, message);
       const entry = pending;
@@ -416,10 +422,11 @@
     }
 
     /**
-     * A conditional get for the browser's own. While the bridge holds Chromium's proxy, Chromium refuses every one
-     * at once: a password manager above the bridge that races its own answer against this call (Bitwarden's does)
-     * would lose to that refusal. So, the proxy attached (the background says), it waits, as the browser's own does
-     * when it has no passkey to offer, until the page aborts it; otherwise it goes to the browser's own.
+     * A conditional get for the browser's own. While Chromium's proxy is attached (the bridge serves a request),
+     * Chromium refuses every one at once: a password manager above the bridge that races its own answer against this
+     * call (Bitwarden's does) would lose to that refusal. So, the proxy attached (the background says), it waits, as
+     * the browser's own does when it has no passkey to offer, until the background says the proxy is detached (then
+     * it goes to the browser's own) or the page aborts it; otherwise it goes to the browser's own at once.
      */
     function conditionalGet(original, converted) {
       const signal = converted.signal;
@@ -428,12 +435,23 @@
         // An async function's await, not a `then` the page may have replaced.
         (async () => {
           const answer = await askCapabilities();
-          if (!answer || answer.proxyAttached !== true) {
+          const goBelow = () => {
             try { resolve(apply(original, creds, [converted])); } catch (error) { reject(error); }
-          } else if (signal) {
-            if (signalAborted(signal)) reject(abortReason(signal));
-            else listen(signal, 'abort', () => reject(abortReason(signal)));
-          }
+          };
+          if (!answer || answer.proxyAttached !== true) return goBelow();
+          const rid = codec.newRequestId(cryptoObj);
+          const onAbort = () => {
+            detachWaiters.delete(rid);
+            reject(abortReason(signal));
+          };
+          detachWaiters.set(rid, () => {
+            detachWaiters.delete(rid);
+            if (signal) unlisten(signal, 'abort', onAbort);
+            goBelow();
+          });
+          if (signal && signalAborted(signal)) return reject(abortReason(signal));
+          if (signal) listen(signal, 'abort', onAbort);
+          post({ kind: 'when-detached', rid });
         })();
       });
     }

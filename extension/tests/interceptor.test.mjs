@@ -460,27 +460,38 @@ test('a wrapper that ran after the bridge finds the bridge, and what it hands on
   assert.deepEqual(served, [['create', undefined]]);
 });
 
-test('a conditional get while Chromium\'s proxy is attached waits until aborted: a wrapper racing it gets its own answer', async () => {
+test('a conditional get while Chromium\'s proxy is attached waits until it is detached or aborted: a wrapper racing it gets its own answer', async () => {
   const win = fakeWindow();
   const creds = win.navigator.credentials;
   const found = creds.get.bind(creds);
   const controller = new AbortController();
+  const last = (kind) => win.posted.filter((m) => m.data.kind === kind).at(-1).data.rid;
   // Bitwarden's way: its own answer raced against what it found, the loser aborted.
   creds.get = (options) => Promise.race([
     new Promise((resolve) => setTimeout(() => resolve('manager-get'), 5)),
     found({ ...options, signal: controller.signal }),
   ]).finally(() => controller.abort(new DOMException('raced', 'AbortError')));
   const raced = creds.get({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) } });
-  win.reply(win.posted[0].data.rid, { kind: 'capabilities', capabilities: {}, proxyAttached: true });
+  win.reply(last('capabilities'), { kind: 'capabilities', capabilities: {}, proxyAttached: true });
   assert.equal(await raced, 'manager-get');
   assert.equal(win.nativeCalls.length, 0, 'Chromium\'s own, which refuses it at once while attached, is not called');
 
   const page = new AbortController();
   const held = found({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) }, signal: page.signal });
-  win.reply(win.posted[1].data.rid, { kind: 'capabilities', capabilities: {}, proxyAttached: true });
+  win.reply(last('capabilities'), { kind: 'capabilities', capabilities: {}, proxyAttached: true });
   await tick();
   page.abort(new DOMException('gone', 'AbortError'));
   await assert.rejects(held, { name: 'AbortError' });
+  win.reply(last('when-detached'), { kind: 'detached' });
+  await tick();
+  assert.equal(win.nativeCalls.length, 0, 'an aborted one is not passed on');
+
+  const waiting = found({ mediation: 'conditional', publicKey: { challenge: new Uint8Array(1) } });
+  win.reply(last('capabilities'), { kind: 'capabilities', capabilities: {}, proxyAttached: true });
+  await tick();
+  assert.equal(win.nativeCalls.length, 0);
+  win.reply(last('when-detached'), { kind: 'detached' });
+  assert.equal(await waiting, 'native-get', 'to the browser\'s own once the proxy is detached');
   assert.equal(win.posted.filter((m) => m.data.kind === 'request').length, 0, 'nothing reaches the host');
 });
 

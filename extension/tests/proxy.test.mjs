@@ -199,6 +199,25 @@ test('a request announced while the proxy detaches is proxied: the attach follow
   assert.equal(t.proxy.isAttached(), true, 'the other tab\'s announced call is still to come');
 });
 
+test('a conditional get waiting for the detach is told once nothing needs the proxy, at once when nothing does', async () => {
+  const t = setup();
+  const [port, frame] = topDocumentOfTab3(t);
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  port.onMessage.fire({ kind: 'when-detached', rid: 'c0', frame });
+  await settle();
+  assert.deepEqual(port.sent.at(-1), { kind: 'detached', rid: 'c0' }, 'detached already');
+  await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'AQID' } }, tabId: 3, frameId: 0 });
+  port.onMessage.fire({ kind: 'when-detached', rid: 'c1', frame });
+  await settle();
+  assert.deepEqual(port.sent.at(-1), { kind: 'detached', rid: 'c0' }, 'attached: it waits');
+  t.wap.onGetRequest.fire({ requestId: 1, requestDetailsJson: GET_JSON() });
+  await settle();
+  t.native().onMessage.fire({ id: t.native().sent.at(-1).id, type: 'result', credential: HOST_ASSERTION });
+  await settle();
+  await t.proxy.settled();
+  assert.deepEqual(port.sent.at(-1), { kind: 'detached', rid: 'c1' }, 'told once the answered request let go of it');
+});
+
 test('the reason a proxy is not attached is today\'s: none once the host that was missing connects', async () => {
   const t = setup();
   await t.proxy.update({ enabled: false, hostConnected: false });
