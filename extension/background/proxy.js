@@ -28,9 +28,9 @@
 import { NOT_ALLOWED, NO_FOCUS } from '../common/chromium-errors.js';
 import { effectiveTimeout } from '../common/protocol.js';
 import { urlOrigin } from './admission.js';
+import { ANNOUNCED_TTL_MS, createAnnouncements } from './proxy-announcements.js';
 import * as codec from './proxy-codec.js';
 
-export const ANNOUNCED_TTL_MS = 10000;
 /** The error name a proxied call is completed with when the user hands it back: the page script that made the call
  *  (page/interceptor.js) knows it, calls Chromium's own again once the proxy is detached, and never shows it. */
 export const HANDED_BACK = 'WebAuthnBridgeHandedBack';
@@ -47,7 +47,6 @@ export const CALL_AGAIN = 'call-again';
 export const INTERRUPT_WAIT_MS = 2000;
 /** How long the proxy stays detached for a handed-back request past its time, if its page never says it settled. */
 export const LEND_GRACE_MS = 30000;
-const ANNOUNCED_MAX = 32;
 const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host is not available.' };
 
 
@@ -75,7 +74,7 @@ export function createProxy(deps) {
   const later = deps.setTimeout || ((fn, ms) => setTimeout(fn, ms));
   const cancelLater = deps.clearTimeout || ((handle) => clearTimeout(handle));
   let transition = Promise.resolve();
-  const announced = new Map();   // "type origin challenge" → {tabId, frameId, crossOrigin, topOrigin, userInputAt, at}
+  const announced = createAnnouncements(deps.now);
   const pending = new Map();     // Chromium requestId → {type, handle | null, cancelled, served: {origin, options, who}}
   // Requests of other tabs whose proxied call the bridge ended to lend the proxy (page → what it was served as): told
   // to call again, and announced anew, once the proxy is attached again.
@@ -93,9 +92,7 @@ export function createProxy(deps) {
   /** A request needs Chromium's proxy attached: one proxied and not answered, one announced whose call has not come
    *  yet (for ANNOUNCED_TTL_MS at most), or one to be called again. */
   function demanded() {
-    const now = deps.now();
-    for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS) announced.delete(key);
-    return pending.size > 0 || interrupted.size > 0 || [...announced.values()].some((a) => !a.conditional && !a.handBack);
+    return pending.size > 0 || interrupted.size > 0 || announced.needProxy();
   }
 
   /** New facts ({enabled, hostConnected}, any subset), or none (a request came or went): attaches or detaches to
@@ -163,7 +160,8 @@ export function createProxy(deps) {
   /** `fn` once Chromium's proxy is detached: at once if it is (after any attach or detach under way). */
   function whenDetached(fn) {
     whileAttached.push(fn);
-    transition.then(() => { if (!attached) flushWhileAttached(); });
+    const check = () => { if (!attached) flushWhileAttached(); };
+    transition.then(check, check);
   }
 
   function flushWhileAttached() {
@@ -180,10 +178,6 @@ export function createProxy(deps) {
     return lent.size > 0 ? 'a request was handed to Chromium\'s own WebAuthn' : '';
   }
 
-  function keyOf(type, origin, challenge) {
-    return `${type} ${origin} ${challenge}`;
-  }
-
   /**
    * router.js admitted a page's request (intake.js): Chromium will proxy the page's call of its own function back
    * shortly. Resolves true once the proxy is attached for it (the page may call then), false when it cannot be (the
@@ -192,12 +186,9 @@ export function createProxy(deps) {
    */
   function announce({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt = null, conditional = false,
     page = null, handBack = false }) {
-    const challenge = codec.challengeOf(options);
-    if (!challenge) return Promise.resolve(false);
-    const now = deps.now();
-    for (const [key, a] of announced) if (now - a.at > ANNOUNCED_TTL_MS || announced.size >= ANNOUNCED_MAX) announced.delete(key);
-    announced.set(keyOf(type, origin, challenge), { tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, page, handBack,
-      at: now });
+    if (!announced.add({ type, origin, options, tabId, frameId, crossOrigin, topOrigin, userInputAt, conditional, page, handBack })) {
+      return Promise.resolve(false);
+    }
     if (conditional || handBack) return Promise.resolve(true);
     // Detached again if its call never comes (the page went away before it called).
     later(() => update(), ANNOUNCED_TTL_MS + 1);
@@ -260,13 +251,11 @@ export function createProxy(deps) {
 
   /** The tab, frame and top-level origin of a proxied request: its announcement, else the focused tab. */
   async function attribute(type, parsed) {
-    const key = keyOf(type, parsed.origin, codec.challengeOf(parsed.options));
-    const a = announced.get(key);
-    announced.delete(key);
+    const a = announced.take(type, parsed.origin, parsed.options);
     // Chromium's own refuses a conditional create at once where no password manager offers an upgrade (measured
     // without the proxy); the proxy event does not say the request was conditional, the announcement does.
-    if (a && a.conditional && deps.now() - a.at <= ANNOUNCED_TTL_MS) return { refuse: NOT_ALLOWED, why: 'a conditional create' };
-    if (a && deps.now() - a.at <= ANNOUNCED_TTL_MS && a.crossOrigin === !parsed.sameOriginWithAncestors) {
+    if (a && a.conditional) return { refuse: NOT_ALLOWED, why: 'a conditional create' };
+    if (a && a.crossOrigin === !parsed.sameOriginWithAncestors) {
       return { tabId: a.tabId, frameId: a.frameId, crossOrigin: a.crossOrigin, topOrigin: a.topOrigin, userInputAt: a.userInputAt,
         page: a.page, handBack: a.handBack === true && Boolean(a.page), announced: true };
     }
