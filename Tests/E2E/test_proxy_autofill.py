@@ -8,7 +8,8 @@ it. Then:
 - while the bridge serves a modal request the proxy is attached, and Chromium refuses a conditional get then at once:
   one the bridge's page script sees waits until the proxy is detached, then goes to Chromium's own;
 - a password manager that races its own conditional answer against the browser's function (Bitwarden's way) wins
-  in both orders of the page scripts: before, with its script first, Chromium's refusal came first.
+  in both orders of the page scripts: before, with its script first, Chromium's refusal came first;
+- a service worker started anew leaves the proxy detached at rest and serves through it.
 """
 import json
 
@@ -76,6 +77,23 @@ def test_a_conditional_get_made_while_a_request_is_served_goes_to_chromiums_own_
     finally:
         proxied.browser.call("WebAuthn.removeVirtualAuthenticator", {"authenticatorId": authenticator})
         proxied.browser.call("WebAuthn.disable")
+
+
+def test_a_worker_started_anew_leaves_the_proxy_detached_at_rest_and_serves_through_it(proxied, rp_server):
+    """Chromium keeps the proxy attached to the extension, not to its service worker: a worker started anew detaches
+    what it may find, and attaches again for the next request."""
+    conn = proxied.browser.conn
+    workers = [t for t in conn.call("Target.getTargets")["targetInfos"] if t["type"] == "service_worker"]
+    assert len(workers) == 1, workers
+    conn.call("Target.closeTarget", {"targetId": workers[0]["targetId"]})
+    proxied.open("/index.html")
+    assert proxied.status_in_background_tab(until="s.proxy.served === 0 && s.proxy.state === 'attached'"), \
+        "a worker started anew, the proxy path serving"
+    idle = proxied.call(UNPATCHED_CONDITIONAL)
+    assert idle == {"available": True, "before": "pending", "after": "AbortError"}, idle
+    user = proxied.new_user("restarted")
+    verified(proxied.rp("register", username=user), "registration after the worker started anew")   # through the proxy
+    verified(proxied.rp("signIn", username=user), "sign-in after the worker started anew")
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["standin-first", "bridge-first"])
