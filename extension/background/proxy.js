@@ -341,8 +341,8 @@ export function createProxy(deps) {
    * completes it, with a credential or with a DOMException of any name, or with AbortError when the proxy detaches;
    * nothing reaches Chromium's own UI while it is attached). The call is completed with HANDED_BACK, the proxy
    * detached, and then the page's script is told `another-way`: it calls Chromium's own again, which now serves.
-   * The proxy is attached again when the page says that call settled, when the page goes away, or at the
-   * request's time plus LEND_GRACE_MS.
+   * The lend ends when the page says that call settled, when the page goes away, or at the request's time plus
+   * LEND_GRACE_MS; the proxy is then attached again only if another request needs it.
    */
   function handBack(type, requestId, { page, options }) {
     log('warn', `proxied ${type} ${requestId} handed back to Chromium's own: the proxy detaches until it settles`);
