@@ -12,7 +12,8 @@ public enum BrowserKind: String, Sendable, CaseIterable {
 /// - Firefox: a scratch HOME whose `~/.mozilla/native-messaging-hosts/` holds the host manifest, and a profile
 ///   whose `extensions/` directory holds a proxy file named by the add-on's id containing the extension's path;
 ///   user.js turns off signature checks (honoured by ESR, Developer Edition and Nightly, not release) and the
-///   sideload prompt (`extensions.autoDisableScopes` 0), so the unsigned add-on is enabled at start.
+///   sideload prompt (`extensions.autoDisableScopes` 0), so the unsigned add-on is enabled at start (without
+///   either it never loads: docs/measurements.md, "A killed demo's browser").
 /// The browser's environment carries WEBAUTHN_BRIDGE_SOFT_TOKEN (and a log file and TMPDIR in the demo's
 /// directory), and the host inherits it.
 public struct BrowserProfile: Sendable {
