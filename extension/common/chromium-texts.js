@@ -2,10 +2,10 @@
  * chromium-texts.js — Chromium 156's DOMException messages for WebAuthn, listed once: the bridge gives pages what
  * Chromium's own WebAuthn would say (Blink: credentials_container.cc, AuthenticatorStatusToDOMException; the frame
  * rules measured against Chromium's own, docs/extension.md). common/chromium-errors.js makes the background's
- * errors from it; the classic scripts that cannot import it (common/frame-rules.js, page/interceptor.js, and
- * page/codec.js, which words them for Firefox) and the host (ErrorMapping.PageText) keep copies that
- * chromium-errors.test.mjs, interceptor.test.mjs and ChromiumErrorTextsTests hold to it. In `policy`, {type} is
- * create or get.
+ * errors from it; the classic scripts that cannot import it (common/frame-rules.js, page/interceptor.js,
+ * page/ceremony.js, and page/codec.js, which words them for Firefox) and the host (ErrorMapping.PageText) keep
+ * copies that chromium-errors.test.mjs, interceptor.test.mjs and ChromiumErrorTextsTests hold to it. In `policy`,
+ * {type} is create or get.
  *
  * Data only, in a module rather than a .json file, for the reason protocol-constants.js gives; strict JSON after
  * `export default`.

@@ -1,7 +1,7 @@
 /*
  * relay.js — ISOLATED world, document_start, all frames.
  *
- * Carries messages between interceptor.js (same window, MAIN world) and the background:
+ * Carries messages between ceremony.js (same window, MAIN world) and the background:
  *   page → here: window "message" events whose source is this very window and that carry the channel tag;
  *   here → background: one runtime.connect port per document, opened at its first request (so the thousands
  *     of frames that never use WebAuthn cost nothing) and closed with the document, which is how the

@@ -1,6 +1,6 @@
 // common/chromium-texts.js, the one table of Chromium's texts the bridge gives pages: the background imports
 // it (common/chromium-errors.js); these tests hold to it the copies of the classic scripts that cannot import it:
-// the relay's frame rules (common/frame-rules.js) and the page world's interceptor and codec (page/).
+// the relay's frame rules (common/frame-rules.js) and the page world's ceremony, interceptor and codec (page/).
 // ChromiumErrorTextsTests does the same for the host's copies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,9 +22,11 @@ test('the frame rules\' refusals (a classic script\'s copies) say what the table
   for (const type of ['create', 'get']) assert.equal(REFUSALS.policy(type).message, texts.policy.replace('{type}', type));
 });
 
-test('the page world\'s own copies (page/interceptor.js: a second request, an abort without a reason) are the table\'s', () => {
-  const source = readFileSync(new URL('../page/interceptor.js', import.meta.url), 'utf8');
-  for (const key of ['pending', 'aborted']) assert.ok(source.includes(`'${texts[key]}'`), `interceptor.js spells ${key}: ${texts[key]}`);
+test('the page world\'s own copies (page/ceremony.js: a second request; page/interceptor.js: an abort without a reason) are the table\'s', () => {
+  for (const [file, key] of [['ceremony.js', 'pending'], ['interceptor.js', 'aborted']]) {
+    const source = readFileSync(new URL(`../page/${file}`, import.meta.url), 'utf8');
+    assert.ok(source.includes(`'${texts[key]}'`), `${file} spells ${key}: ${texts[key]}`);
+  }
 });
 
 test('the page world\'s list of Chromium\'s texts for a document refused (page/codec.js, worded for Firefox) is the table\'s', () => {

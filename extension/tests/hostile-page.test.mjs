@@ -1,7 +1,7 @@
-// page/interceptor.js, page/tripwire.js and page/on-top.js under a page that redefines built-ins during a request or
-// assigns the bridge's own function back onto navigator.credentials: every promise settles, each request is served
-// once, and the proxy path's hand-back stays the page script's (docs/security.md, "The page world under a page that
-// fights it").
+// page/interceptor.js (with the parts it wires), page/tripwire.js and page/on-top.js under a page that redefines
+// built-ins during a request or assigns the bridge's own function back onto navigator.credentials: every promise
+// settles, each request is served once, and the proxy path's hand-back stays the page script's (docs/security.md,
+// "The page world under a page that fights it").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertionFrame, fakeWindow, getOptions, tick, wrapperLike } from './fake-window.mjs';

@@ -1,8 +1,9 @@
-// A stand-in page realm for node tests of page/credential.js: a fresh vm context (its own Function.prototype,
-// Object.prototype …) holding WebAuthn interfaces declared the way WebIDL declares them in Chromium 156 and
-// Firefox 153: attributes as enumerable, configurable getters without setters, operations as enumerable,
-// writable, configurable methods, Symbol.toStringTag on each prototype, no own properties on instances. Their
-// members refuse any receiver the realm did not make itself, like the browsers' ("Illegal invocation").
+// A stand-in page realm for node tests of page/credential.js and of the page world's loading (syntax.test.mjs): a
+// fresh vm context (its own Function.prototype, Object.prototype …) holding WebAuthn interfaces declared the way
+// WebIDL declares them in Chromium 156 and Firefox 153: attributes as enumerable, configurable getters without
+// setters, operations as enumerable, writable, configurable methods, Symbol.toStringTag on each prototype, no own
+// properties on instances. Their members refuse any receiver the realm did not make itself, like the browsers'
+// ("Illegal invocation").
 import vm from 'node:vm';
 import { readFileSync } from 'node:fs';
 
@@ -74,4 +75,9 @@ export function pageRealm() {
 /** Runs extension files in the realm as the browser runs content scripts in the page's MAIN world (no `module`). */
 export function runInPage(win, ...files) {
   for (const file of files) vm.runInContext(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'), contexts.get(win), { filename: file });
+}
+
+/** Runs `source` in the realm, as a page script would: what the page declares before the extension's scripts run. */
+export function runPageScript(win, source) {
+  return vm.runInContext(source, contexts.get(win));
 }

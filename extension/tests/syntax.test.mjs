@@ -11,6 +11,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
+import { webcrypto } from 'node:crypto';
+import { pageRealm, runInPage, runPageScript } from './page-realm.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
@@ -124,4 +126,29 @@ test('no tabs or trailing blanks; every classic script is strict', () => {
     assert.doesNotMatch(text, / +$/m, `${rel(file)}: trailing blanks`);
   }
   for (const file of classic) assert.match(readFileSync(file, 'utf8'), /^\s*'use strict';$/m, `${rel(file)}: no 'use strict'`);
+});
+
+test('the MAIN-world entry, run in the manifest\'s order in one page, installs the bridge and deletes its hand-overs', () => {
+  const win = pageRealm();
+  runPageScript(win, `
+    class CredentialsContainer { create() { return 'native-create'; } get() { return 'native-get'; } }
+    globalThis.CredentialsContainer = CredentialsContainer;
+    globalThis.navigator = { credentials: new CredentialsContainer() };
+    globalThis.origin = 'https://example.com';
+    globalThis.posted = [];
+    globalThis.postMessage = (message) => { posted.push(message); };
+    globalThis.addEventListener = () => {};
+  `);
+  win.crypto = webcrypto;
+  const symbolsBefore = Object.getOwnPropertySymbols(win).length;
+  const mainWorld = manifest.content_scripts.filter((entry) => entry.world === 'MAIN');
+  assert.equal(mainWorld.length, 1, 'one MAIN-world entry: its files share one run, in order');
+  runInPage(win, ...mainWorld[0].js);
+  const credentials = win.navigator.credentials;
+  assert.equal(credentials.get.__webauthnBridge, true, 'create/get patched: every part reached interceptor.js');
+  assert.equal(Object.getOwnPropertySymbols(win).length, symbolsBefore, 'no hand-over symbol left on the page global');
+  credentials.get({ publicKey: { challenge: new Uint8Array([1]) } });
+  assert.equal(win.posted.length, 1);
+  assert.equal(win.posted[0].kind, 'request', 'a modal get goes to the relay');
+  assert.equal(credentials.get({ password: true }), 'native-get', 'what the bridge does not serve goes below it');
 });
