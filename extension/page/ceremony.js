@@ -26,7 +26,8 @@
    * the window's `message` events, which interceptor.js listens to.
    */
   function ceremonies({ win, creds, codec, webidl, env, browser, page, below, proxy, post }) {
-    const { signalAborted, abortReason, listen, unlisten, Promise: PromiseCtor, crypto: cryptoObj } = page;
+    const { signalAborted, abortReason, listen, unlisten, setTimer, clearTimer } = page;
+    const { Promise: PromiseCtor, crypto: cryptoObj } = page;
     const { withTimeLeft, afterFocus } = below;
     // One pending modal request per frame, as in both browsers.
     let pending = null;
@@ -117,8 +118,13 @@
     function askCapabilities() {
       const rid = codec.newRequestId(cryptoObj);
       return new PromiseCtor((resolve) => {
-        const timer = win.setTimeout(() => { capabilityWaiters.delete(rid); resolve(null); }, CAPABILITIES_TIMEOUT_MS);
-        capabilityWaiters.set(rid, (answer) => { win.clearTimeout(timer); capabilityWaiters.delete(rid); resolve(answer); });
+        const noAnswer = () => { capabilityWaiters.delete(rid); resolve(null); };
+        const timer = apply(setTimer, win, [noAnswer, CAPABILITIES_TIMEOUT_MS]);
+        capabilityWaiters.set(rid, (answer) => {
+          apply(clearTimer, win, [timer]);
+          capabilityWaiters.delete(rid);
+          resolve(answer);
+        });
         post({ kind: 'capabilities', rid });
       });
     }

@@ -87,3 +87,17 @@ test('proxy path: a put-back of the page\'s that answers a revoked Proxy: the pa
   win.reply(win.posted[0].data.rid, { kind: 'fallback', reason: 'proxy' });
   assert.deepEqual(await outcome(promise), ['rejected', 'TypeError']);
 });
+
+test('a page that replaced setTimeout/clearTimeout after the bridge loaded: the capabilities question never calls them', async () => {
+  const win = fakeWindow({ capabilities: { conditionalGet: true } });
+  const called = [];
+  win.setTimeout = () => { called.push('setTimeout'); throw new RangeError('page'); };
+  win.clearTimeout = () => { called.push('clearTimeout'); };
+  const promise = win.PublicKeyCredential.getClientCapabilities();
+  await tick();
+  win.reply(win.posted[0].data.rid, { kind: 'capabilities', capabilities: { 'extension:prf': true } });
+  const [settled, capabilities] = await outcome(promise);
+  assert.equal(settled, 'resolved');
+  assert.equal(capabilities['extension:prf'], true, 'the background\'s answer');
+  assert.deepEqual(called, [], 'the timers captured at install');
+});
