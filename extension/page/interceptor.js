@@ -1,6 +1,6 @@
 /*
- * interceptor.js — MAIN world, document_start, all frames, last of webidl.js, codec.js, credential.js, tripwire.js,
- * on-top.js, below.js, proxy-path.js, ceremony.js.
+ * interceptor.js — MAIN world, document_start, all frames, last of webidl-types.js, webidl.js, codec.js,
+ * credential.js, tripwire.js, on-top.js, below.js, proxy-path.js, ceremony.js.
  *
  * Replaces CredentialsContainer.prototype.create/get (on the container itself where another extension's wrapper
  * that ran first put its own; the existing navigator.credentials object keeps its identity, so store() and
@@ -29,6 +29,7 @@
   const KEYS = {
     codec: Symbol.for('webauthn-bridge.codec'),
     webidl: Symbol.for('webauthn-bridge.webidl'),
+    webidlTypes: Symbol.for('webauthn-bridge.webidl-types'),
     tripwire: Symbol.for('webauthn-bridge.tripwire'),
     onTop: Symbol.for('webauthn-bridge.on-top'),
     below: Symbol.for('webauthn-bridge.below'),

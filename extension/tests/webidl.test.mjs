@@ -1,5 +1,6 @@
-// page/webidl.js: create()/get() options converted as Chromium 156 and Firefox 153 convert them — which members
-// are read and in which order, each WebIDL type's conversion, the browsers' TypeError texts, what goes to the host.
+// page/webidl.js (over page/webidl-types.js): create()/get() options converted as Chromium 156 and Firefox 153
+// convert them — which members are read and in which order, each WebIDL type's conversion, the browsers' TypeError
+// texts, what goes to the host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
