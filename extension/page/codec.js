@@ -20,6 +20,10 @@
   'use strict';
 
   const CHANNEL = 'webauthn-bridge/v1';
+  /** The member name of a binary value in the protocol's JSON: this world's one spelling of
+   *  common/protocol-constants.js's binaryMarker (a classic script cannot import it; protocol-constants.test holds
+   *  the two equal). */
+  const BINARY_MARKER = '__binary__';
   const MAX_DEPTH = 32; // host replies only
   const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   const LOOKUP = new Map();
@@ -84,15 +88,20 @@
   }
 
   function isBinaryMarker(value) {
-    return isPlainObject(value) && typeof value.__binary__ === 'string' && Object.keys(value).length === 1;
+    return isPlainObject(value) && typeof value[BINARY_MARKER] === 'string' && Object.keys(value).length === 1;
   }
 
-  /** Protocol JSON → value with every {"__binary__"} turned into a fresh ArrayBuffer ('buffer') or a
+  /** Bytes → the protocol's JSON for them: the binary marker with their base64url (page/webidl-types.js encode). */
+  function binaryValue(bytes) {
+    return { [BINARY_MARKER]: toBase64url(bytes) };
+  }
+
+  /** Protocol JSON → value with every binary marker turned into a fresh ArrayBuffer ('buffer') or a
    *  base64url string ('base64url', the L3 toJSON form). */
   function decodeValue(value, mode, depth = 0) {
     if (depth > MAX_DEPTH) throw new TypeError('reply nested too deeply');
     if (isBinaryMarker(value)) {
-      const bytes = fromBase64url(value.__binary__);
+      const bytes = fromBase64url(value[BINARY_MARKER]);
       return mode === 'base64url' ? toBase64url(bytes) : bytes.slice().buffer;
     }
     if (Array.isArray(value)) return value.map((item) => decodeValue(item, mode, depth + 1));
@@ -110,12 +119,12 @@
    */
   function buildRequest(type, publicKey, webidl) {
     if (type !== 'create' && type !== 'get') throw new TypeError('unknown request type');
-    return { type, options: webidl.encode(publicKey, toBase64url) };
+    return { type, options: webidl.encode(publicKey, binaryValue) };
   }
 
   function requireBuffer(marker, what) {
     if (!isBinaryMarker(marker)) throw new TypeError(`host reply lacks ${what}`);
-    return fromBase64url(marker.__binary__).buffer;
+    return fromBase64url(marker[BINARY_MARKER]).buffer;
   }
 
   function optionalBuffer(marker, what) {
@@ -369,7 +378,7 @@
   }
 
   const codec = Object.freeze({
-    CHANNEL, toBase64url, fromBase64url, decodeValue, buildRequest, decodeCredential, buildCredential, buildError,
+    CHANNEL, BINARY_MARKER, toBase64url, fromBase64url, binaryValue, decodeValue, buildRequest, decodeCredential, buildCredential, buildError,
     mergeCapabilities, parseRelayMessage,
     newRequestId, isPlainObject, useCredentialShapes, pageShapes,
   });

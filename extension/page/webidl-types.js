@@ -343,21 +343,21 @@
   }
 
   /**
-   * An IDL value → the protocol's JSON, with every BufferSource as {"__binary__": base64url} (its bytes read
-   * now). `toBase64url` is codec.js's.
+   * An IDL value → the protocol's JSON, with every BufferSource as `binary(its bytes)` (read now): codec.js's
+   * binaryValue, the protocol's binary marker, which codec.js alone spells in this world.
    */
-  function encode(value, toBase64url) {
+  function encode(value, binary) {
     if (typeof value === 'string') return wellFormedString(value);
     if (value === null || typeof value !== 'object') return value;
-    if (isView(value) || isArrayBuffer(value)) return { __binary__: toBase64url(bytesOf(value)) };
+    if (isView(value) || isArrayBuffer(value)) return binary(bytesOf(value));
     if (isArray(value)) {
       const out = [];
-      for (let i = 0; i < value.length; i++) append(out, encode(value[i], toBase64url));
+      for (let i = 0; i < value.length; i++) append(out, encode(value[i], binary));
       return out;
     }
     const out = {};
     const keys = ownKeys(value);
-    for (let i = 0; i < keys.length; i++) put(out, keys[i], encode(value[keys[i]], toBase64url));
+    for (let i = 0; i < keys.length; i++) put(out, keys[i], encode(value[keys[i]], binary));
     return out;
   }
 

@@ -3,7 +3,10 @@
 // hold to it what cannot import it (the classic scripts' copies) and what is written for each of its entries.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as protocol from '../common/protocol.js';
 import shared from '../common/protocol-constants.js';
 import { REQUEST_ID_BYTES } from '../common/relay-shared.js';
@@ -19,8 +22,21 @@ test('the relay\'s classic message checks use the shared longest request id', ()
 });
 
 test('the page world\'s codec writes and reads binary values under the shared marker', () => {
-  assert.deepEqual(webidl.encode(new Uint8Array([1]), codec.toBase64url), { [shared.binaryMarker]: 'AQ' });
+  assert.equal(codec.BINARY_MARKER, shared.binaryMarker);
+  assert.deepEqual(webidl.encode(new Uint8Array([1]), codec.binaryValue), { [shared.binaryMarker]: 'AQ' });
   assert.equal(codec.decodeValue({ [shared.binaryMarker]: 'AQ' }, 'base64url'), 'AQ');
+});
+
+test('the binary marker is spelled once for the modules and once for the page world, nowhere else', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const spelled = {};
+  for (const file of readdirSync(root, { recursive: true })) {
+    if (!file.endsWith('.js') || file.startsWith('tests')) continue;
+    const code = readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    const count = code.split(shared.binaryMarker).length - 1;
+    if (count) spelled[file] = count;
+  }
+  assert.deepEqual(spelled, { 'common/protocol-constants.js': 1, 'page/codec.js': 1 });
 });
 
 test('the timeout a request runs under: absent → default, otherwise clamped to the shared bounds', () => {

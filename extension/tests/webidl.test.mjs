@@ -7,11 +7,11 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const webidl = require('../page/webidl.js');
-const { toBase64url } = require('../page/codec.js');
+const { binaryValue } = require('../page/codec.js');
 
 const BROWSERS = ['chromium', 'firefox'];
 const bytes = (...b) => new Uint8Array(b);
-const json = (value) => webidl.encode(value, toBase64url);
+const json = (value) => webidl.encode(value, binaryValue);
 
 const creation = (publicKey = {}) => ({
   publicKey: {
