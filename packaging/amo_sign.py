@@ -4,8 +4,8 @@ the file without listing it), standard library only. Called by scripts/release.s
 
   1. POST /api/v5/addons/upload/                       the .xpi, channel=unlisted → upload uuid
   2. GET  /api/v5/addons/upload/UUID/                  until processed; stop when it is not valid
-  3. POST /api/v5/addons/addon/GUID/versions/          {"upload": UUID} → version id
-     (404: no such add-on yet → POST /api/v5/addons/addon/ {"version": {"upload": UUID}} creates it)
+  3. POST /api/v5/addons/addon/GUID/versions/          {"upload": UUID, "license": LICENSE} → version id
+     (404: no such add-on yet → POST /api/v5/addons/addon/ {"version": {…the same…}} creates it)
   4. GET  /api/v5/addons/addon/GUID/versions/ID/       until file.status is "public" (signed)
   5. GET  file.url                                      the signed .xpi
 
@@ -29,6 +29,9 @@ import zipfile
 
 DEFAULT_BASE = "https://addons.mozilla.org"
 JWT_LIFETIME_SECONDS = 60   # AMO accepts at most 300
+# The project's licence (LICENSE, debian/copyright) as its SPDX identifier, which is also AMO's slug for it: AMO
+# reads a version's licence from this field, not from the manifest (a listed version must have one).
+LICENSE = "Apache-2.0"
 
 
 class SigningError(Exception):
@@ -130,11 +133,12 @@ class AMO:
 
     def create_version(self, guid, upload_uuid):
         quoted = urllib.parse.quote(guid, safe="")
-        body = json.dumps({"upload": upload_uuid}).encode()
+        version = {"upload": upload_uuid, "license": LICENSE}
+        body = json.dumps(version).encode()
         status, reply = self.request("POST", f"/api/v5/addons/addon/{quoted}/versions/", body, "application/json")
         if status == 404:
             print(f"no add-on {guid} on addons.mozilla.org yet: creating it (unlisted)")
-            body = json.dumps({"version": {"upload": upload_uuid}}).encode()
+            body = json.dumps({"version": version}).encode()
             status, reply = self.request("POST", "/api/v5/addons/addon/", body, "application/json")
             if status in (200, 201):
                 reply = reply.get("latest_unlisted_version") or reply.get("current_version") or {}

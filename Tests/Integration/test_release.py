@@ -7,6 +7,7 @@ and reply fields of the AMO API v5 documentation (docs/release.md)."""
 import base64
 import hashlib
 import hmac
+import importlib.util
 import io
 import json
 import os
@@ -181,7 +182,7 @@ def test_signs_on_the_unlisted_channel_and_downloads_the_signed_file(xpi, amo):
     assert result.returncode == 0, result.stderr
     assert amo.upload_fields["channel"] == b"unlisted"
     assert amo.upload_fields["upload"] == unsigned.read_bytes()
-    assert amo.version_body == {"upload": "u-1"}
+    assert amo.version_body == {"upload": "u-1", "license": "Apache-2.0"}
     signed = out / f"webauthn-bridge-{VERSION}-signed.xpi"
     assert signed.read_bytes() == amo.signed_bytes
     paths = [p for _, p in amo.requests]
@@ -242,3 +243,15 @@ def test_an_unreachable_amo_is_reported(xpi):
     result = release(out, f"http://127.0.0.1:{port}")
     assert result.returncode == 1 and "cannot reach" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_licence_amo_is_sent_is_the_projects():
+    """AMO's slug is the SPDX identifier debian/copyright gives the project's own files, and LICENSE its text."""
+    copyright = (REPO / "packaging/deb/copyright").read_text()
+    ours = copyright.split("Files: *\n", 1)[1].split("\n\n", 1)[0]
+    assert "License: Apache-2.0" in ours.splitlines()
+    spec = importlib.util.spec_from_file_location("amo_sign", REPO / "packaging/amo_sign.py")
+    amo_sign = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(amo_sign)
+    assert amo_sign.LICENSE == "Apache-2.0"
+    assert " ".join((REPO / "LICENSE").read_text().split()[:4]) == "Apache License Version 2.0,"
