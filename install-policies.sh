@@ -7,14 +7,15 @@
 # shellcheck disable=SC2154  # those globals are install.sh's
 # shellcheck disable=SC2034  # policy_firefox, policy_chromium and firefox_system_extension are read by install.sh
 
-# Firefox and Firefox ESR on Linux read /etc/firefox/policies/policies.json, and only when it is missing their
-# installation's distribution/policies.json (--firefox-policies): one file either way.
+# Firefox and Firefox ESR on Linux read policies.json in the table's policy directory, and only when it is missing
+# their installation's distribution/policies.json (--firefox-policies): one file either way.
 readonly FIREFOX_POLICIES=$firefox_policies_file
 readonly FIREFOX_ID=webauthn-bridge@webauthn-bridge
 FIREFOX_SYSTEM_EXTENSION="$(browser_field firefox-esr 7)/$FIREFOX_ID.xpi"
 readonly FIREFOX_SYSTEM_EXTENSION
 # Chromium reads every file here; for a policy that several set, only the file whose name sorts last counts.
-readonly CHROMIUM_POLICY_DIR=/etc/chromium/policies/managed
+CHROMIUM_POLICY_DIR=$(browser_field chromium 8)
+readonly CHROMIUM_POLICY_DIR
 policy_firefox=0
 policy_chromium=0
 firefox_system_extension=0

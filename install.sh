@@ -21,6 +21,12 @@ readonly RUNTIME_PACKAGES=(libfido2-1 libpsl5 publicsuffix)
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly REPO
 
+# The browser table (manifests/browsers.tsv, also compiled into the host for doctor): one line per browser, the
+# one place this script and install-policies.sh find a browser's directories.
+browser_rows() { grep -v '^#' "$REPO/manifests/browsers.tsv"; }
+# browser_field NAME COLUMN: one column (1-based) of NAME's line.
+browser_field() { browser_rows | awk -F'\t' -v id="$1" -v c="$2" '$1 == id { print $c }'; }
+
 usage() {
   cat <<EOF
 Usage: $0 [options]
@@ -35,7 +41,7 @@ Usage: $0 [options]
   --crx FILE             with --system: the signed CRX (default: dist/webauthn-bridge-VERSION.crx); its id is read
                          from chromium-id.txt beside it, or given with --crx-id ID
   --firefox-policies FILE  with --system and a signed .xpi: write Firefox's policies.json here instead of
-                         /etc/firefox/policies/policies.json (e.g. /usr/share/firefox-esr/distribution/policies.json,
+                         $(browser_field firefox 8)/policies.json (e.g. /usr/share/firefox-esr/distribution/policies.json,
                          which Debian's Firefox ESR reads when /etc has none)
   --no-extension         the host and its manifests only: no extension (and with --system no browser policy)
   --firefox-unsigned-policy  with --system and an unsigned .xpi: install it by Firefox's policy, which needs
@@ -70,7 +76,7 @@ crx=''
 crx_id=''
 with_extension=1
 firefox_unsigned_policy=0
-firefox_policies_file=/etc/firefox/policies/policies.json
+firefox_policies_file="$(browser_field firefox 8)/policies.json"
 browsers=()
 manifest_dirs=()
 browser_kinds=()
@@ -205,13 +211,15 @@ if ((uninstall)); then
   mapfile -t entries <"$root$record"
   # Files first, then directories deepest first, and a directory only if it is empty: never more than we made.
   policies=''
+  chromium_policy_dir=$(browser_field chromium 8)
+  firefox_system_extension_dir=$(browser_field firefox-esr 7)
   for e in "${entries[@]}"; do
     [[ $e == file\ * ]] || continue
     f=${e#file }
     case "$f" in
-      */chromium/policies/managed/*) policies+=' chromium' ;;
+      "$chromium_policy_dir"/*) policies+=' chromium' ;;
       */policies.json) policies+=' firefox' ;;
-      */mozilla/extensions/*) policies+=' firefox-system' ;;
+      "$firefox_system_extension_dir"/*) policies+=' firefox-system' ;;
     esac
     if [[ -e $root$f || -L $root$f ]]; then run rm -f -- "$root$f"; ((dry_run)) || say "removed: $root$f"; fi
   done
@@ -246,7 +254,6 @@ config_home=${XDG_CONFIG_HOME:-$HOME/.config}
 # of every path ("|" or a space may be in a directory's name).
 readonly FS=$'\x1f'
 
-# The browser table (manifests/browsers.tsv, also compiled into the host for doctor): one line per browser.
 # browser_info NAME → kind, user profile dir, user manifest dir, system manifest dir, display name (joined by FS)
 browser_info() {
   local id name kind profile user system _
@@ -257,14 +264,11 @@ browser_info() {
   done < <(browser_rows)
   return 1
 }
-browser_rows() { grep -v '^#' "$REPO/manifests/browsers.tsv"; }
 # expand_dir DIR: the table's ~ and $XDG_CONFIG_HOME made real.
 expand_dir() {
   local d=${1/#\~/$HOME}
   printf '%s' "${d/#\$XDG_CONFIG_HOME/$config_home}"
 }
-# browser_field NAME COLUMN: one column (1-based) of NAME's line.
-browser_field() { browser_rows | awk -F'\t' -v id="$1" -v c="$2" '$1 == id { print $c }'; }
 mapfile -t ALL_BROWSERS < <(browser_rows | cut -f1)
 readonly ALL_BROWSERS
 # The binary each browser installs, for --system detection (no per-user profile to look at there).

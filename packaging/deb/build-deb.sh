@@ -37,7 +37,18 @@ readonly SHARE=/usr/share/$PRODUCT
 # Debian's firefox-esr links /usr/lib/firefox-esr/distribution to this directory: the real path, so that dpkg
 # records the file where it is. Written only for a signed .xpi (install.sh --firefox-policies).
 readonly FIREFOX_POLICIES=/usr/share/firefox-esr/distribution/policies.json
-readonly FIREFOX_EXTENSION="/usr/share/mozilla/extensions/{ec8030f7-c20a-464f-9b0e-13a3a9e97384}/webauthn-bridge@webauthn-bridge.xpi"
+# The browser table install.sh reads (manifests/browsers.tsv): every browser, and where each one's files go.
+table() { grep -v '^#' "$repo/manifests/browsers.tsv"; }
+table_field() { table | awk -F'\t' -v id="$1" -v c="$2" '$1 == id { print $c }'; }
+mapfile -t BROWSERS < <(table | cut -f1)
+readonly BROWSERS
+FIREFOX_EXTENSION="$(table_field firefox-esr 7)/webauthn-bridge@webauthn-bridge.xpi"
+readonly FIREFOX_EXTENSION
+CHROMIUM_POLICY="$(table_field chromium 8)/$PRODUCT.json"
+readonly CHROMIUM_POLICY
+# The system manifest directories in /etc (Chromium's family), each once: their files become links into /usr/share.
+mapfile -t ETC_MANIFEST_DIRS < <(table | cut -f6 | grep '^/etc/' | sort -u)
+readonly ETC_MANIFEST_DIRS
 # Directories the archive must not list: base-files' postinst makes /etc/opt, so no package owns it, and dpkg
 # would take it for ours and remove it with the package once empty.
 readonly NOT_OURS=(/etc/opt)
@@ -64,11 +75,12 @@ trap 'rm -rf "$stage"' EXIT
 root="$stage/root"
 
 # --- the system-wide layout, as install.sh --system puts it in place ---------------------------------------------
+browser_args=()
+for b in "${BROWSERS[@]}"; do browser_args+=(--browser "$b"); done
 "$repo/install.sh" --system --root "$root" --prefix /usr --host-binary "$host_binary" \
   --xpi "$dist/webauthn-bridge-$version.xpi" --crx "$dist/webauthn-bridge-$version.crx" \
   --firefox-policies "$FIREFOX_POLICIES" \
-  --browser firefox --browser firefox-esr --browser librewolf --browser chromium --browser google-chrome \
-  --browser brave --browser vivaldi --browser microsoft-edge >"$stage/install.log" 2>&1 \
+  "${browser_args[@]}" >"$stage/install.log" 2>&1 \
   || { cat "$stage/install.log" >&2; die "install.sh --system --root failed"; }
 rm -f "$root/usr/libexec/$PRODUCT/installed-files"   # install.sh's own uninstall record: dpkg keeps its own
 [[ -x $root$HOST_PATH ]] || die "install.sh did not stage $HOST_PATH"
@@ -89,10 +101,10 @@ link_from_etc() {
   fi
   ln -s "$share" "$root$etc"
 }
-for dir in /etc/chromium /etc/opt/chrome /etc/opt/edge; do
-  link_from_etc "$dir/native-messaging-hosts/webauthn_bridge.json" "$SHARE/native-messaging-hosts/webauthn_bridge.json"
+for dir in "${ETC_MANIFEST_DIRS[@]}"; do
+  link_from_etc "$dir/webauthn_bridge.json" "$SHARE/native-messaging-hosts/webauthn_bridge.json"
 done
-link_from_etc /etc/chromium/policies/managed/$PRODUCT.json "$SHARE/policies/chromium-managed.json"
+link_from_etc "$CHROMIUM_POLICY" "$SHARE/policies/chromium-managed.json"
 [[ -f $root$FIREFOX_EXTENSION || -f $root$FIREFOX_POLICIES ]] || die "install.sh staged no Firefox extension"
 unknown=$(find "$root/etc" -type f)
 [[ -z $unknown ]] || die "install.sh staged files in /etc that this script does not know what to do with: $unknown"
