@@ -3,7 +3,7 @@
 # and runs them: each target starts from its committed seeds (Fuzz/corpus/TARGET) plus what earlier runs found
 # (.build-fuzz/corpus/TARGET), with its dictionary (Fuzz/dict/TARGET.dict), after replaying every input of
 # Fuzz/regressions/TARGET once. A crash, leak, hang or failed check stops the run with a non-zero exit and
-# leaves the input in .build-fuzz/artifacts/. docs/robustness.md describes the targets and the campaign.
+# leaves the input in .build-fuzz/artifacts/. docs/robustness.md describes the targets; docs/measurements.md the runs.
 #
 #   scripts/fuzz.sh [TARGET...] [--seconds N]   fuzz each TARGET (default: all) for N seconds (default 60)
 #   scripts/fuzz.sh --list                      the targets

@@ -69,6 +69,13 @@ enum ErrorMapping {
         FIDOError.uvInvalid, FIDOError.keyStoreFull,
     ]
 
+    /// A key whose getInfo lists none of the requested algorithms. The page gets Chromium's text for it, as
+    /// for libfido2's FIDO_ERR_UNSUPPORTED_ALGORITHM; the list goes to the log and the extension's notice.
+    static func noCommonAlgorithm(_ requested: [Int]) -> WebAuthnError {
+        WebAuthnError(name: .notSupported, message: noCommonAlgorithmPrefix + " \(requested).")
+    }
+    private static let noCommonAlgorithmPrefix = "The security key supports none of the requested algorithms"
+
     /// A key that holds none of the allowed credentials, once the user touched it.
     static let noCredential = WebAuthnError(
         name: .notAllowed, message: "The security key has no credential for this site.")
@@ -88,6 +95,7 @@ enum ErrorMapping {
         case .security:
             error.message.hasPrefix("The relying party ID") ? PageText.badRelyingPartyID : PageText.invalidDomain
         case .encoding, .unknown, .constraint: PageText.unknown
+        case .notSupported where error.message.hasPrefix(noCommonAlgorithmPrefix): PageText.algorithmUnsupported
         default: error.message  // TypeError, SyntaxError, NotSupportedError, AbortError, RangeError
         }
     }

@@ -5,7 +5,7 @@ import time
 import pytest
 from fido2.webauthn import AttestationObject
 
-from bridge import NOT_ALLOWED_TEXT, binary, create_token, decode_binary
+from bridge import NOT_ALLOWED_TEXT, binary, create_token, decode_binary, extension_data
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
 
@@ -140,6 +140,17 @@ def test_algorithms_the_host_cannot_ask_for_give_not_allowed_error_as_the_browse
     reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
     assert reply["error"]["name"] == "NotAllowedError"
     assert "-65535" in reply["detail"]
+
+
+def test_a_key_without_the_requested_algorithm_gives_chromiums_text_after_a_touch(launch, tmp_path):
+    # Chromium: kNoCommonAlgorithms once the key is touched, NotSupportedError with Blink's fixed text; the list
+    # the key lacks is for the extension's notice (`detail`), not the page.
+    host = launch(create_token(tmp_path / "es256.state", "--profile", "es256-only", "--presence", "delay:300"))
+    options, _ = creation_options(pubKeyCredParams=[{"type": "public-key", "alg": -8}])
+    reply, statuses = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    chromium_text = extension_data("chromium-texts.js")["algorithmUnsupported"]
+    assert reply["error"] == {"name": "NotSupportedError", "message": chromium_text}, reply
+    assert "[-8]" in reply["detail"] and "touch" in [s["status"] for s in statuses], (reply, statuses)
 
 
 def test_a_platform_authenticator_is_refused_at_once(launch, token):

@@ -71,9 +71,7 @@ struct RegistrationCeremony {
         guard let algorithm = algorithms.first(where: device.info.supportedAlgorithms.contains) else {
             // As Chromium (kNoCommonAlgorithms is found after a touch): nothing is said before the user acts.
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
-            throw WebAuthnError(
-                name: .notSupported,
-                message: "The security key supports none of the requested algorithms \(algorithms).")
+            throw ErrorMapping.noCommonAlgorithm(algorithms)
         }
         let residentKey = try residentKeyDecision(device, deadline: deadline)
         let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
