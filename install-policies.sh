@@ -103,7 +103,8 @@ JSON
 # install_firefox_extension: a signed .xpi goes in by policy, which every Firefox honours. An unsigned one (what
 # scripts/package.sh builds) goes into the system-wide extension directory, as Debian's webext-* packages ship
 # theirs: Debian's Firefox ESR loads unsigned add-ons from there only (vendor.js: extensions.unsignedScopes = the
-# application and system scopes), in new and existing profiles, and drops it once the file is gone. Nothing changes
+# application and system scopes), in a new profile (one used before does not scan the scope:
+# extensions.startupScanScopes is 0; docs/install.md), and drops it once the file is gone. Nothing changes
 # for other add-ons: a policy setting xpinstall.signatures.required=false would stop checking every add-on.
 install_firefox_extension() {
   if xpi_signed; then install_firefox_policy; return; fi

@@ -18,7 +18,7 @@
 #                                                        where Debian's Firefox ESR loads it unsigned
 #   /usr/share/webauthn-bridge/                          .xpi, .crx, chromium-id.txt, updates.xml, the unpacked
 #                                                        extension, the files the /etc links point to
-#   /usr/share/man/man1/webauthn-bridge.1.gz             packaging/deb/webauthn-bridge.1
+#   /usr/share/man/man1/webauthn-bridge.1.gz             packaging/webauthn-bridge.1
 # No maintainer scripts: nothing runs at install or removal, and dpkg removes every file it installed. The archive
 # lists no directory the package does not own (NOT_OURS), so that dpkg never removes one (built with tar and ar,
 # as dpkg-deb --build would list every directory of the tree).
