@@ -9,7 +9,8 @@ import Glibc
 
 /// The changes made since the state file was last written whole, appended to `FILE.journal` one JSON line each,
 /// so that making a credential or counting a PIN attempt costs one small fsynced append instead of rewriting
-/// (and fsyncing) a state file whose size grows with every credential the token holds.
+/// (and fsyncing) a state file whose size grows with every credential the token holds. Kept for its figure: see
+/// docs/performance.md, "Kept for a figure".
 ///
 /// Layout: a header line `{"journal":"webauthn-bridge SoftToken","generation":"…"}` naming the state file's
 /// `counterGeneration`, then one entry a line: `{"credential":{…}}` (a record as the state file writes it, appended
