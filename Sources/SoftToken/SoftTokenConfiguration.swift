@@ -17,6 +17,17 @@ public enum PresenceMode: Sendable, Codable, Equatable {
     case onSignal
 }
 
+/// When authenticatorGetAssertion asking for the user's presence (up=true) finds no credential to sign with, the
+/// two orders of the CTAP versions: both exist in the field, and a platform must need the same touches with either.
+public enum NoCredentialsOrder: String, Sendable, Codable, Equatable {
+    /// CTAP 2.0 §5.2 (steps 6–7): the touch first, then CTAP2_ERR_NO_CREDENTIALS, so the key shows nothing of what it
+    /// holds until the user acted.
+    case afterTouch = "after-touch"
+    /// CTAP 2.1 §6.2.2 (step 7, before presence in step 9): CTAP2_ERR_NO_CREDENTIALS at once, leaving any touch to
+    /// the platform (OpenSK; Nitrokey 3 and Solo 2, `fido-authenticator`).
+    case atOnce = "at-once"
+}
+
 /// What the simulated built-in user verification (a "fingerprint") concludes when it is asked.
 public enum UVOutcome: String, Sendable, Codable, Equatable {
     case succeed
@@ -98,6 +109,9 @@ public struct SoftTokenConfiguration: Sendable, Codable, Equatable {
     /// The simulated finger: lastEnrollSampleStatus (CTAP's `EnrollSampleStatus` bytes) for the successive touches of
     /// every enrollment; a touch past the list gives a good sample. Only good samples count towards the enrollment.
     public var enrollmentFeedback: [UInt8] = []
+    /// getAssertion's order of the touch and "no credentials"; nil: as the versions it reports imply (`atOnce` with
+    /// FIDO_2_1, `afterTouch` without).
+    public var noCredentialsOrder: NoCredentialsOrder?
     /// The real key this configuration imitates (`webauthn-bridge token create --profile`), for display.
     public var profile: String?
 
@@ -166,7 +180,7 @@ extension SoftTokenConfiguration {
         case ctap2, u2f, ctap21, largeBlobs, extensions, algorithms, alwaysUV, maxCredentialCountInList, profile
         case credentialManagement, credentialManagementPreview, discoverableCredentialSlots
         case authenticatorConfig, bioEnrollment, bioEnrollmentPreview, enrollmentSamples, fingerprintSlots
-        case enrollmentFeedback
+        case enrollmentFeedback, noCredentialsOrder
     }
 
     /// Every field is optional in the file, so state files written before a field existed still load.
@@ -211,5 +225,11 @@ extension SoftTokenConfiguration {
         fingerprintSlots = try c.decodeIfPresent(Int.self, forKey: .fingerprintSlots) ?? d.fingerprintSlots
         enrollmentFeedback =
             try c.decodeIfPresent([UInt8].self, forKey: .enrollmentFeedback) ?? d.enrollmentFeedback
+        noCredentialsOrder = try c.decodeIfPresent(NoCredentialsOrder.self, forKey: .noCredentialsOrder)
+    }
+
+    /// The order getAssertion follows: the one configured, or the one the reported versions imply.
+    public var effectiveNoCredentialsOrder: NoCredentialsOrder {
+        noCredentialsOrder ?? (ctap21 ? .atOnce : .afterTouch)
     }
 }

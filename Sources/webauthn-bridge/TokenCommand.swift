@@ -51,6 +51,11 @@ struct TokenCommand: ParsableCommand {
         @Option(help: "Attestation: certificate (packed with a token-made x5c) or self.")
         var attestation: String?
 
+        @Option(
+            name: .customLong("no-credentials"),
+            help: "getAssertion's \"no credentials\": after-touch (CTAP 2.0) or at-once (2.1); default: by version.")
+        var noCredentialsOrder: String?
+
         @Flag(help: "Replace FILE if it exists.")
         var force = false
 
@@ -80,6 +85,13 @@ struct TokenCommand: ParsableCommand {
                 throw ValidationError("--attestation must be 'certificate' or 'self', not '\(attestation ?? "")'")
             }
             configuration.attestation = mode
+            if let noCredentialsOrder {
+                guard let order = NoCredentialsOrder(rawValue: noCredentialsOrder) else {
+                    throw ValidationError(
+                        "--no-credentials must be after-touch or at-once, not '\(noCredentialsOrder)'")
+                }
+                configuration.noCredentialsOrder = order
+            }
             if force, FileManager.default.fileExists(atPath: file) { try FileManager.default.removeItem(atPath: file) }
             let token = try SoftToken.create(at: file, configuration: configuration, pin: pin)
             print("Created SoftToken \(file) — a development/test authenticator, not a hardware security key.")

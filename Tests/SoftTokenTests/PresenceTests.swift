@@ -35,11 +35,44 @@ import Testing
         #expect(fixture.token.summary().credentials.count == 1)
     }
 
-    @Test func noCredentialsIsOnlyAnsweredAfterTheTouch() throws {
-        let fixture = try TokenFixture(SoftTokenConfiguration(presence: .delay(milliseconds: 250)))
-        let device = try fixture.open()
-        let ms = elapsedMS { expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion() } }
-        #expect(ms >= 250)
+    /// With up=true and no credential to sign with, CTAP 2.0's order takes the touch before CTAP2_ERR_NO_CREDENTIALS,
+    /// CTAP 2.1's answers at once and leaves the touch (a signalled one, `FILE.touch`) untaken; by default the order
+    /// is the one the versions the token reports imply.
+    @Test(
+        arguments: [
+            ("yubikey5", nil, true), ("ctap20", nil, false), ("yubikey5", .afterTouch, false),
+            ("ctap20", .atOnce, true),
+        ] as [(String, NoCredentialsOrder?, Bool)])
+    func noCredentialsComesAfterTheTouchOrAtOnce(profile: String, order: NoCredentialsOrder?, atOnce: Bool) throws {
+        var configuration = try #require(SoftTokenProfile.named(profile)).configuration
+        configuration.presence = .onSignal
+        configuration.noCredentialsOrder = order
+        let fixture = try TokenFixture(configuration)
+        let touchFile = SoftToken.touchFile(for: fixture.stateFile)
+        let device = try fixture.open(timeoutMS: 5000)
+        for allow in [[], [Array(repeating: UInt8(1), count: 64)]] {
+            #expect(FileManager.default.createFile(atPath: touchFile, contents: nil))
+            expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: allow) }
+            #expect(FileManager.default.fileExists(atPath: touchFile) == atOnce, "allow list of \(allow.count)")
+            // Silent (up=false): "no credentials" at once in either order.
+            expectFido(FIDO_ERR_NO_CREDENTIALS) { try device.getAssertion(allow: allow, up: false) }
+            #expect(FileManager.default.fileExists(atPath: touchFile) == atOnce)
+            try? FileManager.default.removeItem(atPath: touchFile)
+        }
+    }
+
+    @Test func aKeyAnsweringNoCredentialsAtOnceStillWaitsForTheTouchOfOneItHolds() throws {
+        var configuration = SoftTokenConfiguration(presence: .onSignal)
+        configuration.noCredentialsOrder = .atOnce
+        let fixture = try TokenFixture(configuration)
+        let touchFile = SoftToken.touchFile(for: fixture.stateFile)
+        let device = try fixture.open(timeoutMS: 5000)
+        #expect(FileManager.default.createFile(atPath: touchFile, contents: nil))
+        let credential = try device.makeCredential()
+        #expect(FileManager.default.createFile(atPath: touchFile, contents: nil))
+        let assertion = try device.getAssertion(allow: [Array(repeating: 1, count: 64), credential.credentialID])
+        #expect(!FileManager.default.fileExists(atPath: touchFile))
+        #expect(assertion[0].credentialID == credential.credentialID)
     }
 
     @Test func waitingForTouchTimesOutWithFidoDevSetTimeout() throws {

@@ -70,13 +70,17 @@ struct AuthenticationCeremony {
         let usedAppID = try useAppID(appid, request, on: device, deadline: deadline)
         if usedAppID, let appid { request.rpID = appid }
         // The key is asked silently which of the ids it holds (in batches when the list does not fit one request),
-        // and the ceremony names the one found. When none is, it still goes through the steps it would have (PIN,
-        // then a touch) and fails only after them: until the user acts, nothing shows whether the key holds one.
-        // (A key holding one under the AppID said so to `useAppID`, and is asked the whole list.)
+        // and the ceremony names the one found; without a list, whether it holds a passkey for the rp. When none is,
+        // it still goes through the steps it would have (PIN, then a touch) and fails only after them: until the
+        // user acts, nothing shows whether the key holds one. So the touches never depend on whether the key says
+        // "no credentials" before or after its touch (CTAP 2.0 and 2.1 differ). (A key holding one under the AppID
+        // said so to `useAppID`, and is asked the whole list.)
         var unheld: CredentialBatches?
         var finding: CredentialListPreflight.Finding?
         let batches = CredentialBatches(allowList, info: device.info)
-        if !usedAppID, !allowList.isEmpty {
+        if allowList.isEmpty {
+            finding = preflight.discoverableFinding()
+        } else if !usedAppID {
             finding = preflight.finding(in: batches)
             switch finding {
             case .held(let id?): request.allowList = [id]
@@ -95,12 +99,10 @@ struct AuthenticationCeremony {
             deadline: deadline)
         if finding == .notHeld, method == .none {
             // Nothing verifies the user, so no credential the silent look missed could show: the key gets only a touch
-            // request, and is refused once touched (Chromium's dummy touch in GetAssertionTask) — one touch, as a key
-            // holding the credential takes, where the request itself would take one before "no credential" and the
-            // refusal another.
-            log.info(
-                "\(device.location.path) holds none of the allowed credentials: a touch, then the refusal",
-                request: id)
+            // request, and is refused once touched (Chromium's dummy touch in GetAssertionTask): one touch, as a key
+            // holding the credential takes, whether the key would say "no credentials" before its touch or after.
+            let holds = allowList.isEmpty ? "no passkey for \(rpID)" : "none of the allowed credentials"
+            log.info("\(device.location.path) holds \(holds): a touch, then the refusal", request: id)
             try controller.collectTouch(
                 on: device, replies: environment.replies, deadline: deadline,
                 statuses: UserVerificationRunner.waits(for: method))
@@ -110,19 +112,24 @@ struct AuthenticationCeremony {
         // one touch before the refusal. (Built-in UV cannot be asked silently: the request itself verifies.)
         if finding == .notHeld, method == .pin { unheld = batches }
         var written: JSONValue?
+        var askedWithPresence = false
         let assertions = try runner.run(on: device, method: method, deadline: deadline) {
             (pin, builtInUV) throws(FIDOError) -> [Assertion] in
             var r = request
             r.builtInUV = builtInUV
             if let unheld {
                 // Nothing to ask the key for; a PIN is still checked by it, and may show a credential that hides
-                // from an unverified caller (credProtect uvRequired).
-                guard let pin, let found = try preflight.heldCredential(in: unheld, verifiedWith: pin) else {
-                    return []
+                // from an unverified caller (credProtect).
+                guard let pin else { return [] }
+                if r.allowList.isEmpty {
+                    guard try preflight.holdsDiscoverable(verifiedWith: pin) else { return [] }
+                } else {
+                    guard let found = try preflight.heldCredential(in: unheld, verifiedWith: pin) else { return [] }
+                    r.allowList = [found]
                 }
-                r.allowList = [found]
             }
             do throws(FIDOError) {
+                askedWithPresence = true
                 let found = try device.getAssertions(r, pin: pin)
                 // A write needs the PIN the assertion just used, so it happens here (one allowed credential).
                 if case .write(let blob)? = extensionInputs.largeBlob, let only = found.first {
@@ -140,6 +147,12 @@ struct AuthenticationCeremony {
         if assertions.isEmpty, method == .builtIn, unheld == nil {
             // The request verified the user on this key (a finger on it) before the key said "no credential": the user
             // acted, and the refusal comes at once, as Chromium's after the built-in-UV token.
+            guard controller.claim() else { throw ErrorMapping.lostRace }
+            throw ErrorMapping.noCredential
+        }
+        if assertions.isEmpty, askedWithPresence, device.isFIDO2, !device.info.versions.contains("FIDO_2_1") {
+            // Only when the silent look could not tell: a CTAP 2.0 key says "no credentials" once touched (CTAP 2.0
+            // §5.2), and that touch was the user's act. (A CTAP 2.1 key says it at once, §6.2.2: below.)
             guard controller.claim() else { throw ErrorMapping.lostRace }
             throw ErrorMapping.noCredential
         }

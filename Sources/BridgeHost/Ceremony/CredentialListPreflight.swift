@@ -54,6 +54,31 @@ struct CredentialListPreflight {
         return nil
     }
 
+    /// The silent look of a discoverable sign-in (no allow list): whether the key shows a passkey for the rp
+    /// (`.held(nil)`: the request then asks for them all) or none (`.notHeld`).
+    func discoverableFinding() -> Finding {
+        (try? controller.using(device) { () throws(FIDOError) in try probeDiscoverable(pin: nil) }) ?? .unknown
+    }
+
+    /// As `discoverableFinding()` with the PIN the user just typed, which shows the passkeys credProtect hides from
+    /// an unverified caller. Runs inside the ceremony's own `controller.using(device)`.
+    func holdsDiscoverable(verifiedWith pin: SecretBytes) throws(FIDOError) -> Bool {
+        try probeDiscoverable(pin: pin) != .notHeld
+    }
+
+    private func probeDiscoverable(pin: SecretBytes?) throws(FIDOError) -> Finding {
+        if controller.isCancelled { return .unknown }
+        do throws(FIDOError) {
+            _ = try device.getAssertions(
+                AssertionRequest(clientDataJSON: clientData, rpID: rpID, userPresence: false), pin: pin)
+            return .held(nil)
+        } catch {
+            if error.code == FIDOError.noCredentials { return .notHeld }
+            if pin != nil { throw error }
+            return .unknown
+        }
+    }
+
     /// Without a PIN a batch the key refuses makes the finding unknown; with one, any error but "no credentials"
     /// is the ceremony's.
     private func probe(_ batches: CredentialBatches, pin: SecretBytes?) throws(FIDOError) -> Finding {

@@ -80,8 +80,10 @@ extension SoftToken {
                 }
             }
         }
-        // Presence before NO_CREDENTIALS, so a page learns nothing about the key's contents without a touch.
-        if userPresence { try collectUserPresence(userTouched: userTouched, withToken: pinUvAuthParam != nil) }
+        // CTAP 2.0 asks for the touch before it says it holds none, CTAP 2.1 says so at once (`NoCredentialsOrder`).
+        if userPresence, !found.isEmpty || state.configuration.effectiveNoCredentialsOrder == .afterTouch {
+            try collectUserPresence(userTouched: userTouched, withToken: pinUvAuthParam != nil)
+        }
         guard let first = found.first else { throw .noCredentials }
 
         var flags: AuthenticatorData.Flags = []
