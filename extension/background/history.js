@@ -10,6 +10,7 @@
  *
  * Pure (node tests it).
  */
+import { PROXY } from '../common/fallback-reasons.js';
 
 export const HISTORY_LIMIT = 20;
 const OUTCOMES = new Set(['ok', 'error', 'aborted', 'browser']);
@@ -37,7 +38,7 @@ export function entryFor({ time, type, origin, topOrigin, message, reason = '' }
     why = text(reason);
   }
   else if (kind === 'aborted') outcome = 'aborted';
-  else if (kind === 'fallback' && message.reason !== 'proxy') { outcome = 'browser'; detail = text(message.reason); }
+  else if (kind === 'fallback' && message.reason !== PROXY) { outcome = 'browser'; detail = text(message.reason); }
   else return null;
   return { time, type, origin: text(origin), topOrigin: text(topOrigin), outcome, detail, reason: why };
 }

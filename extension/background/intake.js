@@ -7,6 +7,7 @@
  * Pure of browser globals (node tests it through router.js).
  */
 import { NO_FOCUS } from '../common/chromium-errors.js';
+import { PROXY } from '../common/fallback-reasons.js';
 import * as rules from '../common/relay-shared.js';
 import * as admission from './admission.js';
 import { siteMatches } from './site-list.js';
@@ -75,7 +76,7 @@ export function createIntake(deps) {
     if (deps.proxy && deps.proxy.serves() && await deps.proxy.announce({ type, origin: caller.origin, options: message.options,
       tabId: ctx.tabId, frameId: ctx.frameId, crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '',
       userInputAt: caller.userInputAt ?? null, page: { ctx, rid }, handBack: listed })) {
-      ctx.send({ kind: 'fallback', rid, reason: 'proxy' });
+      ctx.send({ kind: 'fallback', rid, reason: PROXY });
       return;
     }
     if (listed) {

@@ -26,22 +26,12 @@
  * Pure of browser globals (node tests it); the browser is in `deps`.
  */
 import { NOT_ALLOWED, NO_FOCUS } from '../common/chromium-errors.js';
+import { ANOTHER_WAY, CALL_AGAIN, HANDED_BACK, PROXY } from '../common/fallback-reasons.js';
 import { effectiveTimeout } from '../common/protocol.js';
 import { urlOrigin } from './admission.js';
 import { ANNOUNCED_TTL_MS, createAnnouncements } from './proxy-announcements.js';
 import * as codec from './proxy-codec.js';
 
-/** The error name a proxied call is completed with when the user hands it back: the page script that made the call
- *  (page/proxy-path.js) knows it, calls Chromium's own again once the proxy is detached, and never shows it. */
-export const HANDED_BACK = 'WebAuthnBridgeHandedBack';
-/** The fallback reason of a request the user handed on (router.js ANOTHER_WAY), and of one the page calls Chromium's
- *  own function for, which Chromium proxies back (router.js). */
-const ANOTHER_WAY = 'another-way';
-const PROXY = 'proxy';
-/** The fallback reason that tells a page its proxied call is about to end because the proxy detaches for another
- *  tab's request handed back: its script (page/proxy-path.js) says `interrupted`, takes the call's end for no
- *  answer, and calls again when told `proxy` once more. */
-export const CALL_AGAIN = 'call-again';
 /** How long the detach waits for the pages told CALL_AGAIN to say they heard it (a few ms; a page that does not say
  *  gets its call's end, AbortError). */
 export const INTERRUPT_WAIT_MS = 2000;

@@ -8,16 +8,15 @@
  * window with the page's. It does not know about pages, DOM or badges: those are callbacks in `deps`.
  */
 import { ABORTED, NOT_ALLOWED, PENDING } from '../common/chromium-errors.js';
+import { ANOTHER_WAY } from '../common/fallback-reasons.js';
 import { REQUEST, isPlainObject } from '../common/protocol.js';
 import { entryFor } from './history.js';
 import { createHostQueue } from './host-queue.js';
 import { createInFlight } from './in-flight.js';
 import { createIntake } from './intake.js';
-import { createRequesters } from './requesters.js';
+import { PROXIED_RID, createRequesters } from './requesters.js';
 
 export const PORT_NAME = 'webauthn-bridge';
-/** The fallback reason when the user chose, in the security-key window, to use what is below the bridge. */
-export const ANOTHER_WAY = 'another-way';
 
 
 /**
@@ -121,14 +120,14 @@ export function createBridge(deps) {
     const { type, options, origin, crossOrigin, topOrigin, tabId, frameId, userInputAt = null } = fields;
     const ctx = requesters.proxied(fields);
     const caller = crossOrigin ? { origin, topOrigin, crossOrigin: true, userInputAt } : { origin, crossOrigin: false, userInputAt };
-    enqueue({ ctx, rid: 'proxy', type, tabId, frameId, options, caller });
+    enqueue({ ctx, rid: PROXIED_RID, type, tabId, frameId, options, caller });
     return ctx;
   }
 
   /** Proxied requests whose page is gone (tab closed, navigated): Chromium is told, as its own would abort. */
   function abandoned(ctxs) {
     for (const ctx of ctxs) {
-      if (ctx.proxied) ctx.send({ kind: 'error', rid: 'proxy', error: ABORTED });
+      if (ctx.proxied) ctx.send({ kind: 'error', rid: PROXIED_RID, error: ABORTED });
     }
   }
 

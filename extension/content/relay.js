@@ -18,6 +18,11 @@
   const CHANNEL = 'webauthn-bridge/v1';
   const PORT_NAME = 'webauthn-bridge';
   const MAX_REMEMBERED = 16;
+  // The fallback reasons this relay follows: common/fallback-reasons.js's, which a content script cannot import
+  // (fallback-reasons.test.mjs holds them equal).
+  const ANOTHER_WAY = 'another-way';
+  const PROXY = 'proxy';
+  const CALL_AGAIN = 'call-again';
 
   // common/message-checks.js and common/frame-rules.js, loaded before this file in this isolated world (the
   // page's script cannot reach its global): classic scripts the background imports as well (common/relay-shared.js).
@@ -171,14 +176,14 @@
         case 'error':
         case 'fallback':
           if (viaProxy.delete(rid)) {
-            if (message.kind === 'fallback' && message.reason === 'another-way') remember(handedBack, rid);
+            if (message.kind === 'fallback' && message.reason === ANOTHER_WAY) remember(handedBack, rid);
             // Its call ends with the proxy's detach (`call-again`), and it calls again (`proxy`): still through the proxy.
-            else if (message.kind === 'fallback' && (message.reason === 'proxy' || message.reason === 'call-again')) {
+            else if (message.kind === 'fallback' && (message.reason === PROXY || message.reason === CALL_AGAIN)) {
               remember(viaProxy, rid);
             }
           } else if (!open.delete(rid)) {
             return;
-          } else if (message.kind === 'fallback' && message.reason === 'proxy') {
+          } else if (message.kind === 'fallback' && message.reason === PROXY) {
             remember(viaProxy, rid);
           }
           if (message.kind === 'result') toPage({ kind: 'result', rid, credential: message.credential });
@@ -262,7 +267,7 @@
   }
 
   if (typeof module === 'object' && module && module.exports) {
-    module.exports = { createRelay, parsePageMessage, documentFacts, embedderNamesWebAuthn, CHANNEL };
+    module.exports = { createRelay, parsePageMessage, documentFacts, embedderNamesWebAuthn, CHANNEL, ANOTHER_WAY, PROXY, CALL_AGAIN };
     return;
   }
   const ext = root.browser ?? root.chrome;

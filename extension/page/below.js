@@ -9,7 +9,8 @@
 (function (root) {
   'use strict';
 
-  // The fallback reason of a request the user handed on in the security-key window (background/router.js).
+  // The fallback reason of a request the user handed on in the security-key window: common/fallback-reasons.js's,
+  // which a classic script cannot import (fallback-reasons.test.mjs holds them equal).
   const ANOTHER_WAY = 'another-way';
   // How long a handed-on request without a timeout waits for the focus: the browsers' own default (5 minutes).
   const FOCUS_WAIT_DEFAULT_MS = 300000;

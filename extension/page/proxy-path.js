@@ -12,13 +12,14 @@
   'use strict';
 
   const BELOW_KEY = Symbol.for('webauthn-bridge.below');
+  // common/fallback-reasons.js's, which a classic script cannot import (fallback-reasons.test.mjs holds them equal).
   // The fallback reason that sends a request through Chromium's own function to its proxy path, and the name of the
   // error the bridge completes such a request with when the user hands it back (background/proxy.js).
   const PROXY = 'proxy';
   const HANDED_BACK = 'WebAuthnBridgeHandedBack';
   // The fallback reason that says such a call is about to end because the bridge lends the proxy to another tab's
   // request: this script takes the end for no answer and calls again when told `proxy` once more
-  // (background/proxy.js CALL_AGAIN).
+  // (background/proxy.js).
   const CALL_AGAIN = 'call-again';
   const { apply, defineProperty } = Reflect;
   // page/below.js: in the page, found under its symbol (interceptor.js deletes it); in node, required.
@@ -133,7 +134,7 @@
     };
   }
 
-  const api = Object.freeze({ proxyPath });
+  const api = Object.freeze({ proxyPath, PROXY, HANDED_BACK, CALL_AGAIN });
   if (inNode) {
     module.exports = api;
     return;

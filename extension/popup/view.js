@@ -6,6 +6,7 @@
  * It renders the background's status answer (router.js status()). Every string goes into the DOM as textContent:
  * device names come from the key, origins from the browser's records, but nothing here is ever parsed as HTML.
  */
+import { ANOTHER_WAY } from '../common/fallback-reasons.js';
 import { reasonText } from '../common/host-states.js';
 
 const STATE_LABELS = { connected: 'On', connecting: 'Connecting', unavailable: 'Off' };
@@ -23,7 +24,7 @@ const ERROR_TEXT = {
 };
 const BROWSER_TEXT = {
   'site-setting': 'the site is listed in the options',
-  'another-way': 'you chose another way in the security-key window',
+  [ANOTHER_WAY]: 'you chose another way in the security-key window',
   'host-missing': 'the host is not installed',
   'host-forbidden': 'the host does not allow this extension',
   'host-failed': 'the host failed to start',
