@@ -3,8 +3,10 @@
 The request goes to both keys; the security-key window asks the user to touch the one to use; one touch of the
 second key registers on it, and one touch of that key signs in. The RP verifies both, and the host's log names the
 key that served. Touching the key that holds none of the allowed credentials ends the sign-in at that one touch
-(every key was asked silently first), and the page's next call signs in with the other. Each key takes a touch only when the test creates its FILE.touch (`--presence signal`), so every
-wait is on an event: the window's text, the page's result."""
+(every key was asked silently first), whether it says "no credentials" after its touch (CTAP 2.0, the first key) or
+at once (2.1, the second), and the page's next call signs in with the other. Run on Chromium's proxy path too, where
+the page gets the same results. Each key takes a touch only when the test creates its FILE.touch (`--presence
+signal`), so every wait is on an event: the window's text, the page's result."""
 import json
 import sys
 from pathlib import Path
@@ -15,10 +17,11 @@ from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "Integration"))
-from bridge import create_token  # noqa: E402
+from bridge import NOT_ALLOWED_TEXT, create_token  # noqa: E402
 from test_keys_plugging import credentials_on  # noqa: E402
 from usb_keys import USBKeys  # noqa: E402
 
+PROXY_PATH = True  # also Chromium's proxy path ("chromium-proxy")
 CHOOSE_A_KEY = "Touch the security key you want to use."
 
 
@@ -31,11 +34,13 @@ def usb(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def keys(usb, tmp_path_factory) -> dict[str, tuple[Path, str]]:
-    """The two keys, plugged in: each one's state file and node (first: /dev/hidraw0, second: /dev/hidraw1)."""
+    """The two keys, plugged in: each one's state file and node (first: /dev/hidraw0, second: /dev/hidraw1). The
+    first says "no credentials" only once touched (CTAP 2.0's order), the second at once (2.1's)."""
     directory = tmp_path_factory.mktemp("keys")
     plugged = {}
-    for name in ("first", "second"):
-        token = create_token(directory / f"{name}.state", "--profile", "yubikey5", "--presence", "signal")
+    for name, order in (("first", "after-touch"), ("second", "at-once")):
+        token = create_token(directory / f"{name}.state", "--profile", "yubikey5", "--presence", "signal",
+                             "--no-credentials", order)
         plugged[name] = (token, usb.plug(token))
     return plugged
 
@@ -64,6 +69,8 @@ def touching(browser, token: Path, function: str, **args) -> tuple[dict, dict]:
     touch(token)
     result = browser.call("window.pendingCall", timeout=60)
     (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the ceremony's end", timeout=30)
+    # Served by the session's path, whatever the outcome: proxied ids end in -proxy (background/router.js).
+    assert ended["id"].endswith("-proxy") == (browser.path == "proxy"), (browser.kind, ended["line"])
     return result, ended
 
 
@@ -77,12 +84,13 @@ def chosen_keys(browser, ended: dict) -> list[str]:
 def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
     (first, _), (second, second_node) = keys["first"], keys["second"]
     user = browser.new_user("keys")
+    on_first = credentials_on(first)  # the keys serve every browser of the module, each test a user of its own
 
     registered, ended = touching(browser, second, "register", username=user)
     assert registered.get("ok") and registered["verdict"].get("verified") is True, registered
     assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [second_node], ended
     assert not Path(f"{second}.touch").exists(), "the second key took its one touch"
-    assert credentials_on(first) == [], "nothing was made on the key not touched"
+    assert credentials_on(first) == on_first, "nothing was made on the key not touched"
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
     signed_in, ended = touching(browser, second, "signIn", username=user)
@@ -93,21 +101,27 @@ def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
 
-def test_the_key_without_the_credential_touched_ends_the_sign_in_and_the_next_call_signs_in(browser, keys):
-    (first, first_node), (second, second_node) = keys["first"], keys["second"]
+@pytest.mark.parametrize("holder, touched", [("second", "first"), ("first", "second")])
+def test_the_key_without_the_credential_touched_ends_the_sign_in_and_the_next_call_signs_in(browser, keys, holder,
+                                                                                           touched):
+    # Either key holding none, whichever order it says so in, takes the one touch and ends the sign-in; the page
+    # gets the browser's own NotAllowedError, on Chromium's proxy path as on its page path.
+    (holder, holder_node), (touched, touched_node) = keys[holder], keys[touched]
     user = browser.new_user("wrong-key")
-    registered, _ = touching(browser, second, "register", username=user)
+    registered, _ = touching(browser, holder, "register", username=user)
     assert registered.get("ok"), registered
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
-    refused, ended = touching(browser, first, "signIn", username=user)
+    refused, ended = touching(browser, touched, "signIn", username=user)
     assert refused.get("ok") is False and refused["name"] == "NotAllowedError", refused
-    assert ended["outcome"] == "failed" and chosen_keys(browser, ended) == [first_node], ended
-    assert not Path(f"{first}.touch").exists(), "one touch of the first key was all the refusal took"
+    if browser.kind == "chromium":
+        assert refused["message"] == NOT_ALLOWED_TEXT, refused
+    assert ended["outcome"] == "failed" and chosen_keys(browser, ended) == [touched_node], ended
+    assert not Path(f"{touched}.touch").exists(), "one touch of the key holding none was all the refusal took"
 
     # The page calls again (the user chose the other key): the window still showing the refusal asks for a touch.
-    signed_in, ended = touching(browser, second, "signIn", username=user)
+    signed_in, ended = touching(browser, holder, "signIn", username=user)
     assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
-    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [second_node], ended
+    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [holder_node], ended
     PromptWindow.wait_gone(browser.browser, timeout=30)
