@@ -422,7 +422,7 @@ test('a signal that is not an AbortSignal is a TypeError, as WebIDL conversion g
 test('the page world decides no frame rule: a frame that forged its policy, activation and focus still only posts', async () => {
   // What a hostile frame does to the page world (document.featurePolicy, navigator.userActivation,
   // document.hasFocus, Function.prototype.call …) changes nothing here: the request goes to the relay, whose
-  // isolated world decides (relay.test.mjs), and the background again (router.test.mjs).
+  // isolated world decides (relay.test.mjs), and the background again (who-may-call.test.mjs).
   const policy = { features: () => ['publickey-credentials-get'], allowsFeature: () => false };
   const crossTop = { get location() { throw new DOMException('Blocked', 'SecurityError'); } };
   const win = fakeWindow({ policy, top: crossTop, activation: { isActive: false } });
