@@ -16,6 +16,7 @@
   // Must equal page/codec.js's CHANNEL (a test checks). codec.js cannot be loaded here too: Chromium injects
   // a file listed in two content-script entries only once per frame, so the MAIN-world entry would win.
   const CHANNEL = 'webauthn-bridge/v1';
+  // background/router.js's PORT_NAME, by which the background takes this port (relay.test.mjs holds them equal).
   const PORT_NAME = 'webauthn-bridge';
   const MAX_REMEMBERED = 16;
   // The fallback reasons this relay follows: common/fallback-reasons.js's, which a content script cannot import

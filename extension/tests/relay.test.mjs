@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import * as rules from '../common/relay-shared.js';
 import { LIMITS } from '../common/protocol.js';
+import { PORT_NAME } from '../background/router.js';
 
 // relay.js and page/codec.js are classic scripts (content scripts cannot be modules): CommonJS to node. relay.js
 // reads the frame rules and message checks from the global, where importing common/relay-shared.js put them.
@@ -81,7 +82,7 @@ test('no port until the first request; then one port per document', () => {
   t.background({ kind: 'result', rid: 'A', credential: {} });
   t.fromPage({ ...request, rid: 'B' });
   assert.equal(t.ports.length, 1);
-  assert.equal(t.ports[0].name, 'webauthn-bridge');
+  assert.equal(t.ports[0].name, PORT_NAME, 'the name the background takes frame ports by');
   assert.deepEqual(t.ports[0].sent[0], {
     kind: 'request', rid: 'A', type: 'get', options: { challenge: { __binary__: 'AQ' } },
     frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: false, policy: { get: true, create: true }, activation: false, embedderAllow: null, lastInput: null },
