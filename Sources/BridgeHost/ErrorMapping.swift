@@ -18,7 +18,10 @@ enum ErrorMapping {
                 name: .invalidState,
                 message: "The security key already holds a credential registered with this site.")
         case FIDOError.unsupportedAlgorithm:
-            return WebAuthnError(name: .notSupported, message: PageText.algorithmUnsupported)
+            // Chromium: kNoCommonAlgorithms (fido_device_authenticator.cc), NotAllowedError like the key's other refusals.
+            return WebAuthnError(
+                name: .notAllowed,
+                message: "The security key supports none of the requested algorithms (FIDO_ERR_UNSUPPORTED_ALGORITHM).")
         case FIDOError.unsupportedOption:
             // Chromium turns the key's refusal into NotAllowedError, like any failure of the only key.
             return WebAuthnError(
@@ -69,12 +72,13 @@ enum ErrorMapping {
         FIDOError.uvInvalid, FIDOError.keyStoreFull,
     ]
 
-    /// A key whose getInfo lists none of the requested algorithms. The page gets Chromium's text for it, as
-    /// for libfido2's FIDO_ERR_UNSUPPORTED_ALGORITHM; the list goes to the log and the extension's notice.
+    /// A key whose getInfo lists none of the requested algorithms: NotAllowedError, as Chromium's
+    /// kNoCommonAlgorithms (make_credential_request_handler.cc, after a touch; authenticator_common_impl.cc makes it
+    /// NOT_ALLOWED_ERROR). The list goes to the log and the extension's notice.
     static func noCommonAlgorithm(_ requested: [Int]) -> WebAuthnError {
-        WebAuthnError(name: .notSupported, message: noCommonAlgorithmPrefix + " \(requested).")
+        WebAuthnError(
+            name: .notAllowed, message: "The security key supports none of the requested algorithms \(requested).")
     }
-    private static let noCommonAlgorithmPrefix = "The security key supports none of the requested algorithms"
 
     /// A key that holds none of the allowed credentials, once the user touched it.
     static let noCredential = WebAuthnError(
@@ -85,8 +89,9 @@ enum ErrorMapping {
     static let lostRace = WebAuthnError(name: .abort, message: "Another key answered first.")
 
     /// The text the page's DOMException carries for `error`: Chromium's fixed text for the name, except where
-    /// the message only describes the page's own request (TypeError, SyntaxError, an option the bridge does
-    /// not support, an abort the page asked for).
+    /// the message only describes the page's own request, in Chromium's words (TypeError, SyntaxError,
+    /// RangeError, a NotSupportedError about the options). What depends on the key, the host or its limits is
+    /// never one of those names: it is NotAllowedError, as Chromium makes it.
     static func pageMessage(for error: WebAuthnError) -> String {
         switch error.name {
         case .notAllowed: PageText.notAllowed
@@ -95,7 +100,6 @@ enum ErrorMapping {
         case .security:
             error.message.hasPrefix("The relying party ID") ? PageText.badRelyingPartyID : PageText.invalidDomain
         case .encoding, .unknown, .constraint: PageText.unknown
-        case .notSupported where error.message.hasPrefix(noCommonAlgorithmPrefix): PageText.algorithmUnsupported
         default: error.message  // TypeError, SyntaxError, NotSupportedError, AbortError, RangeError
         }
     }
@@ -109,8 +113,6 @@ enum ErrorMapping {
         static let badRelyingPartyID =
             "The relying party ID is not a registrable domain suffix of, nor equal to the current domain."
         static let invalidDomain = "This is an invalid domain."
-        static let algorithmUnsupported =
-            "None of the algorithms specified in `pubKeyCredParams` are supported by this device."
         static let unknown = "An unknown error occurred while talking to the credential manager."
     }
 }

@@ -13,7 +13,6 @@ struct ChromiumErrorTextsTests {
         ("credentialExcluded", ErrorMapping.PageText.credentialExcluded),
         ("badRelyingPartyID", ErrorMapping.PageText.badRelyingPartyID),
         ("invalidDomain", ErrorMapping.PageText.invalidDomain),
-        ("algorithmUnsupported", ErrorMapping.PageText.algorithmUnsupported),
         ("unknown", ErrorMapping.PageText.unknown),
         ("aborted", ErrorMapping.aborted.message),
     ])

@@ -9,7 +9,7 @@ struct ErrorMappingTests {
     static let keyStates = [
         FIDOError.pinBlocked, FIDOError.pinAuthBlocked, FIDOError.pinRequired, FIDOError.pinNotSet, FIDOError.uvBlocked,
         FIDOError.noCredentials, FIDOError.unsupportedOption, FIDOError.operationDenied, FIDOError.actionTimeout,
-        FIDOError.internalError, FIDOError.transmitFailed,
+        FIDOError.internalError, FIDOError.transmitFailed, FIDOError.unsupportedAlgorithm,
     ]
 
     @Test(arguments: keyStates)
@@ -19,6 +19,30 @@ struct ErrorMappingTests {
         #expect(error.name == .notAllowed)
         #expect(ErrorMapping.pageMessage(for: error) == ErrorMapping.PageText.notAllowed)
         #expect(error.message != ErrorMapping.PageText.notAllowed, "the precise reason stays for the log and the user")
+    }
+
+    /// What a key cannot do that the request requires: Chromium makes each NOT_ALLOWED_ERROR once the key is
+    /// touched (IsCandidateAuthenticatorPostTouch), never a NotSupportedError a page could tell apart.
+    @Test func whatTheKeyCannotDoIsChromiumsNotAllowedText() throws {
+        var failures = [ErrorMapping.noCommonAlgorithm([-8])]
+        let large = try RegistrationExtensionInputs(json(#"{"largeBlob": {"support": "required"}}"#))
+        let protected = try RegistrationExtensionInputs(
+            json(
+                #"{"credentialProtectionPolicy": "userVerificationRequired", "enforceCredentialProtectionPolicy": true}"#
+            ))
+        for inputs in [large, protected] {
+            #expect(throws: WebAuthnError.self) {
+                try RegistrationExtensions(inputs, info: AuthenticatorInfo(), residentKey: true)
+            }
+            do { _ = try RegistrationExtensions(inputs, info: AuthenticatorInfo(), residentKey: true) } catch {
+                failures.append(error)
+            }
+        }
+        #expect(failures.count == 3)
+        for error in failures {
+            #expect(error.name == .notAllowed, "\(error)")
+            #expect(ErrorMapping.pageMessage(for: error) == ErrorMapping.PageText.notAllowed)
+        }
     }
 
     @Test func anExcludedCredentialIsChromiumsInvalidStateText() {
@@ -56,7 +80,7 @@ struct ErrorMappingTests {
     @Test func errorsAboutThePagesOwnRequestKeepTheirMessage() {
         for error in [
             WebAuthnError.typeError("challenge is required"), WebAuthnError(name: .syntax, message: "not JSON"),
-            .notSupported("largeBlob cannot read and write in the same request."), ErrorMapping.aborted,
+            .notSupported("The 'credProps' extension is only valid when creating a credential"), ErrorMapping.aborted,
         ] {
             #expect(ErrorMapping.pageMessage(for: error) == error.message)
         }

@@ -142,14 +142,13 @@ def test_algorithms_the_host_cannot_ask_for_give_not_allowed_error_as_the_browse
     assert "-65535" in reply["detail"]
 
 
-def test_a_key_without_the_requested_algorithm_gives_chromiums_text_after_a_touch(launch, tmp_path):
-    # Chromium: kNoCommonAlgorithms once the key is touched, NotSupportedError with Blink's fixed text; the list
-    # the key lacks is for the extension's notice (`detail`), not the page.
+def test_a_key_without_the_requested_algorithm_gives_chromiums_not_allowed_text_after_a_touch(launch, tmp_path):
+    # Chromium: kNoCommonAlgorithms once the key is touched, which authenticator_common_impl.cc makes
+    # NOT_ALLOWED_ERROR; the list the key lacks is for the extension's notice (`detail`), not the page.
     host = launch(create_token(tmp_path / "es256.state", "--profile", "es256-only", "--presence", "delay:300"))
     options, _ = creation_options(pubKeyCredParams=[{"type": "public-key", "alg": -8}])
     reply, statuses = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
-    chromium_text = extension_data("chromium-texts.js")["algorithmUnsupported"]
-    assert reply["error"] == {"name": "NotSupportedError", "message": chromium_text}, reply
+    assert reply["error"] == {"name": "NotAllowedError", "message": NOT_ALLOWED_TEXT}, reply
     assert "[-8]" in reply["detail"] and "touch" in [s["status"] for s in statuses], (reply, statuses)
 
 

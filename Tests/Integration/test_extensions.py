@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from fido2.webauthn import AttestationObject, AuthenticatorData
 
-from bridge import b64url, binary, create_token, decode_binary
+from bridge import NOT_ALLOWED_TEXT, b64url, binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
 
@@ -251,12 +251,20 @@ def test_large_blob_input_errors(launch, token):
         assert reply["type"] == "error" and reply["error"]["name"] == name, reply
 
 
-def test_large_blob_required_without_discoverable_credential_is_not_supported(launch, tmp_path):
-    token = create_token(tmp_path / "nork.state", "--no-rk")
-    host = launch(token)
-    options, _ = creation_options(extensions={"largeBlob": {"support": "required"}})
-    reply, _ = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
-    assert reply["error"]["name"] == "NotSupportedError", reply
+@pytest.mark.parametrize("flags,extensions", [
+    (["--no-rk"], {"largeBlob": {"support": "required"}}),
+    (["--profile", "es256-only"], {"largeBlob": {"support": "required"}}),
+    (["--profile", "ctap20"], {"credentialProtectionPolicy": "userVerificationOptionalWithCredentialIDList",
+                                 "enforceCredentialProtectionPolicy": True}),
+], ids=["large-blob-without-discoverable", "large-blob-without-large-blobs", "enforced-cred-protect"])
+def test_what_the_key_cannot_do_is_chromiums_not_allowed_after_a_touch(launch, tmp_path, flags, extensions):
+    # Chromium's IsCandidateAuthenticatorPostTouch: kAuthenticatorMissingLargeBlob, or kAuthenticatorMissingResidentKeys
+    # for an enforced credProtect, once the key is touched; both NOT_ALLOWED_ERROR with Blink's fixed text.
+    host = launch(create_token(tmp_path / "limited.state", *flags, "--presence", "delay:300"))
+    options, _ = creation_options(extensions=extensions, authenticatorSelection={"residentKey": "preferred"})
+    reply, statuses = host.request({"id": "c-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"] == {"name": "NotAllowedError", "message": NOT_ALLOWED_TEXT}, reply
+    assert "security key" in reply["detail"] and "touch" in [s["status"] for s in statuses], (reply, statuses)
 
 
 def test_secrets_never_reach_the_trace_log(launch, tmp_path):

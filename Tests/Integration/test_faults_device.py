@@ -112,7 +112,7 @@ STATUS_CASES = [
     ("CREDENTIAL_EXCLUDED", MAKE_CREDENTIAL, "create", "InvalidStateError", r"already holds a credential registered with this site"),
     ("NO_CREDENTIALS", GET_ASSERTION, "get", "NotAllowedError", r"The security key has no credential for this site\.$"),
     ("INVALID_CBOR", MAKE_CREDENTIAL, "create", "NotAllowedError", r"reported an error \(FIDO_ERR_INVALID_CBOR\)\.$"),
-    ("UNSUPPORTED_ALGORITHM", MAKE_CREDENTIAL, "create", "NotSupportedError", r"None of the algorithms specified"),
+    ("UNSUPPORTED_ALGORITHM", MAKE_CREDENTIAL, "create", "NotAllowedError", r"none of the requested algorithms"),
 ]
 
 

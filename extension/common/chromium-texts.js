@@ -21,6 +21,5 @@ export default {
   "credentialExcluded": "The user attempted to register an authenticator that contains one of the credentials already registered with the relying party.",
   "badRelyingPartyID": "The relying party ID is not a registrable domain suffix of, nor equal to the current domain.",
   "invalidDomain": "This is an invalid domain.",
-  "algorithmUnsupported": "None of the algorithms specified in `pubKeyCredParams` are supported by this device.",
   "unknown": "An unknown error occurred while talking to the credential manager."
 };

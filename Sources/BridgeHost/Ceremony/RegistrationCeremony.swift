@@ -74,7 +74,16 @@ struct RegistrationCeremony {
             throw ErrorMapping.noCommonAlgorithm(algorithms)
         }
         let residentKey = try residentKeyDecision(device, deadline: deadline)
-        let extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
+        let extensions: RegistrationExtensions
+        do {
+            extensions = try RegistrationExtensions(extensionInputs, info: device.info, residentKey: residentKey)
+        } catch {
+            // As Chromium (kAuthenticatorMissingLargeBlob, kAuthenticatorMissingResidentKeys for an enforced
+            // credProtect: NotAllowedError after a touch), so a page learns nothing of the key before the user acts.
+            environment.log.info("the key cannot do what the site requires: \(error.message)", request: id)
+            try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
+            throw error
+        }
         if let appidExclude {
             try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline)
         }

@@ -17,8 +17,9 @@ enum CredentialProtectionPolicy: String, Equatable {
     }
 
     /// The credProtect level to send, or nil to send none. With enforcement asked and a key that cannot
-    /// protect credentials, anything above userVerificationOptional is NotAllowedError (§12.1), before the key
-    /// is touched; without enforcement the credential is made unprotected, as CTAP allows.
+    /// protect credentials, anything above userVerificationOptional is NotAllowedError (§12.1; the ceremony
+    /// collects a touch first, as Chromium's IsCandidateAuthenticatorPostTouch); without enforcement the
+    /// credential is made unprotected, as CTAP allows.
     static func level(_ policy: CredentialProtectionPolicy?, enforce: Bool, info: AuthenticatorInfo)
         throws(WebAuthnError) -> Int?
     {

@@ -9,6 +9,8 @@ struct RegistrationExtensions {
     let inputs: RegistrationExtensionInputs
     let ctap: CredentialExtensions
 
+    /// Throws what the key cannot do that the page requires (an enforced credProtect, a required largeBlob):
+    /// NotAllowedError, which the ceremony gives only once the user touched the key.
     init(_ inputs: RegistrationExtensionInputs, info: AuthenticatorInfo, residentKey: Bool) throws(WebAuthnError) {
         self.inputs = inputs
         let supported = Set(info.extensions)
@@ -19,7 +21,7 @@ struct RegistrationExtensions {
         if let support = inputs.largeBlob {
             let capable = LargeBlobExtension.isSupported(info) && residentKey
             if support == .required, !capable {
-                throw .notSupported(
+                throw .notAllowed(
                     "The security key cannot store large blobs for a discoverable credential (largeBlob support is required)."
                 )
             }
