@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthn
 
 @testable import BridgeHost
 
@@ -40,6 +41,20 @@ struct LaunchContextTests {
             "../../extension/chromium-id.txt")
         let recorded = try String(contentsOf: idFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(recorded == ExtensionAllowList.chromiumID)
+    }
+
+    /// The Firefox id the host serves is the extension's own, and the one the host manifest lets start the host.
+    @Test func firefoxIDIsTheExtensionsGeckoID() throws {
+        func json(_ path: String) throws -> JSONValue {
+            let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(path)
+            return try JSONValue.parse(String(contentsOf: url, encoding: .utf8))
+        }
+        let extensionManifest = try json("../../extension/manifest.json")
+        #expect(
+            extensionManifest["browser_specific_settings"]?["gecko"]?["id"]?.stringValue == ExtensionAllowList.firefoxID
+        )
+        let hostManifest = try json("../../manifests/firefox.json.in")
+        #expect(hostManifest["allowed_extensions"]?.arrayValue == [.string(ExtensionAllowList.firefoxID)])
     }
 }
 
