@@ -101,6 +101,8 @@ struct AuthenticationCeremony {
             // Nothing verifies the user, so no credential the silent look missed could show: the key gets only a touch
             // request, and is refused once touched (Chromium's dummy touch in GetAssertionTask): one touch, as a key
             // holding the credential takes, whether the key would say "no credentials" before its touch or after.
+            // (Chromium sends a list that fits one request as it is, so there a CTAP 2.1 key holding none ends the
+            // request untouched, beside keys the user has not reached yet.)
             let holds = allowList.isEmpty ? "no passkey for \(rpID)" : "none of the allowed credentials"
             log.info("\(device.location.path) holds \(holds): a touch, then the refusal", request: id)
             try controller.collectTouch(
