@@ -118,8 +118,10 @@ public final class ReplyChannel: Sendable {
     private func sendFinal(_ frame: JSONValue, id: String?) {
         guard case .tooLarge(let size) = write(frame, id: id) else { return }
         log.error("reply of \(size) bytes exceeds the browser's 1 MiB limit; sending an error instead", request: id)
+        // Chromium has no such limit (it answers a 1 MB challenge): the page gets its catch-all, NotAllowedError,
+        // and the reason goes to `detail`.
         let tooLarge = WebAuthnError(
-            name: .notSupported, message: "The response is larger than a browser accepts from a native host.")
+            name: .notAllowed, message: "The response is larger than a browser accepts from a native host.")
         guard case .tooLarge = write(Self.errorFrame(id: id, tooLarge), id: id) else { return }
         log.error("the request id is too long to echo in an answer; answering with id null", request: nil)
         let unanswerable = WebAuthnError(

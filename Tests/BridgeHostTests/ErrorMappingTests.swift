@@ -45,6 +45,38 @@ struct ErrorMappingTests {
         }
     }
 
+    /// An input the request itself cannot use: the page gets Blink's own name and words, nothing else to hide.
+    @Test(
+        arguments: [
+            (
+                #"{"largeBlob": {"write": {"__binary__": "AQ"}}}"#, [[UInt8]](), DOMExceptionName.notSupported,
+                "The 'largeBlob' extension's 'write' parameter can only be used with a single credential present on 'allowCredentials'"
+            ),
+            (
+                #"{"largeBlob": {"support": "preferred", "read": true}}"#, [[1]], .notSupported,
+                "The 'largeBlob' extension's 'support' parameter is only valid when creating a credential"
+            ),
+            (
+                #"{"largeBlob": {"write": {"__binary__": "\#(String(repeating: "A", count: 2734))"}}}"#, [[1]],
+                .notSupported,
+                "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"
+            ),
+            (
+                #"{"prf": {"evalByCredential": {"AQ": {"first": {"__binary__": "AQ"}}}}}"#, [], .notSupported,
+                "'prf' extension has 'evalByCredential' with an empty allow list"
+            ),
+            (
+                #"{"prf": {"evalByCredential": {"Ag": {"first": {"__binary__": "AQ"}}}}}"#, [[1]], .syntax,
+                "'prf' extension contains 'evalByCredential' key that doesn't match any in allowedCredentials"
+            ),
+        ] as [(String, [[UInt8]], DOMExceptionName, String)])
+    func signInInputRefusalsAreChromiumsWords(text: String, allow: [[UInt8]], name: DOMExceptionName, words: String) {
+        #expect(throws: WebAuthnError(name, words)) {
+            _ = try AuthenticationExtensionInputs(json(text), allowCredentials: allow)
+        }
+        #expect(ErrorMapping.pageMessage(for: WebAuthnError(name, words)) == words)
+    }
+
     @Test func anExcludedCredentialIsChromiumsInvalidStateText() {
         let error = ErrorMapping.webAuthnError(
             for: FIDOError(code: FIDOError.credentialExcluded, function: "f"), cancelled: false, timedOut: false)

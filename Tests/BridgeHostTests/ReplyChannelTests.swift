@@ -45,7 +45,12 @@ struct ReplyChannelTests {
         let frames = try channel.frames()
         #expect(frames.count == 1)
         #expect(frames.first?["id"]?.stringValue == "r-1")
-        #expect(frames.first?["error"]?["name"]?.stringValue == "NotSupportedError")
+        #expect(
+            frames.first?["error"]
+                == .object([
+                    ("name", .string("NotAllowedError")), ("message", .string(ErrorMapping.PageText.notAllowed)),
+                ]))
+        #expect(frames.first?["detail"]?.stringValue?.contains("larger than a browser accepts") == true)
     }
 
     @Test func anAnswerWhoseIDIsTooLongToEchoGoesOutOnceWithIDNull() throws {

@@ -1,11 +1,12 @@
 """create/get through the real host and SoftToken, each credential verified by py_webauthn."""
 
+import os
 import time
 
 import pytest
 from fido2.webauthn import AttestationObject
 
-from bridge import NOT_ALLOWED_TEXT, binary, create_token, decode_binary, extension_data
+from bridge import NOT_ALLOWED_TEXT, binary, create_token, decode_binary
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
 
@@ -157,6 +158,16 @@ def test_a_platform_authenticator_is_refused_at_once(launch, token):
     options, _ = creation_options(authenticatorSelection={"authenticatorAttachment": "platform"})
     reply, statuses = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
     assert reply["error"]["name"] == "NotAllowedError" and statuses == [], (reply, statuses)
+
+
+def test_a_reply_too_large_for_the_browser_is_chromiums_not_allowed_text(launch, token):
+    # An 800 KB challenge: Chromium answers it, but its clientDataJSON, base64url-encoded twice, makes the reply
+    # larger than the 1 MiB a browser takes from a native host. The page gets Chromium's catch-all, the user the why.
+    host = launch(token)
+    options, _ = creation_options(challenge=os.urandom(800 * 1024))
+    reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"] == {"name": "NotAllowedError", "message": NOT_ALLOWED_TEXT}, str(reply)[:300]
+    assert "larger than a browser accepts" in reply["detail"], reply
 
 
 def test_long_names_are_cut_to_64_bytes_for_the_key(launch, token):

@@ -2,7 +2,9 @@ import WebAuthn
 
 /// The page's `extensions` member, read and validated as WebAuthn L3 §10 and CTAP 2.1 §12 define each input,
 /// before any key is touched. Unknown extension identifiers are ignored, as browsers do; a known one with a
-/// malformed value is a TypeError, as the IDL conversion in a browser would raise.
+/// malformed value is a TypeError, as the IDL conversion in a browser would raise. An input the request cannot
+/// use is refused with Chromium 156's name and words (Blink's authentication_credentials_container.cc, and for
+/// largeBlob's read with write or a write without one allowed credential, authenticator_common_impl.cc).
 struct RegistrationExtensionInputs: Equatable, Sendable {
     enum LargeBlobSupport: Equatable { case required, preferred }
 
@@ -24,17 +26,18 @@ struct RegistrationExtensionInputs: Equatable, Sendable {
         guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
         credProps = try ExtensionField.bool(json, "credProps") ?? false
         if let prf = json["prf"] {
-            let inputs = try PRFInputs(prf, name: "prf")
-            guard inputs.evalByCredential.isEmpty else {
-                throw .notSupported("prf.evalByCredential cannot be used when creating a credential.")
+            if PRFInputs.hasEvalByCredential(prf) {
+                throw .notSupported("The 'evalByCredential' field cannot be set when creating a credential.")
             }
+            _ = try PRFInputs(prf, name: "prf")
             self.prf = true
         }
         hmacCreateSecret = try ExtensionField.bool(json, "hmacCreateSecret") ?? false
         if let large = json["largeBlob"] {
             guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
-            if large["read"] != nil || large["write"] != nil {
-                throw .notSupported("largeBlob read and write are only available when signing in.")
+            for member in ["read", "write"] where large[member] != nil {
+                throw .notSupported(
+                    "The 'largeBlob' extension's '\(member)' parameter is only valid when requesting an assertion")
             }
             let support = try ExtensionField.string(large, "support", in: "largeBlob")
             largeBlob = support == "required" ? .required : .preferred
@@ -75,7 +78,11 @@ struct AuthenticationExtensionInputs: Equatable, Sendable {
         if try ExtensionField.bool(json, "credProps") == true {
             throw .notSupported("The 'credProps' extension is only valid when creating a credential")
         }
+        let large = try json["largeBlob"].map { (large) throws(WebAuthnError) in try Self.largeBlob(large) }
         if let prf = json["prf"] {
+            if PRFInputs.hasEvalByCredential(prf), allowCredentials.isEmpty {
+                throw .notSupported("'prf' extension has 'evalByCredential' with an empty allow list")
+            }
             let inputs = try PRFInputs(prf, name: "prf")
             try inputs.validate(allowCredentials: allowCredentials)
             self.prf = inputs
@@ -95,26 +102,39 @@ struct AuthenticationExtensionInputs: Equatable, Sendable {
         if prf != nil, hmacGetSecret != nil {
             throw .notSupported("prf and hmacGetSecret cannot be used in the same request.")
         }
-        if let large = json["largeBlob"] {
-            guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
-            if large["support"] != nil {
-                throw .notSupported("largeBlob.support is only available when creating a credential.")
+        switch (large?.read ?? false, large?.write) {
+        case (true, _?):
+            throw .notSupported(
+                "Only one of the 'largeBlob' extension's 'read' and 'write' parameters is allowed at a time")
+        case (true, nil): largeBlob = .read
+        case (false, let blob?):
+            guard allowCredentials.count == 1 else {
+                throw .notSupported(
+                    "The 'largeBlob' extension's 'write' parameter can only be used with a single credential present on 'allowCredentials'"
+                )
             }
-            let read = try ExtensionField.bool(large, "read") ?? false
-            let write = try ExtensionField.bytes(large, "write")
-            switch (read, write) {
-            case (true, _?): throw .notSupported("largeBlob cannot read and write in the same request.")
-            case (true, nil): largeBlob = .read
-            case (false, let blob?):
-                guard allowCredentials.count == 1 else {
-                    throw .notSupported("largeBlob.write needs exactly one credential in allowCredentials.")
-                }
-                largeBlob = .write(blob)
-            case (false, nil): break
-            }
+            largeBlob = .write(blob)
+        case (false, nil): break
         }
         getCredBlob = try ExtensionField.bool(json, "getCredBlob") ?? false
         appid = try ExtensionField.string(json, "appid", in: "extensions")
+    }
+
+    /// Blink's largest `largeBlob.write` (kMaxLargeBlobSize, 2 KiB), whatever the key could store.
+    static let maximumLargeBlobWrite = 2048
+
+    /// `largeBlob` at sign-in, as Blink checks it before the request leaves the page's renderer.
+    private static func largeBlob(_ large: JSONValue) throws(WebAuthnError) -> (read: Bool, write: [UInt8]?) {
+        guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
+        if large["support"] != nil {
+            throw .notSupported(
+                "The 'largeBlob' extension's 'support' parameter is only valid when creating a credential")
+        }
+        let write = try ExtensionField.bytes(large, "write")
+        if let write, write.count > maximumLargeBlobWrite {
+            throw .notSupported("The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)")
+        }
+        return (try ExtensionField.bool(large, "read") ?? false, write)
     }
 }
 

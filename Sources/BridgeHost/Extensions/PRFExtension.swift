@@ -29,10 +29,15 @@ struct PRFInputs: Equatable {
                 throw .typeError("\(name).evalByCredential must be an object.")
             }
             for (key, value) in members {
-                // Keys are base64url credential ids; an empty or undecodable key is a SyntaxError (§10.1.4).
-                guard !key.isEmpty, let id = Base64URL.decode(key) else {
+                // Keys are base64url credential ids; an empty or undecodable key is a SyntaxError (§10.1.4), in
+                // Blink's words (validateGetPublicKeyCredentialPRFExtension).
+                guard let id = Base64URL.decode(key) else {
                     throw WebAuthnError(
-                        .syntax, "\(name).evalByCredential has a key that is not a base64url credential id.")
+                        .syntax, "'prf' extension contains invalid base64url data in 'evalByCredential'")
+                }
+                guard !id.isEmpty else {
+                    throw WebAuthnError(
+                        .syntax, "'prf' extension contains an empty credential ID in 'evalByCredential'")
                 }
                 evalByCredential.append(
                     CredentialValues(credentialID: id, values: try Self.values(value, name: "\(name).evalByCredential"))
@@ -49,15 +54,17 @@ struct PRFInputs: Equatable {
         return Values(first: first, second: try ExtensionField.bytes(json, "second"))
     }
 
-    /// §10.1.4 client processing, steps 1–2: evalByCredential needs allowCredentials, and each of its keys
-    /// must name one of them.
+    /// Whether the page gave `evalByCredential` at all (Blink refuses even an empty one where it does not belong).
+    static func hasEvalByCredential(_ json: JSONValue) -> Bool {
+        json["evalByCredential"].map { !$0.isNull } ?? false
+    }
+
+    /// §10.1.4 client processing, step 2: each evalByCredential key must name one of allowCredentials (step 1,
+    /// evalByCredential without allowCredentials, is refused before the inputs are read).
     func validate(allowCredentials: [[UInt8]]) throws(WebAuthnError) {
-        guard !evalByCredential.isEmpty else { return }
-        guard !allowCredentials.isEmpty else {
-            throw .notSupported("prf.evalByCredential needs allowCredentials.")
-        }
         for entry in evalByCredential where !allowCredentials.contains(entry.credentialID) {
-            throw WebAuthnError(.syntax, "prf.evalByCredential names a credential that is not in allowCredentials.")
+            throw WebAuthnError(
+                .syntax, "'prf' extension contains 'evalByCredential' key that doesn't match any in allowedCredentials")
         }
     }
 
