@@ -57,11 +57,6 @@ struct ErrorMappingTests {
                 "The 'largeBlob' extension's 'support' parameter is only valid when creating a credential"
             ),
             (
-                #"{"largeBlob": {"write": {"__binary__": "\#(String(repeating: "A", count: 2734))"}}}"#, [[1]],
-                .notSupported,
-                "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"
-            ),
-            (
                 #"{"prf": {"evalByCredential": {"AQ": {"first": {"__binary__": "AQ"}}}}}"#, [], .notSupported,
                 "'prf' extension has 'evalByCredential' with an empty allow list"
             ),

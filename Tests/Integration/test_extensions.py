@@ -123,8 +123,6 @@ INPUT_REFUSALS = [
      "SyntaxError", "'prf' extension contains invalid base64url data in 'evalByCredential'"),
     ("get", "allowed", {"largeBlob": {"support": "required"}},
      "NotSupportedError", "The 'largeBlob' extension's 'support' parameter is only valid when creating a credential"),
-    ("get", "allowed", {"largeBlob": {"write": binary(b"x" * 2049)}},
-     "NotSupportedError", "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"),
     ("get", "allowed", {"largeBlob": {"read": True, "write": binary(b"x")}},
      "NotSupportedError", "Only one of the 'largeBlob' extension's 'read' and 'write' parameters is allowed at a time"),
     ("get", "none", {"largeBlob": {"write": binary(b"x")}}, "NotSupportedError",

@@ -206,10 +206,14 @@
     return Boolean(selection && selection.requireResidentKey);
   }
 
+  // Blink's largest largeBlob.write (kMaxLargeBlobSize, authentication_credentials_container.cc); Firefox has none.
+  const MAX_LARGE_BLOB_WRITE = 2048;
+
   /**
    * The refusals Chromium's own makes of a converted request before any authenticator, where the host, which
    * does not know the browser, would answer otherwise (Chromium 156, authenticator_common_impl.cc; measured):
-   * an `appid`/`appidExclude` that is no URL (SyntaxError; Firefox's SecurityError is the host's), and a
+   * an `appid`/`appidExclude` that is no URL (SyntaxError; Firefox's SecurityError is the host's), a largeBlob
+   * write over 2 KiB (after Blink's own refusals of `credProps` and `support` at get, which the host makes), and a
    * credProtect request that contradicts the rest (NotSupportedError). Answers [name, message] or null.
    */
   function browserRefusal(op, converted, browser) {
@@ -221,7 +225,13 @@
     if (appid !== undefined && appid !== '' && !canParseURL(appid)) {
       return ['SyntaxError', `The \`${appidKey}\` extension value is neither empty/null nor a valid URL${op === 'get' ? '' : '.'}`];
     }
-    if (op !== 'create') return null;
+    if (op === 'get') {
+      const large = extensions.largeBlob;
+      const write = !extensions.credProps && large && large.support === undefined ? large.write : undefined;
+      return write !== undefined && bytesOf(write).length > MAX_LARGE_BLOB_WRITE
+        ? ['NotSupportedError', "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"]
+        : null;
+    }
     const policy = extensions.credentialProtectionPolicy;
     const selection = publicKey.authenticatorSelection;
     const inconsistent = (extensions.enforceCredentialProtectionPolicy && (policy === undefined || policy === UV_OPTIONAL))

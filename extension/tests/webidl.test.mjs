@@ -317,6 +317,17 @@ test('browserRefusal: Chromium\'s SyntaxError for an appid that is no URL', () =
   assert.equal(refusal('not a URL', 'firefox'), null, 'Firefox\'s SecurityError is the host\'s');
 });
 
+test('browserRefusal: Chromium\'s NotSupportedError for a largeBlob write over 2 KiB, after its refusals of credProps and support', () => {
+  const refusal = (extensions, browser = 'chromium') => webidl.browserRefusal('get', webidl.convertOptions('get', { publicKey: { challenge: bytes(1), extensions } }, browser), browser);
+  const tooLarge = ['NotSupportedError', "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"];
+  assert.deepEqual(refusal({ largeBlob: { write: new Uint8Array(2049) } }), tooLarge);
+  assert.deepEqual(refusal({ largeBlob: { write: new DataView(new ArrayBuffer(4096), 1024, 2049) } }), tooLarge);
+  assert.equal(refusal({ largeBlob: { write: new Uint8Array(2048) } }), null);
+  assert.equal(refusal({ largeBlob: { write: new Uint8Array(2049), support: 'preferred' } }), null, 'the host refuses support first');
+  assert.equal(refusal({ largeBlob: { write: new Uint8Array(2049) }, credProps: true }), null, 'the host refuses credProps first');
+  assert.equal(refusal({ largeBlob: { write: new Uint8Array(2049) } }, 'firefox'), null, 'Firefox has no such limit');
+});
+
 test('browserRefusal: Chromium\'s SyntaxError for an appidExclude that is no URL, NotSupportedError for a contradictory credProtect', () => {
   const refusal = (publicKey, browser = 'chromium') => webidl.browserRefusal('create', webidl.convertOptions('create', creation(publicKey), browser), browser);
   assert.deepEqual(refusal({ extensions: { appidExclude: null } }), ['SyntaxError', 'The `appidExclude` extension value is neither empty/null nor a valid URL.']);
