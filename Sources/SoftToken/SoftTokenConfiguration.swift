@@ -228,8 +228,9 @@ extension SoftTokenConfiguration {
         noCredentialsOrder = try c.decodeIfPresent(NoCredentialsOrder.self, forKey: .noCredentialsOrder)
     }
 
+    /// The order the reported versions imply: CTAP 2.1's with FIDO_2_1, 2.0's without.
+    public var noCredentialsOrderOfItsVersions: NoCredentialsOrder { ctap21 ? .atOnce : .afterTouch }
+
     /// The order getAssertion follows: the one configured, or the one the reported versions imply.
-    public var effectiveNoCredentialsOrder: NoCredentialsOrder {
-        noCredentialsOrder ?? (ctap21 ? .atOnce : .afterTouch)
-    }
+    public var effectiveNoCredentialsOrder: NoCredentialsOrder { noCredentialsOrder ?? noCredentialsOrderOfItsVersions }
 }

@@ -20,6 +20,11 @@ public enum TokenDescription {
         if c.builtInUV { parts.append("built-in UV") }
         if c.alwaysUV { parts.append("alwaysUv") }
         if c.ctap21 && c.largeBlobs { parts.append("largeBlobs") }
+        if c.effectiveNoCredentialsOrder != c.noCredentialsOrderOfItsVersions {
+            parts.append(
+                c.effectiveNoCredentialsOrder == .atOnce
+                    ? "\"no credentials\" at once" : "\"no credentials\" after the touch")
+        }
         parts.append("extensions \((c.extensions ?? SoftToken.supportedExtensions).joined(separator: ", "))")
         parts.append("maxMsgSize \(c.maxMessageSize)")
         if let count = c.maxCredentialCountInList { parts.append("\(count) credentials per list") }

@@ -34,6 +34,17 @@ struct TokenToolTests {
         #expect(line.contains("PIN protocols 1;") && line.contains("no pinUvAuthToken"))
     }
 
+    @Test func anOrderOfNoCredentialsOtherThanItsVersionsIsShown() throws {
+        var configuration = try #require(SoftTokenProfile.named("yubikey5")).configuration
+        #expect(!TokenDescription.capabilities(configuration).contains("no credentials"))
+        configuration.noCredentialsOrder = .atOnce
+        #expect(!TokenDescription.capabilities(configuration).contains("no credentials"))
+        configuration.noCredentialsOrder = .afterTouch
+        #expect(TokenDescription.capabilities(configuration).contains("; \"no credentials\" after the touch;"))
+        configuration.ctap21 = false
+        #expect(!TokenDescription.capabilities(configuration).contains("no credentials"))
+    }
+
     @Test func hexKeepsLeadingZeros() {
         #expect(TokenDescription.hex([0x00, 0x0A, 0xFF]) == "000aff")
     }
