@@ -157,14 +157,18 @@ export function createPrompts(deps) {
       return;
     }
     prompt.windowId = created.id;
+    prompt.tabOfWindow = Array.isArray(created.tabs) && created.tabs[0] && Number.isInteger(created.tabs[0].id) ? created.tabs[0].id : null;
     byWindow.set(created.id, prompt);
     if (prompt.closed) close(prompt);
+    // The page may have connected before windows.create answered.
+    for (const port of prompt.waiting.splice(0)) admit(prompt, port);
   }
 
   function close(prompt) {
     prompt.closed = true;
     if (prompt.timer) cancelLater(prompt.timer);
     prompt.timer = null;
+    for (const port of prompt.waiting.splice(0)) port.disconnect();
     byToken.delete(prompt.token);
     if (byHostId.get(prompt.hostId) === prompt) byHostId.delete(prompt.hostId);
     if (prompt.windowId === null) return; // still opening: open() closes it once it exists
@@ -208,7 +212,8 @@ export function createPrompts(deps) {
     }
     if (!prompt) {
       prompt = {
-        hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, port: null, closed: false, final: false,
+        hostId, token: deps.randomToken(), tabId: request.tabId, windowId: null, tabOfWindow: null, port: null, waiting: [],
+        closed: false, final: false,
         site: siteOf(request), status: '', detail: '', accounts: null, attemptsLeft: null, focused: false, timer: null,
         canHandOff: request.canHandOff === true,
       };
@@ -244,7 +249,11 @@ export function createPrompts(deps) {
     push(prompt);
   }
 
-  /** The prompt page connected: it must be ours, at our URL, with a token of an open window. */
+  /**
+   * The prompt page connected: it must be ours, at our URL, with a token of an open window, and in that window. The
+   * token alone is not enough: another extension with the "tabs" permission reads the window's URL, and both browsers
+   * let it open our page in a window of its own, which it may size and place to catch the user's next click.
+   */
   function attach(port, ownUrlPrefix) {
     const url = port.sender && typeof port.sender.url === 'string' ? port.sender.url : '';
     let token = null;
@@ -253,6 +262,19 @@ export function createPrompts(deps) {
     }
     const prompt = token ? byToken.get(token) : undefined;
     if (!prompt) {
+      port.disconnect();
+      return;
+    }
+    if (prompt.windowId === null) prompt.waiting.push(port);   // windows.create has not answered yet: open() admits it
+    else admit(prompt, port);
+  }
+
+  /** A port of the prompt's page, taken only from the tab of the window the background opened. */
+  function admit(prompt, port) {
+    const tab = port.sender && port.sender.tab;
+    const inItsWindow = !!tab && tab.windowId === prompt.windowId && (prompt.tabOfWindow === null || tab.id === prompt.tabOfWindow);
+    if (!inItsWindow) {
+      log('warn', 'refused a security-key window page outside the window opened for it');
       port.disconnect();
       return;
     }

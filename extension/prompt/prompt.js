@@ -23,6 +23,9 @@ const fit = () => {
 };
 const view = createPromptView(document, port, { now: () => performance.now() },
   { openKeysPage: () => ext.tabs.create({ url: ext.runtime.getURL(KEYS_PAGE_PATH) }) });
+// The background refused this page (a copy of it outside the window opened for it) or closed the port: nothing here
+// acts any more. data-port says so, for tests.
+port.onDisconnect.addListener(() => { document.documentElement.dataset.port = 'closed'; });
 port.onMessage.addListener((message) => {
   if (!message || message.kind !== 'view') return;
   view.render(message);

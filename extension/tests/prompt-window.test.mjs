@@ -43,7 +43,8 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     createWindow: (options) => {
       windows.created.push(options);
       if (windowsFail) return Promise.reject(new Error('No windows here'));
-      const made = { id: nextWindowId++ };
+      const id = nextWindowId++;
+      const made = { id, tabs: [{ id: id + 1000, windowId: id }] };   // windows.create's answer: the window and its one tab
       if (!deferWindows) return Promise.resolve(made);
       return new Promise((resolve) => windows.pending.push(() => resolve(made)));
     },
@@ -78,9 +79,10 @@ function setup({ deferWindows = false, windowsFail = false } = {}) {
     bridge.attachFrame(port);
     return { port, page: (m) => port.onMessage.fire(m) };
   };
-  /** The prompt page of the n-th window connecting, as the browser would report it. */
-  const windowPage = (n = 0, url = windows.created[n].url) => {
-    const port = fakePort({ id: 'ext', url });
+  /** The prompt page of the n-th window connecting, as the browser would report it: from that window's one tab, or
+   *  from `tab` ({id, windowId}). */
+  const windowPage = (n = 0, url = windows.created[n].url, tab = { id: 1100 + n, windowId: 100 + n }) => {
+    const port = fakePort({ id: 'ext', url, tab });
     prompts.attach(port, PAGE_URL);
     return port;
   };
@@ -238,6 +240,59 @@ test('only our prompt page at its own URL, with the token of an open window, is 
     port.onMessage.fire({ kind: 'select', index: 0 });
   }
   assert.equal(t.native.sent.length, 2, 'nothing reached the host');
+});
+
+test('a copy of the window\'s page, with its token, in a window the background did not open for it, gets nothing', async () => {
+  // Another extension with the "tabs" permission reads the window's URL and opens it in a window of its own (both
+  // browsers let it), placed where the user is about to click.
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  await settle();
+  const tabless = fakePort({ id: 'ext', url: t.windows.created[0].url });
+  t.prompts.attach(tabless, PAGE_URL);
+  const copies = [
+    t.windowPage(0, undefined, { id: 7, windowId: 70 }),      // its own window
+    t.windowPage(0, undefined, { id: 7, windowId: 100 }),     // another tab in our window
+    tabless,
+  ];
+  for (const copy of copies) {
+    assert.equal(copy.disconnected, true);
+    assert.deepEqual(copy.sent, []);
+    copy.onMessage.fire({ kind: 'select', index: 0 });
+    copy.onMessage.fire({ kind: 'another-way' });
+    copy.onMessage.fire({ kind: 'close' });
+  }
+  assert.equal(t.native.sent.length, 2, 'nothing reached the host');
+  assert.deepEqual([port.sent, t.windows.removed], [[], []]);
+  const page = t.windowPage();
+  assert.equal(page.disconnected, false);
+  assert.equal(page.sent[0].status, 'select-account', 'the window itself still gets its view');
+});
+
+test('the page connecting before windows.create answers is taken once the window is known, if it is in it', async () => {
+  const t = setup({ deferWindows: true });
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  const url = t.windows.created[0].url;
+  const copy = t.windowPage(0, url, { id: 7, windowId: 70 });
+  const page = t.windowPage(0, url);
+  assert.deepEqual([copy.disconnected, page.disconnected, page.sent], [false, false, []]);
+  t.windows.pending[0]();
+  await settle();
+  assert.equal(copy.disconnected, true);
+  assert.deepEqual(copy.sent, []);
+  assert.equal(page.disconnected, false);
+  assert.equal(page.sent.at(-1).status, 'touch');
+
+  const ended = setup({ deferWindows: true });
+  const other = await started(ended);
+  ended.hostSays({ id: other.id, type: 'status', status: 'touch' });
+  await settle();
+  const early = ended.windowPage();
+  ended.hostSays({ id: other.id, type: 'result', credential: {} });
+  assert.equal(early.disconnected, true, 'the request ended before its window existed');
 });
 
 test('an error with a detail for the user keeps (or opens) the window to say why; the detail never reaches the page', async () => {
