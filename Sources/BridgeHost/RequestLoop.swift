@@ -59,6 +59,7 @@ public final class RequestLoop: @unchecked Sendable {
                     endRunning()
                     return 0
                 case .oversize(let length):
+                    if mode == nil { mode = .ceremonies }  // a first frame, even one dropped, fixes the mode
                     log.warn("dropped a \(length)-byte frame: over the \(maxInboundFrame)-byte limit")
                     environment.replies.error(
                         nil,

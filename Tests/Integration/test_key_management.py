@@ -106,6 +106,17 @@ def test_a_ceremony_connection_is_refused_every_key_frame_and_the_key_keeps_its_
     assert len(oracle_listing(oracle)) == 3
 
 
+def test_manage_after_a_first_frame_over_the_limit_is_refused(launch, token):
+    """A first frame the host drops (over its inbound limit) still fixes the connection as a ceremony one."""
+    host = launch(token, env={"WEBAUTHN_BRIDGE_MAX_FRAME_BYTES": "1024"})
+    host.send_raw(b"{" + b" " * 4000 + b"}")
+    assert host.recv()["error"]["name"] == "TypeError"
+    late, _ = host.request({"id": "r1", "type": "manage"})
+    assert late["type"] == "error" and late["error"]["name"] == "TypeError", late
+    refused, _ = host.request({"id": "r2", "type": "key-info", "device": "x"})
+    assert refused["type"] == "error" and refused["error"]["name"] == "TypeError", refused
+
+
 def test_a_key_management_connection_serves_no_ceremony(launch, token, pinentry):
     host, _ = manage(launch, token, pinentry)
     refused, _ = host.request({"id": "r1", "type": "create", "origin": "https://example.com", "options": {}})
