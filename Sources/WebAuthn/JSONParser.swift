@@ -235,50 +235,38 @@ struct JSONParser {
         }
     }
 
-    /// RFC 8259 number grammar; integers of up to 15 digits take a fast path, the rest go through the
-    /// standard library's correctly rounded conversion. Values too large for a Double are refused.
+    /// RFC 8259 number grammar, converted by the standard library (correctly rounded). Values too large for a
+    /// Double are refused. (A path for short integers was measured and dropped: the bench's codec ran 6.779 G
+    /// instructions with it, 6.782 G without, under callgrind: frames carry few numbers.)
     mutating func parseNumber() throws(JSONError) -> Double {
         let start = offset
-        var negative = false
-        if input[offset] == UInt8(ascii: "-") {
-            negative = true
-            offset += 1
-        }
-        var integer: Int64 = 0
-        var digits = 0
+        if input[offset] == UInt8(ascii: "-") { offset += 1 }
         guard offset < input.count, isDigit(input[offset]) else { throw fail(.invalidNumber) }
         if input[offset] == UInt8(ascii: "0") {
             offset += 1
-            digits = 1
         } else {
-            while offset < input.count, isDigit(input[offset]) {
-                if digits < 18 { integer = integer * 10 + Int64(input[offset] - UInt8(ascii: "0")) }
-                digits += 1
-                offset += 1
-            }
+            skipDigits()
         }
-        var isInteger = true
         if offset < input.count, input[offset] == UInt8(ascii: ".") {
-            isInteger = false
             offset += 1
             guard offset < input.count, isDigit(input[offset]) else { throw fail(.invalidNumber) }
-            while offset < input.count, isDigit(input[offset]) { offset += 1 }
+            skipDigits()
         }
         if offset < input.count, input[offset] == UInt8(ascii: "e") || input[offset] == UInt8(ascii: "E") {
-            isInteger = false
             offset += 1
             if offset < input.count, input[offset] == UInt8(ascii: "+") || input[offset] == UInt8(ascii: "-") {
                 offset += 1
             }
             guard offset < input.count, isDigit(input[offset]) else { throw fail(.invalidNumber) }
-            while offset < input.count, isDigit(input[offset]) { offset += 1 }
-        }
-        if isInteger, digits <= 15 {
-            return negative ? -Double(integer) : Double(integer)
+            skipDigits()
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<offset]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw JSONError(.invalidNumber, at: start) }
         return value
+    }
+
+    mutating func skipDigits() {
+        while offset < input.count, isDigit(input[offset]) { offset += 1 }
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
@@ -299,7 +287,8 @@ struct JSONParser {
                 let run = UnsafeBufferPointer(rebasing: input[runStart..<offset])
                 offset += 1
                 // ASCII is valid UTF-8 as it stands, which spares the generic validating initializer (most
-                // names, types and base64url text of a frame are ASCII).
+                // names, types and base64url text of a frame are ASCII). Kept for its figure: the bench's codec
+                // (64-entry list, 1 MiB binary) ran 6.78 G instructions with it, 8.10 G without, under callgrind.
                 if decoded == nil, allBits < 0x80 {
                     return String(decoding: run, as: UTF8.self)
                 }
