@@ -107,6 +107,8 @@ def test_prf_eval_by_credential_picks_the_credential_the_key_answers_with(launch
 # PRFExtension) and, for largeBlob's read with write and a write without one allowed credential,
 # authenticator_common_impl.cc (AuthenticatorStatusToDOMException gives the text).
 INPUT_REFUSALS = [
+    ("create", "allowed", {"appid": ""}, "NotSupportedError", "The 'appid' extension is only valid when requesting an "
+     "assertion for a pre-existing credential that was registered using the legacy FIDO U2F API."),
     ("create", "allowed", {"prf": {"evalByCredential": {b64url(b"id"): {"first": binary(b"x")}}}},
      "NotSupportedError", "The 'evalByCredential' field cannot be set when creating a credential."),
     ("create", "allowed", {"largeBlob": {"read": True}},

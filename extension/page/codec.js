@@ -287,6 +287,7 @@
     NotSupportedError: 'Operation is not supported',
     InvalidStateError: 'An attempt was made to use an object that is not, or is no longer, usable',
     AbortError: 'The operation was aborted. ',
+    SyntaxError: 'An invalid or illegal string was specified',
   });
   // Chromium's texts for a document refused (chromium-texts.js focus, activation, policy, opaque; a test holds
   // them) → Firefox's own refusal of that document: [name, message].

@@ -174,6 +174,7 @@ test('Firefox pages get Firefox\'s words for the host\'s and the background\'s e
     [{ name: 'SecurityError', message: chromium.badRelyingPartyID }, 'The operation is insecure.'],
     [{ name: 'NotAllowedError', message: chromium.opaque }, 'The operation is insecure.', 'SecurityError'],
     [{ name: 'NotSupportedError', message: 'Required parameters missing in `options.publicKey`.' }, 'Operation is not supported'],
+    [{ name: 'SyntaxError', message: "'prf' extension contains an empty credential ID in 'evalByCredential'" }, 'An invalid or illegal string was specified'],
     [{ name: 'TimeoutError', message: 'timed out' }, 'The request is not allowed by the user agent or the platform in the current context, possibly because the user denied permission.'],
     [{ name: 'TypeError', message: 'User handle exceeds 64 bytes.' }, 'user.id is too long'],
     [{ name: 'TypeError', message: 'something else' }, 'something else'],

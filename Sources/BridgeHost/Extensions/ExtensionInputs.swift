@@ -24,6 +24,12 @@ struct RegistrationExtensionInputs: Equatable, Sendable {
     init(_ json: JSONValue?) throws(WebAuthnError) {
         guard let json, !json.isNull else { return }
         guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
+        // Both browsers refuse any appid at create (Firefox 153 with the same name, "Operation is not supported").
+        if let appid = json["appid"], !appid.isNull {
+            throw .notSupported(
+                "The 'appid' extension is only valid when requesting an assertion for a pre-existing credential that was registered using the legacy FIDO U2F API."
+            )
+        }
         credProps = try ExtensionField.bool(json, "credProps") ?? false
         if let prf = json["prf"] {
             if PRFInputs.hasEvalByCredential(prf) {

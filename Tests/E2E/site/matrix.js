@@ -144,6 +144,16 @@
     ['create', ['publicKey', 'user', 'id'], '65bytes', () => new Uint8Array(65)],
     ['get', ['publicKey', 'allowCredentials', 0, 'type'], 'unknownType', () => 'other'],
     ['get', ['publicKey', 'allowCredentials'], 'unknownTypeAndKnown', () => [{ type: 'other', id: OTHER_ID.slice() }, { type: 'public-key', id: knownId.slice() }]],
+    // Extension inputs the request cannot use, refused before any authenticator (each browser's own words).
+    ['create', ['publicKey', 'extensions', 'appid'], 'theOrigin', () => location.origin],
+    ['create', ['publicKey', 'extensions', 'largeBlob'], 'read', () => ({ read: true })],
+    ['create', ['publicKey', 'extensions', 'largeBlob'], 'write', () => ({ write: new Uint8Array([1]) })],
+    ['create', ['publicKey', 'extensions', 'prf'], 'evalByCredential', () => ({ evalByCredential: {} })],
+    ['get', ['publicKey', 'extensions', 'largeBlob'], 'support', () => ({ support: 'required' })],
+    ['get', ['publicKey', 'extensions', 'largeBlob'], 'readAndWrite', () => ({ read: true, write: new Uint8Array([1]) })],
+    ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredentialNotAllowed', () => ({ evalByCredential: { AQID: { first: new Uint8Array([1]) } } })],
+    ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredentialEmptyKey', () => ({ evalByCredential: { '': { first: new Uint8Array([1]) } } })],
+    ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredentialNotBase64url', () => ({ evalByCredential: { a: { first: new Uint8Array([1]) } } })],
   ];
 
   function variants() {
