@@ -12,6 +12,23 @@ enum ErrorMapping {
     static func webAuthnError(for error: FIDOError, cancelled: Bool, timedOut: Bool) -> WebAuthnError {
         if cancelled { return aborted }
         if timedOut { return timeout }
+        let mapped = pageError(for: error)
+        return offersRetry.contains(error.code) ? mapped.retryable() : mapped
+    }
+
+    /// The key's answers after which Chromium's dialog offers "Try again" (its error sheets whose accept button
+    /// calls `StartOver`, chrome/browser/ui/webauthn/sheet_models.cc; which failure shows which sheet:
+    /// `ChromeAuthenticatorRequestDelegate::DoesBlockRequestOnFailure`): no credential for the site
+    /// (kKeyNotRegistered), an excluded one (kKeyAlreadyRegistered), a soft or hard PIN block, a key pulled out
+    /// during the PIN, a missing capability (no PIN for required UV, no common algorithm), a full key, a refusal
+    /// (kUserConsentDenied). A timeout (its sheet has only Close) and failures Chromium answers at once do not.
+    static let offersRetry: Set<Int32> = [
+        FIDOError.credentialExcluded, FIDOError.noCredentials, FIDOError.pinBlocked, FIDOError.pinAuthBlocked,
+        FIDOError.pinRequired, FIDOError.pinNotSet, FIDOError.uvBlocked, FIDOError.deviceRemoved,
+        FIDOError.unsupportedAlgorithm, FIDOError.keyStoreFull, FIDOError.operationDenied,
+    ]
+
+    private static func pageError(for error: FIDOError) -> WebAuthnError {
         switch error.code {
         case FIDOError.credentialExcluded:
             return WebAuthnError(
@@ -47,11 +64,10 @@ enum ErrorMapping {
             return timeout
         case FIDOError.receiveFailed:
             // libfido2 says FIDO_ERR_RX both when its timeout ran out and when the key's answer was unreadable
-            // (a report that is short, garbled or out of sequence, a message too long): only the first is a timeout.
-            return timedOut
-                ? timeout
-                : WebAuthnError(
-                    name: .notAllowed, message: "The security key's answer could not be read (FIDO_ERR_RX).")
+            // (a report that is short, garbled or out of sequence, a message too long): the first is a timeout,
+            // answered above.
+            return WebAuthnError(
+                name: .notAllowed, message: "The security key's answer could not be read (FIDO_ERR_RX).")
         case FIDOError.keyStoreFull:
             return WebAuthnError(
                 name: .notAllowed,
@@ -77,12 +93,14 @@ enum ErrorMapping {
     /// NOT_ALLOWED_ERROR). The list goes to the log and the extension's notice.
     static func noCommonAlgorithm(_ requested: [Int]) -> WebAuthnError {
         WebAuthnError(
-            name: .notAllowed, message: "The security key supports none of the requested algorithms \(requested).")
+            name: .notAllowed, message: "The security key supports none of the requested algorithms \(requested)."
+        ).retryable()
     }
 
     /// A key that holds none of the allowed credentials, once the user touched it.
     static let noCredential = WebAuthnError(
-        name: .notAllowed, message: "The security key has no credential for this site.")
+        name: .notAllowed, message: "The security key has no credential for this site."
+    ).retryable()
     static let timeout = WebAuthnError(name: .notAllowed, message: "The operation timed out.")
     static let aborted = WebAuthnError(name: .abort, message: "The operation was aborted.")
     /// What one of several keys ends with when another key won the ceremony (`KeyRace`); never sent.

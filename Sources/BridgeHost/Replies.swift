@@ -97,6 +97,7 @@ public final class ReplyChannel: Sendable {
             ("error", .object([("name", .string(error.name.rawValue)), ("message", .string(pageMessage))])),
         ]
         if pageMessage != error.message { fields.append(("detail", .string(error.message))) }
+        if error.offersRetry { fields.append(("retry", .bool(true))) }
         return .object(fields)
     }
 

@@ -21,6 +21,11 @@ public enum DOMExceptionName: String, CaseIterable, Sendable, Equatable {
 public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
     public let name: DOMExceptionName
     public let message: String
+    /// The user may try again: a failure Chromium's dialog holds with a "Try again" button (the key the user
+    /// touched holds no credential for the site, already holds one, is PIN-blocked, lacks what the request needs,
+    /// is full, refused, or was pulled out during the PIN), rather than one that ends the request (a timeout, a
+    /// cancel, an unreadable answer).
+    public private(set) var offersRetry = false
 
     public init(_ name: DOMExceptionName, _ message: String) {
         self.name = name
@@ -36,6 +41,13 @@ public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible
     public static func security(_ message: String) -> WebAuthnError { WebAuthnError(.security, message) }
     public static func notSupported(_ message: String) -> WebAuthnError { WebAuthnError(.notSupported, message) }
     public static func encoding(_ message: String) -> WebAuthnError { WebAuthnError(.encoding, message) }
+
+    /// The same failure, one the user may try again (`offersRetry`).
+    public func retryable() -> WebAuthnError {
+        var copy = self
+        copy.offersRetry = true
+        return copy
+    }
 
     /// `{"name": …, "message": …}`, the `error` member of an error frame.
     public var json: JSONValue { .object([("name", .string(name.rawValue)), ("message", .string(message))]) }

@@ -82,6 +82,28 @@ struct ErrorMappingTests {
         )
     }
 
+    /// Chromium's error sheets that offer "Try again" (sheet_models.cc, `StartOver`), and the failures it ends at once
+    /// or whose sheet has only Close (the timeout).
+    @Test(
+        arguments: [
+            (FIDOError.noCredentials, true), (FIDOError.credentialExcluded, true), (FIDOError.pinAuthBlocked, true),
+            (FIDOError.pinBlocked, true), (FIDOError.keyStoreFull, true), (FIDOError.deviceRemoved, true),
+            (FIDOError.receiveFailed, false), (FIDOError.internalError, false), (FIDOError.actionTimeout, false),
+        ] as [(Int32, Bool)])
+    func theUserMayTryAgainWhereChromiumOffersIt(code: Int32, offered: Bool) {
+        let error = ErrorMapping.webAuthnError(
+            for: FIDOError(code: code, function: "fido_dev_get_assert"), cancelled: false, timedOut: false)
+        #expect(error.offersRetry == offered)
+    }
+
+    @Test func aTimeoutOrACancelIsNeverRetried() {
+        for (cancelled, timedOut) in [(true, false), (false, true)] {
+            let error = ErrorMapping.webAuthnError(
+                for: FIDOError(code: FIDOError.noCredentials, function: "f"), cancelled: cancelled, timedOut: timedOut)
+            #expect(!error.offersRetry)
+        }
+    }
+
     static let validator = RelyingPartyIDValidator(publicSuffixList: .system())
 
     @Test(

@@ -93,4 +93,16 @@ struct ReplyChannelTests {
         #expect(frame["error"]?["message"]?.stringValue == "user.id must be 1 to 64 bytes")
         #expect(frame["detail"] == nil)
     }
+
+    @Test func aFailureTheUserMayTryAgainSaysSoBesideThePagesError() throws {
+        let channel = SmallPipe(limit: 1 << 20)
+        channel.replies.error("r-1", ErrorMapping.noCredential)
+        channel.replies.error("r-2", ErrorMapping.timeout)
+        let frames = try channel.frames()
+        #expect(frames.map { $0["retry"] } == [.bool(true), nil])
+        #expect(
+            frames.map { $0["error"]?["message"]?.stringValue } == [
+                ErrorMapping.PageText.notAllowed, ErrorMapping.PageText.notAllowed,
+            ])
+    }
 }

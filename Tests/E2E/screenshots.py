@@ -49,6 +49,9 @@ STATES = {
     "processing": {"site": SIGN_IN, "status": "processing"},
     "error": {"site": REGISTER, "status": "error", "final": True,
               "detail": "The security key already holds a credential registered with this site"},
+    # A failure the user may try again (background/try-again.js): the page waits while the window offers Try again.
+    "retry": {"site": SIGN_IN, "status": "error", "retry": True,
+              "detail": "The security key has no credential for this site."},
     "select-account": {"site": SIGN_IN, "status": "select-account", "accounts": ACCOUNTS},
     # The key's refusal for want of room (protocol-constants.js errorDetails.keyStoreFull): the window offers the
     # Security keys page.
@@ -64,7 +67,7 @@ RENDER = """(async (view) => {
   const { createPromptView } = await import('./view.js');
   const { contentHeight, fitToContent } = await import('./window-size.js');
   globalThis.galleryView ??= createPromptView(document, { postMessage() {} }, { now: () => performance.now() });
-  const blank = { kind: 'view', detail: '', attemptsLeft: null, accounts: null, final: false };
+  const blank = { kind: 'view', detail: '', attemptsLeft: null, accounts: null, retry: false, final: false };
   globalThis.galleryView.render({ ...blank, ...view });
   await fitToContent(document, window, ext);   // as prompt.js does after each view
   await new Promise((done) => setTimeout(done, 300));   // the window's new size, and the next frames

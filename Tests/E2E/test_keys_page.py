@@ -83,13 +83,15 @@ def open_keys_page(session):
         excluded = session.rp("register", username=user)   # no PIN: not discoverable, UV discouraged
         assert excluded.get("ok"), excluded
         session.press_in_page()   # the window opens at once only for a press of the user's (prompt-window.js)
-        excluded = session.rp("register", username=user)   # excluded: the window stays to say why
-        assert excluded.get("name") == "InvalidStateError", excluded
+        # Excluded: the window says why (with Try again) while the page waits; closing it answers the page.
+        session.call(f"(window.heldCall = rp.register({json.dumps({'username': user})}), true)")
         window = PromptWindow.wait(session.browser)
         window.wait_for("document.body.className === 'error'")
         window.evaluate(f"(browser.tabs.create({{url: browser.runtime.getURL({json.dumps(POPUP_PATH[1:])})}}), true)")
         window.close()
         PromptWindow.wait_gone(session.browser)
+        excluded = session.call("window.heldCall")
+        assert excluded.get("name") == "InvalidStateError", excluded
     popup = extension_page.find(session.browser, POPUP_PATH)
     popup.wait_for("document.documentElement.dataset.view === 'fresh'", timeout=20)
     extension_page.click(popup, "#manage-keys")
@@ -180,11 +182,9 @@ def test_the_page_from_the_popup_lists_renames_and_deletes_passkeys_a_ceremony_m
     page.close()
     alice_name, bob_name = session.users["alice"], session.users["bob"]
     session.press_in_page()
-    gone = session.rp("signIn", username=alice_name, userVerification="discouraged")
+    # The key holds none for alice now: the window says why and offers Try again; the user closes it.
+    gone = session.rp_given_up("signIn", username=alice_name, userVerification="discouraged")
     assert gone.get("name") == "NotAllowedError", gone
-    window = PromptWindow.wait(session.browser)   # it says why, and stays until closed
-    window.wait_for("document.body.className === 'error'")
-    window.close()
     PromptWindow.wait_gone(session.browser)
     kept = session.rp("signIn", username=bob_name, userVerification="discouraged")
     assert kept.get("ok") and kept["verdict"]["username"] == bob_name, kept
@@ -195,14 +195,16 @@ def test_a_registration_refused_because_the_key_is_full_offers_the_page_in_the_s
     # The SoftToken answers the next makeCredential with CTAP2_ERR_KEY_STORE_FULL (its fault file, docs/robustness.md).
     Path(f"{session.token}.faults").write_text(json.dumps({"injectedErrors": {"1": 0x28}, "times": 1}))
     session.press_in_page()
-    full = session.rp("register", username=session.new_user("full"))
-    assert full.get("name") == "NotAllowedError", full
+    # The page waits while the window says why (with Try again); the page's button closes the window and answers it.
+    session.call(f"(window.heldCall = rp.register({json.dumps({'username': session.new_user('full')})}), true)")
     window = PromptWindow.wait(session.browser)
     window.wait_for("document.body.className === 'error' && !document.getElementById('manage-keys').hidden"
                     " && document.documentElement.dataset.layout === 'settled'")
     assert "no room for another passkey" in window.text()
     window.click("Manage security keys")
     PromptWindow.wait_gone(session.browser)
+    full = session.call("window.heldCall")
+    assert full.get("name") == "NotAllowedError", full
     page = extension_page.find(session.browser, KEYS_PATH)
     page.wait_for("document.documentElement.dataset.state === 'ready'", timeout=20)
     page.close()

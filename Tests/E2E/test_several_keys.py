@@ -2,10 +2,11 @@
 (SoftToken profile) behind /dev/hidraw0 and /dev/hidraw1 of a umockdev testbed, as test_usb_key.py does with one.
 The request goes to both keys; the security-key window asks the user to touch the one to use; one touch of the
 second key registers on it, and one touch of that key signs in. The RP verifies both, and the host's log names the
-key that served. Touching the key that holds none of the allowed credentials ends the sign-in at that one touch
+key that served. Touching the key that holds none of the allowed credentials fails the sign-in at that one touch
 (every key was asked silently first), whether it says "no credentials" after its touch (CTAP 2.0, the first key) or
-at once (2.1, the second), and the page's next call signs in with the other. Run on Chromium's proxy path too, where
-the page gets the same results. Each key takes a touch only when the test creates its FILE.touch (`--presence
+at once (2.1, the second): the page waits while the window offers Try again, which signs in with the other key, and
+Close, which gives the page NotAllowedError (its next call signs in with the other). Run on Chromium's proxy path
+too, where the page gets the same results. Each key takes a touch only when the test creates its FILE.touch (`--presence
 signal`), so every wait is on an event: the window's text, the page's result."""
 import json
 import sys
@@ -101,25 +102,69 @@ def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
 
-@pytest.mark.parametrize("holder, touched", [("second", "first"), ("first", "second")])
-def test_the_key_without_the_credential_touched_ends_the_sign_in_and_the_next_call_signs_in(browser, keys, holder,
-                                                                                           touched):
-    # Either key holding none, whichever order it says so in, takes the one touch and ends the sign-in; the page
-    # gets the browser's own NotAllowedError, on Chromium's proxy path as on its page path.
-    (holder, holder_node), (touched, touched_node) = keys[holder], keys[touched]
+RETRY_ARMED = "document.documentElement.dataset.retry === 'armed'"
+# Either key holding none, whichever order it says so in (the first after its touch, the second at once).
+ORDERS = [("second", "first"), ("first", "second")]
+
+
+def touched_the_key_without_the_credential(browser, keys, holder: str, touched: str) -> tuple[str, dict, PromptWindow]:
+    """Registers a user on `holder`, then signs in touching `touched`, which holds no credential for them: it takes
+    the one touch, and the window says why and offers Try again (armed) while the page's promise is still pending.
+    Returns the user, the registration and the window."""
+    (holder, _), (touched, touched_node) = keys[holder], keys[touched]
     user = browser.new_user("wrong-key")
     registered, _ = touching(browser, holder, "register", username=user)
     assert registered.get("ok"), registered
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
-    refused, ended = touching(browser, touched, "signIn", username=user)
+    before = len(browser.ended())
+    browser.press_in_page()
+    browser.call(f"(window.pendingCall = rp.signIn({json.dumps({'username': user})}), window.answered = false,"
+                 " window.pendingCall.then(() => { window.answered = true; }), true)")
+    window = PromptWindow.wait(browser.browser, timeout=30)
+    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(CHOOSE_A_KEY)}", timeout=30)
+    touch(touched)
+    (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the refusal's end", timeout=30)
+    assert ended["id"].endswith("-proxy") == (browser.path == "proxy"), (browser.kind, ended["line"])
+    assert ended["outcome"] == "failed" and chosen_keys(browser, ended) == [touched_node], ended
+    assert not Path(f"{touched}.touch").exists(), "one touch of the key holding none was all the refusal took"
+    window.wait_for(RETRY_ARMED, timeout=30)
+    assert "has no credential for this site" in window.text(), window.text()
+    assert browser.call("window.answered") is False, "the page waits while the window offers Try again"
+    return user, registered, window
+
+
+@pytest.mark.parametrize("holder, touched", ORDERS)
+def test_try_again_after_touching_the_key_without_the_credential_signs_in_with_the_other(browser, keys, holder,
+                                                                                         touched):
+    user, registered, window = touched_the_key_without_the_credential(browser, keys, holder, touched)
+    (holder, holder_node) = keys[holder]
+    before = len(browser.ended())
+    window.click("Try again")
+    # The same request again (Chromium's StartOver): the window asks for a key once more; the user touches the other.
+    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(CHOOSE_A_KEY)}", timeout=30)
+    touch(holder)
+    signed_in = browser.call("window.pendingCall", timeout=60)
+    assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
+    assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
+    (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the retry's end", timeout=30)
+    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [holder_node], ended
+    PromptWindow.wait_gone(browser.browser, timeout=30)
+
+
+@pytest.mark.parametrize("holder, touched", ORDERS)
+def test_closing_the_window_after_touching_the_key_without_the_credential_gives_not_allowed(browser, keys, holder,
+                                                                                            touched):
+    user, registered, window = touched_the_key_without_the_credential(browser, keys, holder, touched)
+    (holder, holder_node) = keys[holder]
+    window.click("Close")
+    refused = browser.call("window.pendingCall", timeout=60)
     assert refused.get("ok") is False and refused["name"] == "NotAllowedError", refused
     if browser.kind == "chromium":
         assert refused["message"] == NOT_ALLOWED_TEXT, refused
-    assert ended["outcome"] == "failed" and chosen_keys(browser, ended) == [touched_node], ended
-    assert not Path(f"{touched}.touch").exists(), "one touch of the key holding none was all the refusal took"
+    PromptWindow.wait_gone(browser.browser, timeout=30)
 
-    # The page calls again (the user chose the other key): the window still showing the refusal asks for a touch.
+    # The page calls again (the site's button pressed again): this time the user touches the other key.
     signed_in, ended = touching(browser, holder, "signIn", username=user)
     assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]

@@ -186,6 +186,14 @@ def test_excluded_credential_gives_invalid_state_after_touch(launch, tmp_path):
     reply, statuses = host.request({"id": "r-2", "type": "create", "origin": ORIGIN, "options": options})
     assert reply["error"]["name"] == "InvalidStateError", reply
     assert "touch" in [s["status"] for s in statuses]
+    assert reply.get("retry") is True, "Chromium's error sheet for a key already registered offers Try again"
+
+
+def test_a_refusal_that_ends_the_request_offers_no_retry(launch, token):
+    host = launch(token)
+    options, _ = creation_options(authenticatorSelection={"authenticatorAttachment": "platform"})
+    reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    assert reply["error"]["name"] == "NotAllowedError" and "retry" not in reply, reply
 
 
 def test_several_accounts_are_offered_for_choice(launch, token):

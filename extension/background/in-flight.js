@@ -10,6 +10,7 @@ import { NOT_ALLOWED } from '../common/chromium-errors.js';
 import { REQUEST, REPLY, isPlainObject } from '../common/protocol.js';
 import { createHostPort } from './host-port.js';
 import { holdLimit } from './host-queue.js';
+import { TIMED_OUT } from './try-again.js';
 
 // The host owns the real timeout (publicKey.timeout clamped by the shared policy, host-queue.js's holdLimit); the
 // watchdog only makes sure a page promise settles if the host never answers.
@@ -36,8 +37,8 @@ export function requestedRpId(type, options) {
 
 /**
  * deps: connectNative, disconnectError, setIndicator (host-port.js), setTimeout/clearTimeout, now, log,
- * prompt (router.js's createBridge has them), and queue() → the focus queue (host-queue.js), told when the
- * host is free again.
+ * prompt (router.js's createBridge has them), queue() → the focus queue (host-queue.js), told when the
+ * host is free again, and tryAgain() → the failures held for the user to try again (try-again.js).
  */
 export function createInFlight(deps) {
   const log = deps.log;
@@ -47,6 +48,7 @@ export function createInFlight(deps) {
   // The native port's own deps (connectNative, disconnectError, setIndicator, timers, clock, log) are ours.
   const host = createHostPort({ ...deps, onFrame: hostFrame, onLost: hostLost });
   const queue = { free: (id) => deps.queue().free(id), cancelling: (id) => deps.queue().cancelling(id), drop: (match) => deps.queue().drop(match) };
+  const tryAgain = () => deps.tryAgain();
 
   /** The host went away: requests it had fail, or go to the browser's own WebAuthn if it never answered. */
   function hostLost(verdict) {
@@ -93,8 +95,14 @@ export function createInFlight(deps) {
       // `detail` (top level, docs/protocol.md) is the precise reason: for the user's window and the popup's list,
       // never the page.
       const detail = typeof frame.detail === 'string' ? frame.detail : '';
-      forget(frame.id, { name, detail });
-      req.ctx.send({ kind: 'error', rid: req.rid, error: { name, message: String(error.message || '') } }, detail);
+      const pageError = { name, message: String(error.message || '') };
+      // A failure the user may try again (`retry`) waits in the window for Try again or Close, the page unanswered.
+      if (frame.retry === true && tryAgain().offer(frame.id, req.entry, promptRequest(req), pageError, detail)) {
+        release(frame.id);
+      } else {
+        forget(frame.id, { name, detail });
+        req.ctx.send({ kind: 'error', rid: req.rid, error: pageError }, detail);
+      }
     }
     if (final) queue.free(frame.id);
   }
@@ -105,17 +113,37 @@ export function createInFlight(deps) {
       rpId: req.rpId, userInputAt: req.userInputAt, canHandOff: !req.ctx.proxied || Boolean(req.ctx.page) };
   }
 
-  /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed. */
-  function forget(id, error = null) {
+  /** The host is done with attempt `id`; returns its request. */
+  function release(id) {
     const req = requests.get(id);
-    if (!req) return;
+    if (!req) return null;
     if (req.watchdog !== undefined) deps.clearTimeout(req.watchdog);
     requests.delete(id);
+    return req;
+  }
+
+  /** The request is over (answered, cancelled, timed out or lost): `error` ({name, detail}) when it failed.
+   *  `requeued`: it only went back to the focus queue, to be sent again. */
+  function forget(id, error = null, requeued = false) {
+    const req = release(id);
+    if (!req) return;
+    if (requeued) tryAgain().requeued(req.entry);
+    else tryAgain().settled(req.entry);
     prompt.ended(id, promptRequest(req), error);
   }
 
-  function cancel(id, req) {
-    forget(id);
+  /** The page's time ran out during a retried attempt (whose host clock started anew): it ends as a timeout. */
+  function timedOut(id) {
+    const req = requests.get(id);
+    if (!req) return;
+    forget(id, { name: NOT_ALLOWED.name, detail: TIMED_OUT });
+    host.send({ id, type: REQUEST.cancel });
+    queue.cancelling(id);
+    req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED }, TIMED_OUT);
+  }
+
+  function cancel(id, req, { requeued = false } = {}) {
+    forget(id, null, requeued);
     host.send({ id, type: REQUEST.cancel });
     queue.cancelling(id);
     log('debug', `cancelled ${id} (tab ${req.tabId} frame ${req.frameId})`);
@@ -126,9 +154,12 @@ export function createInFlight(deps) {
     const { ctx, rid, type, caller } = entry;
     if (!ctx.alive) return null;
     if (!host.connect()) {
+      tryAgain().settled(entry);
       ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
       return null;
     }
+    // The page's time, as the host counts it for the first attempt; a retry keeps it (try-again.js).
+    if (entry.deadline === undefined) entry.deadline = deps.now() + holdLimit(entry.options);
     // The path that served shows in the host log: proxied requests' ids end in "-proxy".
     const id = makeHostId(ctx.tabId, ctx.frameId, ctx.pageId, ++seq) + (ctx.proxied ? '-proxy' : '');
     const frame = { id, type, origin: caller.origin };
@@ -137,9 +168,10 @@ export function createInFlight(deps) {
       frame.crossOrigin = true;
     }
     frame.options = entry.options;
-    const req = { ctx, rid, type, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options),
+    const req = { ctx, rid, type, entry, tabId: ctx.tabId, frameId: ctx.frameId, since: deps.now(), rpId: requestedRpId(type, entry.options),
       userInputAt: caller.userInputAt ?? null };
     requests.set(id, req);
+    tryAgain().dispatched(entry, id);
     req.watchdog = deps.setTimeout(() => {
       if (requests.get(id) !== req) return;
       cancel(id, req);
@@ -159,5 +191,5 @@ export function createInFlight(deps) {
     return [null, null];
   }
 
-  return { host, requests, dispatch, cancel, find };
+  return { host, requests, dispatch, cancel, find, timedOut };
 }

@@ -137,6 +137,7 @@ const prompts = createPrompts({
   select: (hostId, index) => bridge.select(hostId, index),
   userCancelled: (hostId) => bridge.userCancelled(hostId),
   anotherWay: (hostId, choice) => bridge.anotherWay(hostId, choice),
+  tryAgain: (hostId) => bridge.tryAgain(hostId),
   log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
 });
 

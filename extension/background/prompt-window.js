@@ -18,6 +18,8 @@
  *   rp.id; later statuses update it; the request settling closes it, unless it failed with a `detail` for
  *   the user, which stays shown until the user closes the window. The user closing the window while the
  *   request runs is Cancel (the bridge answers NotAllowedError, as Chromium does when its dialog is cancelled).
+ *   A failure the user may retry (background/try-again.js) stays shown with "Try again" while the page waits; Try
+ *   again follows the same request to its next host id (rekey), closing the window gives the page the failure.
  *
  * Pure of browser globals (node tests it); the browser calls are in `deps`, given by main.js.
  */
@@ -73,6 +75,7 @@ export function accountsForView(accounts) {
  *   userCancelled(hostId)      → the bridge cancels the request and answers NotAllowedError
  *   anotherWay(hostId, {always}) → the bridge cancels the request at the host and hands it below the bridge
  *                                (always: the site goes on the per-site list)
+ *   tryAgain(hostId)           → the bridge sends the failed request to the host again (try-again.js)
  *   now(), setTimeout(fn, ms), clearTimeout(handle)   (default: the global ones)
  *   log(level, text)
  */
@@ -100,6 +103,7 @@ export function createPrompts(deps) {
       attemptsLeft: prompt.attemptsLeft,
       accounts: prompt.status === 'select-account' ? prompt.accounts : null,
       anotherWay: offersAnotherWay(prompt),
+      retry: prompt.retry === true,
       final: prompt.final,
     };
   }
@@ -224,6 +228,7 @@ export function createPrompts(deps) {
       deps.focusWindow(prompt.windowId).catch(() => { /* closed meanwhile: windowRemoved handles it */ });
     }
     prompt.status = String(frame.status || '');
+    prompt.retry = false;
     prompt.detail = typeof frame.detail === 'string' ? frame.detail : '';
     prompt.attemptsLeft = Number.isInteger(frame.attemptsLeft) ? frame.attemptsLeft : null;
     prompt.accounts = accountsForView(frame.accounts);
@@ -247,6 +252,32 @@ export function createPrompts(deps) {
     byHostId.delete(hostId);
     prompt.final = true;
     push(prompt);
+  }
+
+  /**
+   * The host failed request `hostId` with an error the user may try again: its window (opened if need be, under the
+   * tab's rules) shows it with Try again — when the window is the one the user's press brought to the front, as
+   * Chromium's dialog is in front of its tab. Whether it does: a window opened behind without the user's action
+   * only says why, and the page is answered at once (it would wait for a choice the user may never see).
+   */
+  function offerRetry(hostId, request, error) {
+    const shown = byHostId.get(hostId);
+    if (shown && (shown.closed || shown.final)) return false;
+    status(hostId, request, { status: 'error', detail: error.detail });
+    const prompt = byHostId.get(hostId);
+    if (!prompt.focused) return false;
+    prompt.retry = true;
+    push(prompt);
+    return true;
+  }
+
+  /** The retried request went to the host under a new id: its window follows it. */
+  function rekey(oldId, newId) {
+    const prompt = byHostId.get(oldId);
+    if (!prompt || oldId === newId) return;
+    byHostId.delete(oldId);
+    prompt.hostId = newId;
+    byHostId.set(newId, prompt);
   }
 
   /**
@@ -301,6 +332,13 @@ export function createPrompts(deps) {
       const hostId = prompt.hostId;
       close(prompt);
       deps.anotherWay(hostId, { always: message.always === true });
+    } else if (message.kind === 'try-again' && prompt.retry && !prompt.final) {
+      // The user's choice, from this window only: until the retry's first status, the window shows "processing".
+      prompt.retry = false;
+      prompt.status = 'processing';
+      prompt.detail = '';
+      push(prompt);
+      deps.tryAgain(prompt.hostId);
     } else if (message.kind === 'close') {
       userClosed(prompt);
     }
@@ -339,5 +377,5 @@ export function createPrompts(deps) {
     return !byWindow.has(windowId) && closed.get(windowId) === tabId;
   }
 
-  return { status, ended, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf, openCount: () => byToken.size };
+  return { status, ended, offerRetry, rekey, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf, openCount: () => byToken.size };
 }

@@ -15,6 +15,7 @@ import { createHostQueue } from './host-queue.js';
 import { createInFlight } from './in-flight.js';
 import { createIntake } from './intake.js';
 import { PROXIED_RID, createRequesters } from './requesters.js';
+import { createTryAgain } from './try-again.js';
 
 export const PORT_NAME = 'webauthn-bridge';
 
@@ -26,7 +27,8 @@ export const PORT_NAME = 'webauthn-bridge';
  *   setTimeout/clearTimeout, now()
  *   log(level, text)         → never passed secrets
  *   prompt                   → the security-key window (background/prompt-window.js): status(id, request,
- *                              frame) and ended(id, request, error); status frames go there, never to a page
+ *                              frame), ended(id, request, error), offerRetry and rekey (try-again.js); status
+ *                              frames go there, never to a page
  *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
  *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
  *   proxy                    → optional, Chromium's webAuthenticationProxy path (background/proxy.js):
@@ -39,15 +41,22 @@ export const PORT_NAME = 'webauthn-bridge';
  */
 export function createBridge(deps) {
   const log = deps.log || (() => {});
-  const prompt = deps.prompt || { status() {}, ended() {} };
-  const flight = createInFlight({ ...deps, log, prompt, queue: () => queue });
+  const prompt = deps.prompt || { status() {}, ended() {}, offerRetry: () => false, rekey() {} };
+  const tryAgain = createTryAgain({
+    prompt,
+    enqueue: (entry) => queue.add(entry),
+    dropQueued: (entry) => queue.drop((e) => e === entry).length > 0,
+    timedOut: (id) => flight.timedOut(id),
+    now: deps.now, setTimeout: deps.setTimeout, clearTimeout: deps.clearTimeout, log,
+  });
+  const flight = createInFlight({ ...deps, log, prompt, queue: () => queue, tryAgain: () => tryAgain });
   const { host, requests, cancel } = flight;
   const queue = createHostQueue({
     isTabFocused: (tabId) => deps.isTabFocused(tabId),
     send: (entry) => flight.dispatch(entry),
     preempt: (id, entry) => {
       const req = requests.get(id);
-      if (req) cancel(id, req);
+      if (req) cancel(id, req, { requeued: true });
       log('debug', `${id} (tab ${entry.tabId}) waits again: a focused tab asked`);
     },
     expired: (entry) => entry.ctx.send({ kind: 'error', rid: entry.rid, error: NOT_ALLOWED }),
@@ -80,7 +89,7 @@ export function createBridge(deps) {
   /** One request per tab; it waits in host-queue.js for the host and its tab's focus. */
   function enqueue(entry) {
     const { ctx, rid, tabId } = entry;
-    if (queue.hasTab(tabId) || [...requests.values()].some((req) => req.tabId === tabId)) {
+    if (queue.hasTab(tabId) || tryAgain.hasTab(tabId) || [...requests.values()].some((req) => req.tabId === tabId)) {
       ctx.send({ kind: 'error', rid, error: PENDING });
     } else if (!host.connect()) {
       ctx.send({ kind: 'fallback', rid, reason: host.state().reason || 'host-failed' });
@@ -93,6 +102,7 @@ export function createBridge(deps) {
   function pageCancelled(ctx, rid) {
     const [id, req] = flight.find(ctx, rid);
     if (id) return cancel(id, req);
+    if (tryAgain.drop((e) => e.ctx === ctx && e.rid === rid).length > 0) return;
     if (queue.drop((e) => e.ctx === ctx && e.rid === rid).length === 0 && ctx.cancelled.size < 16) ctx.cancelled.add(rid);
   }
 
@@ -108,6 +118,7 @@ export function createBridge(deps) {
   function requesterGone(ctx) {
     ctx.alive = false;
     if (deps.proxy && deps.proxy.returned) deps.proxy.returned(ctx, null);
+    tryAgain.drop((e) => e.ctx === ctx);
     queue.drop((e) => e.ctx === ctx);
     for (const [id, req] of requests) if (req.ctx === ctx) cancel(id, req);
   }
@@ -137,12 +148,16 @@ export function createBridge(deps) {
   }
 
   /** The user closed the security-key window: cancel, and tell the page what Chromium says when its dialog is
-   *  cancelled (NOT_ALLOWED, as the host says for every NotAllowedError). */
+   *  cancelled (NOT_ALLOWED, as the host says for every NotAllowedError), or, after a failure the window offered to
+   *  try again, that failure's error (try-again.js). */
   function userCancelled(id) {
+    if (tryAgain.decline(id)) return;
     const req = requests.get(id);
     if (!req) return;
+    const failed = tryAgain.cancelError(id);
     cancel(id, req);
-    req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED }, 'The security-key window was closed');
+    if (failed) req.ctx.send({ kind: 'error', rid: req.rid, error: failed.error }, failed.detail);
+    else req.ctx.send({ kind: 'error', rid: req.rid, error: NOT_ALLOWED }, 'The security-key window was closed');
   }
 
   /**
@@ -167,7 +182,7 @@ export function createBridge(deps) {
   }
 
   function tabClosed(tabId) {
-    const gone = queue.drop((e) => e.tabId === tabId).map((e) => e.ctx);
+    const gone = [...tryAgain.drop((e) => e.tabId === tabId), ...queue.drop((e) => e.tabId === tabId)].map((e) => e.ctx);
     for (const [id, req] of requests) if (req.tabId === tabId) { cancel(id, req); gone.push(req.ctx); }
     abandoned(gone);
   }
@@ -182,7 +197,8 @@ export function createBridge(deps) {
    * connected before it are from the page being left; frame 0 takes all its subframes with it.
    */
   function frameNavigated(tabId, frameId, timeStamp) {
-    const gone = queue.drop((e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp).map((e) => e.ctx);
+    const leaving = (e) => e.tabId === tabId && (frameId === 0 || e.frameId === frameId) && e.ctx.connectedAt <= timeStamp;
+    const gone = [...tryAgain.drop(leaving), ...queue.drop(leaving)].map((e) => e.ctx);
     for (const [id, req] of requests) {
       if (req.tabId !== tabId || (frameId !== 0 && req.frameId !== frameId)) continue;
       if (req.ctx.connectedAt <= timeStamp) { cancel(id, req); gone.push(req.ctx); }
@@ -194,13 +210,14 @@ export function createBridge(deps) {
    *  keys, log), the last requests. */
   function status() {
     const info = host.info();
-    return { ...host.state(), info: info ? { ...info } : null, pending: requests.size + queue.waitingCount(),
+    return { ...host.state(), info: info ? { ...info } : null, pending: requests.size + queue.waitingCount() + tryAgain.heldCount(),
       proxy: deps.proxy && deps.proxy.status ? deps.proxy.status() : null,
       history: deps.history ? deps.history.list() : [] };
   }
 
   return {
     start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled, anotherWay,
+    tryAgain: (id) => tryAgain.tryAgain(id),
     tabClosed, frameNavigated, focusChanged, sitesChanged: intake.sitesChanged, status, refreshInfo: host.refreshInfo,
     pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),
   };

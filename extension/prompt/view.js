@@ -10,7 +10,8 @@
  * meant for the page, or a key held down since before the window popped up, must not choose an account
  * (Chromium's dialogs drop such input the same way). From the keyboard: the first account has the focus,
  * Up/Down or Tab move it, Enter or Space picks (on release), Escape is Cancel. The button that hands the request to
- * another way (a phone, a passkey manager, the browser's own) follows the same rules, armed when it appears.
+ * another way (a phone, a passkey manager, the browser's own) and "Try again" after a failure the user may retry
+ * (background/try-again.js) follow the same rules, armed when they appear.
  *
  * The extension owns every sentence the user reads; the host sends status codes, data (the PIN attempts left)
  * and, at times, a detail in its own words (why a key cannot be used, why a request failed).
@@ -49,6 +50,9 @@ export function statusText(status) {
  *  phone, a passkey manager or its own password manager from the same place. */
 export const ANOTHER_WAY_TEXT = 'Use a phone, passkey manager or the browser\'s own';
 export const ALWAYS_TEXT = 'Always for this site';
+/** Chromium's label (IDS_WEBAUTHN_RETRY) on its error sheets that start the request over; their other button
+ *  says Close (IDS_CLOSE). */
+export const RETRY_TEXT = 'Try again';
 
 /** The line under the sentence: the wrong-PIN line for a `pin` with attempts left, otherwise the host's
  *  detail, unless it only repeats the sentence already shown. */
@@ -119,31 +123,35 @@ export function offersKeysPage(view) {
 export function createPromptView(doc, port, clock, { openKeysPage = () => {} } = {}) {
   const el = (id) => doc.getElementById(id);
   let accountsShown = null; // the account list the buttons were built for
-  let anotherShown = false;
-  // When each choice starts to take input: the chooser, and the "another way" button.
-  const armedAt = { accounts: Infinity, another: Infinity };
-  const armTimers = { accounts: null, another: null };
+  // Whether the "another way" button and "Try again" are shown (each behind its guard).
+  const offered = { another: false, retry: false };
+  // When each choice starts to take input: the chooser, the "another way" button, and "Try again".
+  const armedAt = { accounts: Infinity, another: Infinity, retry: Infinity };
+  const armTimers = { accounts: null, another: null, retry: null };
+  const MARKERS = { accounts: 'chooser', another: 'another', retry: 'retry' };
+  const shown = { accounts: () => accountsShown, another: () => offered.another, retry: () => offered.retry };
   // The press that may choose when released: {choice: an account's index or 'another', by: 'pointer' | the key},
   // taken only after the guard.
   let pressed = null;
 
-  /** `which` ('accounts' or 'another') takes input from ACTIVATION_DELAY_MS on; data-chooser / data-another say
-   *  "waiting" then "armed" (markers for tests and styles only: acceptsActivation() compares times itself). */
+  /** `which` ('accounts', 'another' or 'retry') takes input from ACTIVATION_DELAY_MS on; data-chooser /
+   *  data-another / data-retry say "waiting" then "armed" (markers for tests and styles only: acceptsActivation()
+   *  compares times itself). */
   function arm(which) {
     armedAt[which] = clock.now() + ACTIVATION_DELAY_MS;
     pressed = null;
-    const marker = which === 'accounts' ? 'chooser' : 'another';
+    const marker = MARKERS[which];
     doc.documentElement.dataset[marker] = 'waiting';
     if (armTimers[which] !== null) clearTimeout(armTimers[which]);
     armTimers[which] = setTimeout(() => {
       armTimers[which] = null;
-      if (which === 'accounts' ? accountsShown : anotherShown) doc.documentElement.dataset[marker] = 'armed';
+      if (shown[which]()) doc.documentElement.dataset[marker] = 'armed';
     }, ACTIVATION_DELAY_MS);
   }
 
   function disarm(which) {
     armedAt[which] = Infinity;
-    delete doc.documentElement.dataset[which === 'accounts' ? 'chooser' : 'another'];
+    delete doc.documentElement.dataset[MARKERS[which]];
   }
 
   function renderAccounts(accounts) {
@@ -178,12 +186,13 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     list.querySelector('button').focus();
   }
 
-  function renderAnotherWay(offered) {
-    el('another').hidden = !offered;
-    if (offered === anotherShown) return;
-    anotherShown = offered;
-    if (offered) arm('another');
-    else disarm('another');
+  /** Shows or hides `element` for choice `which` ('another' or 'retry'), armed anew each time it appears. */
+  function renderOffer(which, element, shows) {
+    el(element).hidden = !shows;
+    if (shows === offered[which]) return;
+    offered[which] = shows;
+    if (shows) arm(which);
+    else disarm(which);
   }
 
   function render(view) {
@@ -196,9 +205,10 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     el('detail').textContent = detail;
     el('detail').hidden = !detail;
     renderAccounts(Array.isArray(view.accounts) && view.accounts.length ? view.accounts : null);
-    renderAnotherWay(view.anotherWay === true);
+    renderOffer('another', 'another', view.anotherWay === true);
     el('manage-keys').hidden = !offersKeysPage(view);
-    el('close').textContent = view.final ? 'Close' : 'Cancel';
+    renderOffer('retry', 'retry', view.retry === true);
+    el('close').textContent = view.final || view.retry === true ? 'Close' : 'Cancel';
     doc.title = `Security key — ${lines.headline}`;
   }
 
@@ -212,7 +222,7 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
   }
 
   function guardOf(choice) {
-    return choice === 'another' ? armedAt.another : armedAt.accounts;
+    return choice === 'another' || choice === 'retry' ? armedAt[choice] : armedAt.accounts;
   }
 
   function press(event, choice, by) {
@@ -226,13 +236,15 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     pressed = null;
     if (!counts) return;
     if (choice === 'another') port.postMessage({ kind: 'another-way', always: el('always').checked === true });
+    else if (choice === 'retry') port.postMessage({ kind: 'try-again' });
     else port.postMessage({ kind: 'select', index: choice });
   }
 
   /** The choice `event` is on: an account button's index, 'another' for the "another way" button, or null. */
   function choiceOf(event) {
     const target = event.target;
-    if (target && target === el('another-way') && anotherShown) return 'another';
+    if (target && target === el('another-way') && offered.another) return 'another';
+    if (target && target === el('retry') && offered.retry) return 'retry';
     return target && target.dataset && target.parentNode && target.parentNode.parentNode === el('accounts')
       ? Number(target.dataset.index) : null;
   }
@@ -252,6 +264,7 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
 
   el('another-way').textContent = ANOTHER_WAY_TEXT;
   el('always-text').textContent = ALWAYS_TEXT;
+  el('retry').textContent = RETRY_TEXT;
   el('close').addEventListener('click', close);
   el('manage-keys').addEventListener('click', (event) => {
     if (!event.isTrusted || el('manage-keys').hidden) return;
@@ -259,6 +272,7 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     port.postMessage({ kind: 'close' });
   });
   listenForPointer(el('another-way'), 'another');
+  listenForPointer(el('retry'), 'retry');
   doc.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') close(event);
     else if (event.key === 'ArrowDown') moveAmongAccounts(event, 1);
@@ -278,7 +292,8 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
   doc.addEventListener('visibilitychange', () => {
     if (doc.visibilityState !== 'visible') return;
     if (accountsShown) arm('accounts');
-    if (anotherShown) arm('another');
+    if (offered.another) arm('another');
+    if (offered.retry) arm('retry');
   });
   return { render };
 }

@@ -108,7 +108,7 @@ function fakeDocument() {
     e.focus = () => { doc.activeElement = e; };
     return e;
   };
-  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close', 'another', 'another-way', 'always', 'always-text', 'manage-keys'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
+  const ids = Object.fromEntries(['site', 'who', 'text', 'detail', 'accounts', 'close', 'another', 'another-way', 'always', 'always-text', 'manage-keys', 'retry'].map((id) => [id, element(id === 'accounts' ? 'ul' : 'p')]));
   const doc = {
     listeners: {}, documentElement: { dataset: {} }, body: {}, title: '', visibilityState: 'visible', activeElement: null,
     getElementById: (id) => ids[id], createElement: element,
@@ -184,6 +184,36 @@ test('"another way": shown only when offered, armed like the chooser, trusted in
   fire(button, 'pointerdown', { isTrusted: true, detail: 1 });
   fire(button, 'click', { isTrusted: true, detail: 1 });
   assert.equal(sent.length, 2, 'shown again: armed again');
+});
+
+test('"Try again" after a failure the user may retry: shown with Close, armed like the chooser, trusted input only', () => {
+  const { doc, ids, fire } = fakeDocument();
+  const sent = [];
+  const clock = { t: 0, now: () => clock.t };
+  const view = prompt.createPromptView(doc, { postMessage: (m) => sent.push(m) }, clock);
+  const site = { type: 'get', origin: 'https://example.com', rpId: 'example.com' };
+  assert.equal(ids.retry.textContent, 'Try again');
+  view.render({ site, status: 'error', detail: 'The security key has no credential for this site.', final: true });
+  assert.equal(ids.retry.hidden, true, 'a failure that ended the request: Close only');
+  view.render({ site, status: 'error', detail: 'The security key has no credential for this site.', retry: true });
+  assert.equal(ids.retry.hidden, false);
+  assert.equal(ids.close.textContent, 'Close', "Chromium's error sheets say Close beside Try again");
+  assert.equal(doc.documentElement.dataset.retry, 'waiting');
+  const button = ids.retry;
+  const key = (type, k, extra = {}) => fire(doc, type, { key: k, isTrusted: true, target: button, ...extra });
+  key('keydown', 'Enter');                                         // held down since the touch that failed
+  clock.t = prompt.ACTIVATION_DELAY_MS + 1;
+  key('keyup', 'Enter');
+  fire(button, 'pointerdown', { isTrusted: false, detail: 1 });    // script
+  fire(button, 'click', { isTrusted: false, detail: 1 });
+  assert.deepEqual(sent, [], 'nothing retried');
+  fire(button, 'pointerdown', { isTrusted: true, detail: 1 });
+  fire(button, 'click', { isTrusted: true, detail: 1 });
+  assert.deepEqual(sent, [{ kind: 'try-again' }]);
+  view.render({ site, status: 'processing', retry: false });
+  assert.equal(ids.retry.hidden, true);
+  assert.equal(ids.close.textContent, 'Cancel');
+  assert.equal(doc.documentElement.dataset.retry, undefined);
 });
 
 test('a key that is full: the failure offers the Security keys page, which a real click opens as it closes the window', () => {

@@ -61,7 +61,8 @@ struct AuthenticationCeremony {
             // A U2F key holds no discoverable credentials; as Chromium, it is refused once the user touched it.
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
             throw WebAuthnError(
-                name: .notAllowed, message: "This security key cannot store passkeys, so it holds none for this site.")
+                name: .notAllowed, message: "This security key cannot store passkeys, so it holds none for this site."
+            ).retryable()
         }
         let extensions = AuthenticationExtensions(inputs: extensionInputs, info: device.info)
         var request = AssertionRequest(clientDataJSON: clientData, rpID: rpID, allowList: allowList)

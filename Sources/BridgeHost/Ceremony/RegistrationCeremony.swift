@@ -82,7 +82,7 @@ struct RegistrationCeremony {
             // credProtect: NotAllowedError after a touch), so a page learns nothing of the key before the user acts.
             environment.log.info("the key cannot do what the site requires: \(error.message)", request: id)
             try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
-            throw error
+            throw error.retryable()
         }
         if let appidExclude {
             try refuseAppIDExcluded(appidExclude, clientData: clientData, on: device, deadline: deadline)
@@ -134,7 +134,8 @@ struct RegistrationCeremony {
                 throw WebAuthnError(
                     name: .notAllowed,
                     message:
-                        "This security key cannot store passkeys (discoverable credentials), which this site requires.")
+                        "This security key cannot store passkeys (discoverable credentials), which this site requires."
+                ).retryable()
             }
             return true
         case .preferred: return device.info.supportsResidentKeys

@@ -41,7 +41,8 @@ extension UserVerificationRunner {
                     name: .notAllowed,
                     message: pinSupported
                         ? "This site requires user verification, but the security key has no PIN set. Set a PIN first."
-                        : "This site requires user verification, which the security key cannot do.")
+                        : "This site requires user verification, which the security key cannot do."
+                ).retryable()
             }
         }
     }

@@ -23,6 +23,7 @@ extension RegistrationCeremony {
         try controller.collectTouch(on: device, replies: environment.replies, deadline: deadline)
         throw WebAuthnError(
             name: .invalidState,
-            message: "The security key already holds a credential for this site (registered under its AppID).")
+            message: "The security key already holds a credential for this site (registered under its AppID)."
+        ).retryable()
     }
 }

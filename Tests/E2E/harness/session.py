@@ -26,6 +26,7 @@ from .browsers import Chromium, Firefox
 from .install import create_token, firefox_extension, install_host, wrap_host
 from .marionette import FirefoxWithOwnAuthenticator, MarionetteFirefox
 from .paths import OVERRIDE_ACTIVE_JS, extension_dir
+from .prompt_window import PromptWindow
 from .timings import record
 
 # One count for the whole run: every session (module × browser) shares the RP, so a per-session count gave two
@@ -238,6 +239,20 @@ class BrowserSession:
             record(self.timing_label, function, result["elapsedMs"], cold=not self.timed_once)
             self.timed_once = True
         return result
+
+    def given_up(self, js: str, deadline: float = 60):
+        """Evaluates `js`, a call whose request fails with an error the security-key window holds with "Try again"
+        while the page waits (background/try-again.js): the user closes the window, as one who gives up, and the
+        call settles with the failure's error, which this returns."""
+        self.call(f"(window.heldCall = ({js}), true)")
+        window = PromptWindow.wait(self.browser, timeout=deadline)
+        window.wait_for("document.getElementById('retry').hidden === false", timeout=deadline)
+        window.click("Close")
+        return self.call("window.heldCall", timeout=deadline)
+
+    def rp_given_up(self, function: str, /, deadline: float = 60, **args) -> dict:
+        """rp.<function>(args) (as rp()) failing with an error the user may try again, given up (given_up())."""
+        return self.given_up(f"rp.{function}({json.dumps(args)})", deadline)
 
     def assert_path_served(self) -> None:
         """The ceremony that just succeeded reached the host by this session's path (proxied ids end in -proxy):
