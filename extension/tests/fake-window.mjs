@@ -1,4 +1,4 @@
-// A fake page window for page/interceptor.js's tests (interceptor.test.mjs, tripwire.test.mjs): its own
+// A fake page window for page/interceptor.js's tests (interceptor.test.mjs, coexistence.test.mjs, tripwire.test.mjs): its own
 // CredentialsContainer, PublicKeyCredential and responses, a relay to reply through, and another extension's
 // wrapper to put beside the bridge.
 import assert from 'node:assert/strict';
