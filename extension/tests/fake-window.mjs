@@ -1,6 +1,6 @@
-// A fake page window for page/interceptor.js's tests (interceptor.test.mjs, coexistence.test.mjs, tripwire.test.mjs): its own
-// CredentialsContainer, PublicKeyCredential and responses, a relay to reply through, and another extension's
-// wrapper to put beside the bridge.
+// A fake page window for page/interceptor.js's tests (interceptor.test.mjs, coexistence.test.mjs,
+// tripwire.test.mjs): its own CredentialsContainer, PublicKeyCredential and responses, a relay to reply through, and
+// another extension's wrapper to put beside the bridge.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { webcrypto } from 'node:crypto';
