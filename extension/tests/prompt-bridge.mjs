@@ -57,6 +57,7 @@ export function setup({ deferWindows = false, windowsFail = false, bridgeClock =
     tryAgain: (id) => bridge.tryAgain(id),
   });
   const sitesAdded = [];
+  const unfocused = new Set();   // tab ids that are not the active tab of the focused window
   bridge = router.createBridge({
     connectNative: () => { const p = fakePort(); natives.push(p); return p; },
     disconnectError: () => '',
@@ -68,7 +69,7 @@ export function setup({ deferWindows = false, windowsFail = false, bridgeClock =
     now: bridgeClock ? () => clock.now : () => 1000,
     prompt: prompts,
     frameTree: async () => null,
-    isTabFocused: async () => true,
+    isTabFocused: async (tabId) => !unfocused.has(tabId),
     addSite: async (origin) => { sitesAdded.push(origin); },
   });
   bridge.start();
@@ -86,7 +87,7 @@ export function setup({ deferWindows = false, windowsFail = false, bridgeClock =
     prompts.attach(port, PAGE_URL);
     return port;
   };
-  return { bridge, prompts, native, hostSays, frame, windows, windowPage, clock, advance, sitesAdded };
+  return { bridge, prompts, native, hostSays, frame, windows, windowPage, clock, advance, sitesAdded, unfocused };
 }
 
 /** A request from tab 1's top-level document; `pressed`: the user pressed something in the page just before

@@ -22,6 +22,14 @@ async function failedOnce(t, { type = 'get', options = OPTIONS, error = { name: 
   return { ...request, window };
 }
 
+/** The user presses Try again `after` ms after the failure; returns the host id the request went out under again. */
+async function triedAgain(t, window, after = 0) {
+  t.advance(after);
+  window.onMessage.fire({ kind: 'try-again' });
+  await settle();
+  return t.native.sent.at(-1).id;
+}
+
 test('a failure the user may retry stays in the window with Try again; the page hears nothing yet', async () => {
   const t = setup({ bridgeClock: true });
   const { port, window } = await failedOnce(t);
@@ -89,10 +97,7 @@ test('the page\'s time runs out while the failure is shown: NotAllowedError, and
 test('the time counts from the first attempt: a retry is cut off at the page\'s deadline, not the host\'s new one', async () => {
   const t = setup({ bridgeClock: true });
   const { port, window } = await failedOnce(t);
-  t.advance(40000);
-  window.onMessage.fire({ kind: 'try-again' });
-  await settle();
-  const again = t.native.sent.at(-1).id;
+  const again = await triedAgain(t, window, 40000);
   t.hostSays({ id: again, type: 'status', status: 'touch' });
   t.advance(19999);
   assert.deepEqual(port.sent, []);
@@ -152,4 +157,20 @@ test('while a failure is shown the tab has a request: a second one is refused; t
   assert.equal(port.sent.filter((m) => m.rid === 'A').length, 0, 'the page rejects its own aborted promise');
   t.advance(60000);
   assert.equal(port.sent.filter((m) => m.rid === 'A').length, 0, 'nothing after the abort');
+});
+
+test('a retry whose tab loses the focus to another tab waits again, still under the page\'s first deadline', async () => {
+  const t = setup({ bridgeClock: true });
+  const { port, window } = await failedOnce(t);
+  const again = await triedAgain(t, window, 40000);
+  t.unfocused.add(1);
+  const other = t.frame(2);
+  other.page({ kind: 'request', rid: 'B', type: 'get', options: OPTIONS, frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true, lastInput: null } });
+  await settle();
+  assert.deepEqual(t.native.sent.at(-1), { id: again, type: 'cancel' }, 'the focused tab goes first');
+  t.hostSays({ id: again, type: 'error', error: { name: 'AbortError', message: 'cancelled' } });
+  await settle();
+  assert.deepEqual(port.sent, [], 'tab 1 waits for its focus again');
+  t.advance(20000);
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
 });
