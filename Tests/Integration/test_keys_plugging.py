@@ -167,6 +167,7 @@ def test_a_key_unplugged_while_waiting_for_its_touch_times_out_when_none_comes_b
     assert statuses == [], statuses
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
     assert reply["detail"] == "The operation timed out.", reply
+    assert "retry" not in reply, "Chromium's timeout sheet has only Close"
 
 
 def test_a_key_unplugged_while_the_pin_is_typed_closes_the_prompt_and_ends_the_request(launch, tmp_path, pinentry):
@@ -182,6 +183,7 @@ def test_a_key_unplugged_while_the_pin_is_typed_closes_the_prompt_and_ends_the_r
     reply, statuses = host.final("c-1")
     assert reply["type"] == "error" and reply["error"]["name"] == "NotAllowedError", reply
     assert reply["detail"] == "The security key was removed.", reply
+    assert reply.get("retry") is True, "Chromium's sheet for a key removed during the PIN offers Try again"
     assert statuses == [], statuses
     assert "removed during PIN entry; the PIN prompt is closed" in host.log()
 

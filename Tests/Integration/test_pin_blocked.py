@@ -31,6 +31,8 @@ def assert_not_asked(reply, statuses, detail: str):
     assert_page_error(reply, "NotAllowedError")
     assert re.search(detail, reply.get("detail", "")), reply
     assert "pin" not in [s["status"] for s in statuses], statuses
+    # Chromium's soft- and hard-block sheets offer Try again (another key, or this one reinserted).
+    assert reply.get("retry") is True, reply
 
 
 def block_pin(launch, token, env, answers, commands):
