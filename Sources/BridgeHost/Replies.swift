@@ -40,6 +40,17 @@ public final class ReplyChannel: Sendable {
         self.speaking = speaking
     }
 
+    /// Refuses, before any key is touched, a ceremony whose credential could never reach the page: it carries
+    /// `clientData` base64url-encoded, and a reply over the browser's 1 MiB is refused (Chromium itself has no such
+    /// limit: docs/errors.md). Without this the key would make a credential the page never receives. The rest of a
+    /// reply (attestation, authenticator data, extension outputs) stays far below `replyAllowance`.
+    static func refuseUnanswerable(clientData: [UInt8]) throws(WebAuthnError) {
+        guard (clientData.count * 4 + 2) / 3 + replyAllowance > FrameLimits.outbound else { return }
+        throw .notAllowed(
+            "The challenge is too large: the answer would exceed the 1 MiB a browser accepts from a native host.")
+    }
+    static let replyAllowance = 64 * 1024
+
     /// The channel of one key racing others: silent until `speaking` (its key won), since the user is asked to
     /// touch any key (`select-key`) and a key that did not win has nothing to say.
     func lane(speaking: @escaping @Sendable () -> Bool) -> ReplyChannel {

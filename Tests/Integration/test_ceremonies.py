@@ -160,14 +160,27 @@ def test_a_platform_authenticator_is_refused_at_once(launch, token):
     assert reply["error"]["name"] == "NotAllowedError" and statuses == [], (reply, statuses)
 
 
-def test_a_reply_too_large_for_the_browser_is_chromiums_not_allowed_text(launch, token):
-    # An 800 KB challenge: Chromium answers it, but its clientDataJSON, base64url-encoded twice, makes the reply
-    # larger than the 1 MiB a browser takes from a native host. The page gets Chromium's catch-all, the user the why.
+@pytest.mark.parametrize("kind", ["create", "get"])
+def test_a_challenge_too_large_to_answer_is_refused_before_the_key(launch, token, kind):
+    # An 800 KB challenge: Chromium answers it, but its clientDataJSON, base64url-encoded twice, would make the reply
+    # larger than the 1 MiB a browser takes from a native host. Refused before any key (no credential made that the
+    # page never receives), with Chromium's catch-all for the page and the why for the user.
     host = launch(token)
-    options, _ = creation_options(challenge=os.urandom(800 * 1024))
-    reply, _ = host.request({"id": "r-1", "type": "create", "origin": ORIGIN, "options": options})
+    before = token.read_bytes()
+    challenge = os.urandom(800 * 1024)
+    options, _ = (creation_options(challenge=challenge, authenticatorSelection={"residentKey": "required"})
+                  if kind == "create" else request_options(challenge=challenge))
+    reply, statuses = host.request({"id": "r-1", "type": kind, "origin": ORIGIN, "options": options})
     assert reply["error"] == {"name": "NotAllowedError", "message": NOT_ALLOWED_TEXT}, str(reply)[:300]
-    assert "larger than a browser accepts" in reply["detail"], reply
+    assert "challenge is too large" in reply["detail"] and statuses == [], (reply, statuses)
+    assert token.read_bytes() == before, "the key was not asked"
+
+
+def test_the_largest_challenge_that_fits_a_reply_is_answered(launch, token):
+    # 512 KB, under the refusal (about 550 KB): the reply fits and the credential verifies.
+    host = launch(token)
+    credential, challenge, _ = register(host, challenge=os.urandom(512 * 1024))
+    verify_registration(credential, challenge)
 
 
 def test_long_names_are_cut_to_64_bytes_for_the_key(launch, token):

@@ -23,6 +23,7 @@ struct AuthenticationCeremony {
         let deadline = environment.deviceSelector.deadline(
             for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
+        try ReplyChannel.refuseUnanswerable(clientData: clientData)
         let allowList = options.allowCredentials.map(\.id)
         let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
         let appid = try extensionInputs.appid.map { (a) throws(WebAuthnError) in

@@ -34,6 +34,7 @@ struct RegistrationCeremony {
         let deadline = environment.deviceSelector.deadline(
             for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
+        try ReplyChannel.refuseUnanswerable(clientData: clientData)
         let extensionInputs = try RegistrationExtensionInputs(options.extensions)
         let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
             try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
