@@ -1,7 +1,9 @@
 import Cryptography
 
 /// The credentials' signature counters, kept next to the state file in `FILE.counters` so a getAssertion, which
-/// changes one counter, rewrites a few kilobytes without fsync instead of the whole state file with two.
+/// changes one counter, rewrites a few kilobytes without fsync instead of the whole state file with two. Kept for
+/// its figure: `bench --ceremonies 300` (a 300-credential token), release builds with and without it interleaved,
+/// four runs each (load 10–11): get p50 round trip 2.2–3.8 ms with it, 5.0–20.8 ms without.
 ///
 /// Layout: `"WBSTCTR1"` ‖ generation (32 ASCII hex digits) ‖ count (UInt32 LE) ‖ count × signCount (UInt32 LE,
 /// in the order of the state file's credentials) ‖ LEFT(SHA-256(everything before), 16).
