@@ -311,7 +311,14 @@ export function createPrompts(deps) {
     }
     prompt.port = port;
     port.onMessage.addListener((message) => fromWindow(prompt, message));
-    port.onDisconnect.addListener(() => { if (prompt.port === port) prompt.port = null; });
+    // The window no longer shows our page while it is open: another extension navigated it (tabs.update needs no
+    // permission) to a page of its own, which could ask for the PIN where the user expects ours. The window goes, as
+    // when the user closes it (a reload of it by the user too).
+    port.onDisconnect.addListener(() => {
+      if (prompt.port !== port) return;
+      prompt.port = null;
+      if (!prompt.closed) userClosed(prompt);
+    });
     push(prompt);
   }
 

@@ -175,6 +175,26 @@ test('a copy of the window\'s page, with its token, in a window the background d
   assert.equal(page.sent[0].status, 'select-account', 'the window itself still gets its view');
 });
 
+test('the window\'s page going away while the window stays (navigated by another extension) is Cancel, and the window goes', async () => {
+  const t = setup();
+  const { port, id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'touch' });
+  await settle();
+  const page = t.windowPage();
+  page.onDisconnect.fire(page);
+  assert.deepEqual(t.native.sent.at(-1), { id, type: 'cancel' });
+  assert.equal(port.sent[0].error.name, 'NotAllowedError');
+  assert.deepEqual(t.windows.removed, [100]);
+
+  const final = setup();
+  const other = await started(final);
+  final.hostSays({ id: other.id, type: 'error', error: { name: 'NotAllowedError', message: '' }, detail: 'No PIN.' });
+  await settle();
+  final.windowPage().onDisconnect.fire();
+  assert.deepEqual(final.windows.removed, [100], 'a window showing why a request failed goes too');
+  assert.equal(final.native.sent.filter((f) => f.type === 'cancel').length, 0, 'nothing to cancel');
+});
+
 test('the page connecting before windows.create answers is taken once the window is known, if it is in it', async () => {
   const t = setup({ deferWindows: true });
   const { id } = await started(t);

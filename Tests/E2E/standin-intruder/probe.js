@@ -53,6 +53,18 @@ globalThis.probes = {
       return { tabId: t.id };
     } catch (e) { return { error: String(e && e.message || e) }; }
   },
+  async script(tabId) {
+    try {
+      const [done] = await ext.scripting.executeScript({ target: { tabId }, func: () => document.body.innerText });
+      return { text: done && done.result };
+    } catch (e) { return { error: String(e && e.message || e) }; }
+  },
+  async capture(windowId) {
+    try { return { image: (await ext.tabs.captureVisibleTab(windowId, { format: 'png' })).length }; } catch (e) { return { error: String(e && e.message || e) }; }
+  },
+  async navigate(tabId, url) {
+    try { const t = await ext.tabs.update(tabId, { url }); return { url: t.url || '', pendingUrl: t.pendingUrl || '' }; } catch (e) { return { error: String(e && e.message || e) }; }
+  },
   async tab(tabId) {
     try { const t = await ext.tabs.get(tabId); return { url: t.url || '', title: t.title || '', status: t.status }; } catch (e) { return { error: String(e) }; }
   },
