@@ -3,7 +3,7 @@
  * list them), each renamed in a dialog of the page or deleted after its confirmation and a touch of the key. The list
  * follows each change without asking the key again.
  */
-import { deleteQuestion, groupBySite, passkeyLines, rowButton, slotsText } from './view.js';
+import { deleteQuestion, groupBySite, passkeyLines, rowButton, siteOf, slotsText } from './view.js';
 
 /** `page`: keys.js's {session, busy, say, confirm, device(), key()}. */
 export function createPasskeysSection(page) {
@@ -59,12 +59,12 @@ export function createPasskeysSection(page) {
       listing.slotsUsed -= 1;
       if (Number.isInteger(listing.slotsLeft)) listing.slotsLeft += 1;
       render();
-    }, `Deleted the passkey for ${passkeyLines(p).who} on ${p.rpId}.`));
+    }, `Deleted the passkey for ${passkeyLines(p).who} on ${siteOf(p)}.`));
   }
 
   function askRename(p) {
     editing = p;
-    $('rename-site').textContent = p.rpId;
+    $('rename-site').textContent = siteOf(p);
     $('rename-name').value = p.userName || '';
     $('rename-display').value = p.userDisplayName || '';
     $('rename').showModal();

@@ -56,13 +56,18 @@ export function infoRows(key) {
   return rows.filter(([, value]) => value);
 }
 
+/** The site a passkey is for, as shown: its rp.id as the key holds it (any client may have written it). */
+export function siteOf(p) {
+  return plainText(p && p.rpId);
+}
+
 /** The passkeys (the host's `passkeys` answer) grouped by site in the key's order. */
 export function groupBySite(passkeys) {
   const groups = [];
   for (const p of Array.isArray(passkeys) ? passkeys : []) {
     const last = groups[groups.length - 1];
-    if (last && last.rpId === p.rpId) last.passkeys.push(p);
-    else groups.push({ rpId: text(p.rpId), rpName: plainText(p.rpName), passkeys: [p] });
+    if (last && last.rpId === siteOf(p)) last.passkeys.push(p);
+    else groups.push({ rpId: siteOf(p), rpName: plainText(p.rpName), passkeys: [p] });
   }
   return groups;
 }
@@ -167,6 +172,6 @@ export function rowButton(doc, label, description, action, className = '') {
 
 /** The confirmation a deletion asks in the page before the PIN and the touch on the key. */
 export function deleteQuestion(p) {
-  return `Delete the passkey for ${passkeyLines(p).who} on ${text(p.rpId)}? You will no longer be able to sign in `
+  return `Delete the passkey for ${passkeyLines(p).who} on ${siteOf(p)}? You will no longer be able to sign in `
     + 'to that account with this security key. Then enter your PIN and touch your key.';
 }

@@ -117,6 +117,10 @@ test('passkeys by site in the key\'s order, each with who and what it holds; slo
 test('names a site chose lose their control and format characters: no right-to-left override reads as another', () => {
   const lines = view.passkeyLines({ rpId: 'evil.example', userName: 'admin\u202Emoc.elgoog', credentialId: 'x' });
   assert.equal(lines.who, 'adminmoc.elgoog');
+  // The key holds whatever rp.id a client wrote (OpenSSH's "ssh:…", a client that checks nothing).
+  const spoofed = [{ rpId: '\u202Emoc.elgoog', userName: 'a', credentialId: 'x' }, { rpId: '\u202Emoc.elgoog', credentialId: 'y' }];
+  assert.deepEqual(view.groupBySite(spoofed).map((g) => [g.rpId, g.passkeys.length]), [['moc.elgoog', 2]]);
+  assert.match(view.deleteQuestion(spoofed[0]), / on moc\.elgoog\?/);
   assert.equal(view.keyLabel({ product: 'SoftToken', path: '/a' }, [{ product: 'SoftToken', path: '/a' },
     { product: 'SoftToken', path: '/b' }]), 'SoftToken (/a)');
 });
