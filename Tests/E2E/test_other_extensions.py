@@ -90,7 +90,8 @@ def other_prompt_page(session, window: PromptWindow, timeout: float = 15) -> Pro
         if browser.name == "chromium":
             for target in browser.conn.call("Target.getTargets")["targetInfos"]:
                 if target["type"] == "page" and PAGE_PATH in target["url"] and target["targetId"] != window.target_id:
-                    attached = browser.conn.call("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+                    attached = browser.conn.call("Target.attachToTarget",
+                                                 {"targetId": target["targetId"], "flatten": True})
                     copy = type(window)(browser, attached["sessionId"], target["url"])
                     copy.target_id = target["targetId"]
                     return copy
@@ -184,7 +185,8 @@ def test_a_page_can_neither_frame_nor_open_the_security_keys_page(beside):
       const frame = document.createElement('iframe');
       frame.src = {json.dumps(keys)};
       document.body.append(frame);
-      try {{ return window.open({json.dumps(keys)}, '_blank') ? 'a window' : 'null'; }} catch (e) {{ return String(e); }}
+      try {{ return window.open({json.dumps(keys)}, '_blank') ? 'a window' : 'null'; }}
+      catch (e) {{ return String(e); }}
     }})()""")
     if session.kind == "firefox":
         assert "denied" in opened, opened

@@ -161,7 +161,8 @@ export function createPrompts(deps) {
       return;
     }
     prompt.windowId = created.id;
-    prompt.tabOfWindow = Array.isArray(created.tabs) && created.tabs[0] && Number.isInteger(created.tabs[0].id) ? created.tabs[0].id : null;
+    const [tab] = Array.isArray(created.tabs) ? created.tabs : [];
+    prompt.tabOfWindow = tab && Number.isInteger(tab.id) ? tab.id : null;
     byWindow.set(created.id, prompt);
     if (prompt.closed) close(prompt);
     // The page may have connected before windows.create answered.
@@ -303,7 +304,8 @@ export function createPrompts(deps) {
   /** A port of the prompt's page, taken only from the tab of the window the background opened. */
   function admit(prompt, port) {
     const tab = port.sender && port.sender.tab;
-    const inItsWindow = !!tab && tab.windowId === prompt.windowId && (prompt.tabOfWindow === null || tab.id === prompt.tabOfWindow);
+    const inItsWindow = !!tab && tab.windowId === prompt.windowId
+      && (prompt.tabOfWindow === null || tab.id === prompt.tabOfWindow);
     if (!inItsWindow) {
       log('warn', 'refused a security-key window page outside the window opened for it');
       port.disconnect();
