@@ -43,7 +43,8 @@ public final class ReplyChannel: Sendable {
     /// Refuses, before any key is touched, a ceremony whose credential could never reach the page: it carries
     /// `clientData` base64url-encoded, and a reply over the browser's 1 MiB is refused (Chromium itself has no such
     /// limit: docs/errors.md). Without this the key would make a credential the page never receives. The rest of a
-    /// reply (attestation, authenticator data, extension outputs) stays far below `replyAllowance`.
+    /// reply (attestation, authenticator data, extension outputs) stays far below `replyAllowance`. The extension
+    /// bounds a request the same way and hands one over it to the browser's own WebAuthn: this is the backstop.
     static func refuseUnanswerable(clientData: [UInt8]) throws(WebAuthnError) {
         guard (clientData.count * 4 + 2) / 3 + replyAllowance > FrameLimits.outbound else { return }
         throw .notAllowed(

@@ -56,6 +56,7 @@ struct ProtocolConstantsTests {
     @Test func limitsAreTheSharedOnes() {
         #expect(FrameLimits.outbound == Self.number("limits", "outboundFrameBytes"))
         #expect(FrameLimits.defaultInbound == Self.number("limits", "defaultInboundFrameBytes"))
+        #expect(ReplyChannel.replyAllowance == Self.number("limits", "replyAllowanceBytes"))
         #expect(RequestLoop.maximumIDBytes == Self.number("limits", "requestIdBytes"))
         #expect(CredentialDescriptorList.maximumEntries == Self.number("limits", "credentialListEntries"))
     }

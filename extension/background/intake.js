@@ -1,7 +1,7 @@
 /*
  * intake.js — what happens to a page's request before it may wait for the host: refused (admission.js: opaque
  * origin, permissions policy, user activation, ancestors; create without focus), left to the browser's own
- * WebAuthn (the per-site switch, site-list.js), handed to Chromium's proxy path (proxy.js), or queued
+ * WebAuthn (the per-site switch, site-list.js; a request too large for the host, request-size.js), handed to Chromium's proxy path (proxy.js), or queued
  * (router.js's enqueue).
  *
  * Pure of browser globals (node tests it through router.js).
@@ -10,6 +10,7 @@ import { NO_FOCUS } from '../common/chromium-errors.js';
 import { PROXY } from '../common/fallback-reasons.js';
 import * as rules from '../common/relay-shared.js';
 import * as admission from './admission.js';
+import { TOO_LARGE, tooLarge } from './request-size.js';
 import { siteMatches } from './site-list.js';
 
 
@@ -70,13 +71,19 @@ export function createIntake(deps) {
       return;
     }
     const listed = await sitesFor(caller.origin);
+    const oversize = tooLarge(message.options, caller);
+    if (oversize) log('warn', `${type} from ${caller.origin} left to the browser's own WebAuthn: ${oversize}`);
     // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the announcement
     // tells which tab and frame it comes from (the proxy event does not say), and has the proxy attached before the
-    // page calls. A listed site's call is handed straight back (proxy.js), to Chromium's own.
+    // page calls. A listed site's call, or one too large, is handed straight back (proxy.js), to Chromium's own.
     if (deps.proxy && deps.proxy.serves() && await deps.proxy.announce({ type, origin: caller.origin, options: message.options,
       tabId: ctx.tabId, frameId: ctx.frameId, crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '',
-      userInputAt: caller.userInputAt ?? null, page: { ctx, rid }, handBack: listed })) {
+      userInputAt: caller.userInputAt ?? null, page: { ctx, rid }, handBack: listed || Boolean(oversize) })) {
       ctx.send({ kind: 'fallback', rid, reason: PROXY });
+      return;
+    }
+    if (oversize) {
+      ctx.send({ kind: 'fallback', rid, reason: TOO_LARGE });
       return;
     }
     if (listed) {

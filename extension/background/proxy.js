@@ -31,6 +31,7 @@ import { effectiveTimeout } from '../common/protocol.js';
 import { urlOrigin } from './admission.js';
 import { ANNOUNCED_TTL_MS, createAnnouncements } from './proxy-announcements.js';
 import * as codec from './proxy-codec.js';
+import { tooLarge } from './request-size.js';
 
 /** How long the detach waits for the pages told CALL_AGAIN to say they heard it (a few ms; a page that does not say
  *  gets its call's end, AbortError). */
@@ -313,9 +314,18 @@ export function createProxy(deps) {
       return;
     }
     if (who.handBack) {
-      // A site on the per-site list: Chromium's own serves it, the host never sees it.
+      // A site on the per-site list, or a request too large for the host: Chromium's own serves it, the host never
+      // sees it.
       pending.delete(requestId);
       handBack(type, requestId, { page: who.page, options: parsed.options });
+      return;
+    }
+    const oversize = tooLarge(parsed.options, { origin: parsed.origin, topOrigin: who.topOrigin });
+    if (oversize) {
+      // Announced ones were handed back above; an unannounced call has no page script to call Chromium's own again.
+      log('warn', `refused proxied ${type} from ${parsed.origin}: unannounced, and ${oversize}`);
+      pending.delete(requestId);
+      finish(type, requestId, { error: NOT_ALLOWED });
       return;
     }
     entry.served = { origin: parsed.origin, options: parsed.options, who };

@@ -32,6 +32,7 @@ export default {
   "limits": {
     "outboundFrameBytes": 1048576,
     "defaultInboundFrameBytes": 4194304,
+    "replyAllowanceBytes": 65536,
     "requestIdBytes": 4096,
     "credentialListEntries": 64
   },

@@ -28,6 +28,7 @@ const BROWSER_TEXT = {
   'host-missing': 'the host is not installed',
   'host-forbidden': 'the host does not allow this extension',
   'host-failed': 'the host failed to start',
+  'too-large': 'the request is larger than the host can carry',
 };
 
 /** The badge and the line under the title, from the background's status (router.js status()). */

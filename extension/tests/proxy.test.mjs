@@ -434,30 +434,33 @@ test('a proxied request waiting for its tab when the proxy detaches (Chromium ab
   assert.equal(t.native().sent.filter((f) => f.type === 'get').length, 0, 'never at the host');
 });
 
-test('a listed site on the proxy path: its call is handed straight back to Chromium\'s own, the host never sees it', async () => {
-  const t = setup({ sites: [ORIGIN] });
-  const [port, frame] = topDocumentOfTab3(t);
-  await t.proxy.update({ enabled: true, hostConnected: true });
-  t.wap.calls.length = 0;
-  port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: 'AQID' } }, frame });
-  await settle();
-  await t.proxy.settled();
-  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
-  assert.deepEqual(t.wap.calls, [], 'not attached for it: Chromium\'s own takes the call');
-  // Attached meanwhile for another tab's request: Chromium proxies the call, which is handed straight back.
-  await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'BAUG' } }, tabId: 5, frameId: 0 });
-  const atHost = t.native().sent.length;
-  t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON() });
-  await settle();
-  await t.proxy.settled();
-  assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
-  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 2, error: { name: 'WebAuthnBridgeHandedBack', message: '' } }]);
-  assert.deepEqual(t.wap.calls, ['attach', 'detach']);
-  assert.deepEqual(port.sent.at(-1), { kind: 'fallback', rid: 'p1', reason: 'another-way' });
-  port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
-  await t.proxy.settled();
-  assert.deepEqual(t.wap.calls, ['attach', 'detach', 'attach'], 'attached again for the other tab\'s call');
-});
+// A listed site's call, and one too large for the host (request-size.js), go to Chromium's own the same way.
+for (const [what, sites, challenge] of [['a listed site', [ORIGIN], 'AQID'], ['a request too large for the host', [], 'A'.repeat(1000 * 1000)]]) {
+  test(`${what} on the proxy path: its call is handed straight back to Chromium's own, the host never sees it`, async () => {
+    const t = setup({ sites });
+    const [port, frame] = topDocumentOfTab3(t);
+    await t.proxy.update({ enabled: true, hostConnected: true });
+    t.wap.calls.length = 0;
+    port.onMessage.fire({ kind: 'request', rid: 'p1', type: 'get', options: { challenge: { __binary__: challenge } }, frame });
+    await settle();
+    await t.proxy.settled();
+    assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
+    assert.deepEqual(t.wap.calls, [], 'not attached for it: Chromium\'s own takes the call');
+    // Attached meanwhile for another tab's request: Chromium proxies the call, which is handed straight back.
+    await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'BAUG' } }, tabId: 5, frameId: 0 });
+    const atHost = t.native().sent.length;
+    t.wap.onGetRequest.fire({ requestId: 2, requestDetailsJson: GET_JSON(challenge) });
+    await settle();
+    await t.proxy.settled();
+    assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
+    assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 2, error: { name: 'WebAuthnBridgeHandedBack', message: '' } }]);
+    assert.deepEqual(t.wap.calls, ['attach', 'detach']);
+    assert.deepEqual(port.sent.at(-1), { kind: 'fallback', rid: 'p1', reason: 'another-way' });
+    port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
+    await t.proxy.settled();
+    assert.deepEqual(t.wap.calls, ['attach', 'detach', 'attach'], 'attached again for the other tab\'s call');
+  });
+}
 
 test('a proxied request no page announced (an about:blank frame\'s) cannot be handed back: the window does not offer it', async () => {
   const t = setup();
@@ -491,4 +494,15 @@ test('a proxied request whose frame navigates away is cancelled at the host and 
   await settle();
   assert.deepEqual(t.native().sent.at(-1), { id: sent.id, type: 'cancel' });
   assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 6, error: { name: 'AbortError', message: chromium.aborted } }]);
+});
+
+test('an unannounced proxied call too large for the host is refused at once: no page script could call Chromium\'s own', async () => {
+  const t = setup();
+  await t.proxy.update({ enabled: true, hostConnected: true });
+  const atHost = t.native().sent.length;
+  t.wap.onGetRequest.fire({ requestId: 6, requestDetailsJson: GET_JSON('A'.repeat(1000 * 1000)) });
+  await settle();
+  await t.proxy.settled();
+  assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
+  assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 6, error: { name: 'NotAllowedError', message: chromium.notAllowed } }]);
 });
