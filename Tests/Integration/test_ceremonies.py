@@ -1,12 +1,13 @@
 """create/get through the real host and SoftToken, each credential verified by py_webauthn."""
 
+import json
 import os
 import time
 
 import pytest
 from fido2.webauthn import AttestationObject
 
-from bridge import NOT_ALLOWED_TEXT, binary, create_token, decode_binary
+from bridge import NOT_ALLOWED_TEXT, binary, create_token, decode_binary, extension_data
 from rp import ORIGIN, creation_options, request_options, verify_authentication, verify_registration
 
 
@@ -174,6 +175,25 @@ def test_a_challenge_too_large_to_answer_is_refused_before_the_key(launch, token
     assert reply["error"] == {"name": "NotAllowedError", "message": NOT_ALLOWED_TEXT}, str(reply)[:300]
     assert "challenge is too large" in reply["detail"] and statuses == [], (reply, statuses)
     assert token.read_bytes() == before, "the key was not asked"
+
+
+@pytest.mark.parametrize("kind", ["create", "get"])
+def test_a_request_over_the_inbound_limit_is_refused_and_the_next_one_served(launch, token, kind):
+    # A 5 MB challenge, which the browsers' own serve and the extension hands to them: the frame passes the host's
+    # default inbound limit. Should one reach the host anyway, it is answered ("id": null: the id is in what the host
+    # does not read), no key is asked, and the connection goes on.
+    host = launch(token)
+    before = token.read_bytes()
+    challenge = os.urandom(5 * 1000 * 1000)
+    options, _ = (creation_options(challenge=challenge) if kind == "create" else request_options(challenge=challenge))
+    frame = {"id": "r-1", "type": kind, "origin": ORIGIN, "options": options}
+    assert len(json.dumps(frame)) > extension_data("protocol-constants.js")["limits"]["defaultInboundFrameBytes"]
+    host.send(frame)
+    refused = host.recv()
+    assert refused["id"] is None and refused["type"] == "error" and refused["error"]["name"] == "TypeError", str(refused)[:300]
+    assert token.read_bytes() == before, "the key was not asked"
+    credential, challenge, _ = register(host)
+    verify_registration(credential, challenge)
 
 
 def test_the_largest_challenge_that_fits_a_reply_is_answered(launch, token):
