@@ -1,4 +1,5 @@
 import FIDO
+import NativeMessaging
 import WebAuthn
 
 /// The answer to an `info` request: what is running and what it can reach, for the extension's popup
@@ -7,12 +8,19 @@ import WebAuthn
 public enum HostInfo {
     public static let version = "0.1.0"
 
-    public static func report(devices: any DeviceProvider, log: HostLog) -> JSONValue {
-        report(devices: devices, log: log, seen: .shared)
+    /// `inboundFrameBytes`: the longest frame this host reads (its configuration's), by which the extension decides
+    /// what to hand to the browser's own WebAuthn instead.
+    public static func report(
+        devices: any DeviceProvider, log: HostLog, inboundFrameBytes: Int = FrameLimits.defaultInbound
+    ) -> JSONValue {
+        report(devices: devices, log: log, seen: .shared, inboundFrameBytes: inboundFrameBytes)
     }
 
     /// `seen`: what the keys opened by a ceremony can do, the one thing `info` says about a key beyond discovery.
-    static func report(devices: any DeviceProvider, log: HostLog, seen: KeyCapabilityCache) -> JSONValue {
+    static func report(
+        devices: any DeviceProvider, log: HostLog, seen: KeyCapabilityCache,
+        inboundFrameBytes: Int = FrameLimits.defaultInbound
+    ) -> JSONValue {
         let locations = devices.locations()
         let summaries = seen.summaries(listed: locations)
         let list: [JSONValue] = locations.map { d in
@@ -33,6 +41,7 @@ public enum HostInfo {
             ("logLevel", .string(log.level.rawValue)),
             ("algorithms", .array(RegistrationCeremony.hostAlgorithms.sorted().map { .number(Double($0)) })),
             ("capabilities", .object(capabilities.map { ($0, .bool(true)) })),
+            ("maxInboundFrameBytes", .number(Double(inboundFrameBytes))),
         ])
     }
 

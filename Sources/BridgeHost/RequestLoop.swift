@@ -120,7 +120,9 @@ public final class RequestLoop: @unchecked Sendable {
         switch requestType {
         case .create, .get: startCeremony(id: answerable, type: type, frame: frame)
         case .info:
-            environment.replies.result(answerable, "info", HostInfo.report(devices: devices, log: environment.log))
+            environment.replies.result(
+                answerable, "info",
+                HostInfo.report(devices: devices, log: environment.log, inboundFrameBytes: maxInboundFrame))
         default: rejectFrame(id: answerable, "Unknown request type \"\(type)\".")
         }
     }

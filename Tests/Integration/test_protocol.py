@@ -32,6 +32,14 @@ def test_info_reports_versions_and_labels_the_soft_token(launch, token):
     assert -7 in info["algorithms"]
     shared = extension_data("protocol-constants.js")
     assert info["protocol"] == shared["protocolVersion"]
+    assert info["maxInboundFrameBytes"] == shared["limits"]["defaultInboundFrameBytes"]
+
+
+def test_info_reports_the_configured_inbound_limit(launch, token):
+    # What the extension hands to the browser's own WebAuthn instead (background/request-size.js).
+    host = launch(token, env={"WEBAUTHN_BRIDGE_MAX_FRAME_BYTES": "65536"})
+    reply, _ = host.request({"id": "i-1", "type": "info"})
+    assert reply["info"]["maxInboundFrameBytes"] == 65536
 
 
 @pytest.mark.parametrize("payload,expected_name", [

@@ -17,7 +17,8 @@ import { siteMatches } from './site-list.js';
 /**
  * deps: frameTree(tabId), isTabFocused(tabId), loadSiteList(), proxy (optional), certificates (optional:
  * certificates.js's watch), log(level, text) — as for
- * router.js's createBridge — and enqueue(entry), which takes an admitted request into the queue.
+ * router.js's createBridge — enqueue(entry), which takes an admitted request into the queue, and
+ * inboundFrameBytes(), the host's inbound limit as its `info` says (undefined before it said).
  */
 export function createIntake(deps) {
   const log = deps.log || (() => {});
@@ -71,7 +72,7 @@ export function createIntake(deps) {
       return;
     }
     const listed = await sitesFor(caller.origin);
-    const oversize = tooLarge(message.options, caller);
+    const oversize = tooLarge(message.options, caller, deps.inboundFrameBytes && deps.inboundFrameBytes());
     if (oversize) log('warn', `${type} from ${caller.origin} left to the browser's own WebAuthn: ${oversize}`);
     // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the announcement
     // tells which tab and frame it comes from (the proxy event does not say), and has the proxy attached before the

@@ -34,12 +34,14 @@ function clientDataBound(options, caller) {
 
 /**
  * Why a request (options as the page's codec encoded them, caller as admission.js gives it) cannot go to the host,
- * or '' when it can: its frame over the host's default inbound limit, or its answer possibly over the outbound one.
+ * or '' when it can: its frame over the host's inbound limit (`inbound`: the host's `info` says it; else the
+ * default), or its answer possibly over the outbound one.
  */
-export function tooLarge(options, caller) {
+export function tooLarge(options, caller, inbound = LIMITS.defaultInboundFrameBytes) {
+  const limit = Number.isSafeInteger(inbound) && inbound > 0 ? inbound : LIMITS.defaultInboundFrameBytes;
   const frame = FRAME_SKELETON + utf8Length(JSON.stringify(options)) + utf8Length(caller.origin) + utf8Length(caller.topOrigin);
-  if (frame > LIMITS.defaultInboundFrameBytes) {
-    return `its frame (${frame} bytes) is over the host's ${LIMITS.defaultInboundFrameBytes}`;
+  if (frame > limit) {
+    return `its frame (${frame} bytes) is over the host's ${limit}`;
   }
   const answer = Math.ceil(clientDataBound(options, caller) * 4 / 3) + LIMITS.replyAllowanceBytes;
   if (answer > LIMITS.outboundFrameBytes) {

@@ -76,7 +76,7 @@ export function createBridge(deps) {
     interrupted: (ctx, rid) => { if (deps.proxy && deps.proxy.heard) deps.proxy.heard(ctx, rid); },
     whenDetached: (fn) => (deps.proxy && deps.proxy.whenDetached ? deps.proxy.whenDetached(fn) : fn()),
   });
-  const intake = createIntake({ ...deps, log, enqueue });
+  const intake = createIntake({ ...deps, log, enqueue, inboundFrameBytes: () => (host.info() || {}).maxInboundFrameBytes });
   let pageSeq = 0;
 
   /** A final answer went out to a requester: the popup lists it (trusted origin, type, outcome, the reason). */

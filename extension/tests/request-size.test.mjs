@@ -73,3 +73,20 @@ test('a request too large goes to the browser\'s own, never to the host; the pop
   await settle();
   assert.deepEqual(t.native().sent.map((f) => f.type), ['info', 'create'], 'the next one does');
 });
+
+test('the host\'s own inbound limit, as its info says, decides; a malformed one counts as the default', async () => {
+  const caller = { origin: ORIGIN, crossOrigin: false };
+  const options = { challenge: challenge(20 * 1000) };
+  assert.equal(tooLarge(options, caller), '');
+  assert.match(tooLarge(options, caller, 16384), /frame .* over the host's 16384/);
+  assert.equal(tooLarge(options, caller, -1), '');
+  assert.equal(tooLarge(options, caller, '16384'), '');
+  const t = setup();
+  t.bridge.start();
+  t.hostSays({ id: 'bg-info-1', type: 'result', info: { maxInboundFrameBytes: 16384 } });
+  const { port, page } = t.frame(topSender());
+  page({ kind: 'request', rid: 'p1', type: 'get', options, frame: TOP_FACTS });
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: TOO_LARGE }]);
+  assert.deepEqual(t.native().sent.map((f) => f.type), ['info']);
+});
