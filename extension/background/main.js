@@ -144,7 +144,8 @@ const prompts = createPrompts({
 // Chromium's webAuthenticationProxy, where the browser has it; `bridge` is only called back later.
 const proxy = createProxy({
   wap: api.webAuthenticationProxy || null,
-  bridge: { serveProxied: (fields) => bridge.serveProxied(fields), proxiedGone: (handle) => bridge.proxiedGone(handle) },
+  bridge: { serveProxied: (fields) => bridge.serveProxied(fields), proxiedGone: (handle) => bridge.proxiedGone(handle),
+    inboundFrameBytes: () => bridge.inboundFrameBytes() },
   focusedTab,
   now: () => Date.now(),
   log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),

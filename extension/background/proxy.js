@@ -44,7 +44,7 @@ const HOST_GONE = { name: 'NotAllowedError', message: 'The webauthn-bridge host 
 /**
  * deps:
  *   wap              chrome.webAuthenticationProxy (null where the browser has none: Firefox)
- *   bridge           router.js's bridge: serveProxied(fields) → handle, proxiedGone(handle)
+ *   bridge           router.js's bridge: serveProxied(fields) → handle, proxiedGone(handle), inboundFrameBytes()
  *   focusedTab()     → Promise<{tabId, url} | null>: the active tab of the focused browser window
  *   now(), log(level, text), setTimeout/clearTimeout (default: the global ones)
  */
@@ -320,7 +320,7 @@ export function createProxy(deps) {
       handBack(type, requestId, { page: who.page, options: parsed.options });
       return;
     }
-    const oversize = tooLarge(parsed.options, { origin: parsed.origin, topOrigin: who.topOrigin });
+    const oversize = tooLarge(parsed.options, { origin: parsed.origin, topOrigin: who.topOrigin }, deps.bridge.inboundFrameBytes?.());
     if (oversize) {
       // Announced ones were handed back above; an unannounced call has no page script to call Chromium's own again.
       log('warn', `refused proxied ${type} from ${parsed.origin}: unannounced, and ${oversize}`);

@@ -76,7 +76,9 @@ export function createBridge(deps) {
     interrupted: (ctx, rid) => { if (deps.proxy && deps.proxy.heard) deps.proxy.heard(ctx, rid); },
     whenDetached: (fn) => (deps.proxy && deps.proxy.whenDetached ? deps.proxy.whenDetached(fn) : fn()),
   });
-  const intake = createIntake({ ...deps, log, enqueue, inboundFrameBytes: () => (host.info() || {}).maxInboundFrameBytes });
+  /** The host's inbound frame limit as its `info` says (undefined before it said): request-size.js's. */
+  const inboundFrameBytes = () => (host.info() || {}).maxInboundFrameBytes;
+  const intake = createIntake({ ...deps, log, enqueue, inboundFrameBytes });
   let pageSeq = 0;
 
   /** A final answer went out to a requester: the popup lists it (trusted origin, type, outcome, the reason). */
@@ -216,7 +218,8 @@ export function createBridge(deps) {
   }
 
   return {
-    start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, select, userCancelled, anotherWay,
+    start: host.connect, attachFrame: requesters.attachFrame, serveProxied, proxiedGone: requesterGone, inboundFrameBytes, select,
+    userCancelled, anotherWay,
     tryAgain: (id) => tryAgain.tryAgain(id),
     tabClosed, frameNavigated, focusChanged, sitesChanged: intake.sitesChanged, status, refreshInfo: host.refreshInfo,
     pendingCount: () => requests.size, waitingCount: () => queue.waitingCount(),

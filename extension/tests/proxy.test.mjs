@@ -39,7 +39,7 @@ function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new
     wap, now: () => clock.now, focusedTab: async () => focused,
     setTimeout: (fn, ms) => { const timer = { fn, ms, cleared: false }; timers.push(timer); return timer; },
     clearTimeout: (timer) => { timer.cleared = true; },
-    bridge: { serveProxied: (f) => bridge.serveProxied(f), proxiedGone: (h) => bridge.proxiedGone(h) },
+    bridge: { serveProxied: (f) => bridge.serveProxied(f), proxiedGone: (h) => bridge.proxiedGone(h), inboundFrameBytes: () => bridge.inboundFrameBytes() },
   });
   bridge = router.createBridge({
     connectNative: () => { const p = fakePort(); natives.push(p); return p; },
@@ -505,4 +505,11 @@ test('an unannounced proxied call too large for the host is refused at once: no 
   await t.proxy.settled();
   assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
   assert.deepEqual(t.wap.completed, [{ type: 'get', requestId: 6, error: { name: 'NotAllowedError', message: chromium.notAllowed } }]);
+  // Over the inbound limit the host's info says (its configuration's), far below the default.
+  t.native().onMessage.fire({ id: t.native().sent[0].id, type: 'result', info: { maxInboundFrameBytes: 16384 } });
+  t.wap.onGetRequest.fire({ requestId: 7, requestDetailsJson: GET_JSON('A'.repeat(20000)) });
+  await settle();
+  await t.proxy.settled();
+  assert.equal(t.native().sent.length, atHost, 'nothing reached the host');
+  assert.deepEqual(t.wap.completed.at(-1), { type: 'get', requestId: 7, error: { name: 'NotAllowedError', message: chromium.notAllowed } });
 });
