@@ -103,13 +103,19 @@ def other_prompt_page(session, window: PromptWindow, timeout: float = 15) -> Pro
     raise AssertionError(f"no copy of the security-key window's page within {timeout} s\n{session.diagnostics()}")
 
 
-def test_a_copy_of_the_security_key_window_another_extension_opens_gets_nothing_and_its_click_does_nothing(beside):
-    session, probe = beside
+def register_until_touch(session, name):
+    """A registration the user pressed for, held at "touch your key"; its result lands in `window.made`."""
     session.press_in_page()
-    session.call(f"(window.made = undefined, rp.register({json.dumps({'username': session.new_user('copied')})})"
+    session.call(f"(window.made = undefined, rp.register({json.dumps({'username': session.new_user(name)})})"
                  ".then((r) => { window.made = r; }), true)")
     window = PromptWindow.wait(session.browser)
     window.wait_for("document.getElementById('text').textContent === 'Touch your security key.'")
+    return window
+
+
+def test_a_copy_of_the_security_key_window_another_extension_opens_gets_nothing_and_its_click_does_nothing(beside):
+    session, probe = beside
+    window = register_until_touch(session, 'copied')
     stolen = [t["url"] for t in run(probe, "tabs()") if PAGE_PATH in t["url"]]
     assert len(stolen) == 1 and "?w=" in stolen[0], stolen   # "tabs" reads the window's URL, token and all
     opened = run(probe, f"open({json.dumps(stolen[0])}, true)")
@@ -130,11 +136,7 @@ def test_a_copy_of_the_security_key_window_another_extension_opens_gets_nothing_
 
 def test_a_security_key_window_another_extension_navigates_away_goes_and_its_request_is_cancelled(beside):
     session, probe = beside
-    session.press_in_page()
-    session.call(f"(window.made = undefined, rp.register({json.dumps({'username': session.new_user('navigated')})})"
-                 ".then((r) => { window.made = r; }), true)")
-    window = PromptWindow.wait(session.browser)
-    window.wait_for("document.getElementById('text').textContent === 'Touch your security key.'")
+    window = register_until_touch(session, 'navigated')
     tab = next(t for t in run(probe, "tabs()") if PAGE_PATH in t["url"])
     # A look-alike of the stand-in's in the window the user expects the bridge's in (tabs.update needs no permission).
     navigated = run(probe, f"navigate({tab['id']}, {json.dumps(session.site_origin + '/index.html?look-alike')})")
