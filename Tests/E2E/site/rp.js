@@ -142,10 +142,11 @@
     const start = performance.now();
     let cred;
     try {
-      cred = await withDeadline(
-        api(kind, args.via).call(navigator.credentials, {
-          publicKey, ...(signal && { signal }), ...(args.mediation && { mediation: args.mediation }) }),
-        args.deadlineMs || CALL_DEADLINE_MS);
+      const pending = api(kind, args.via).call(navigator.credentials, {
+        publicKey, ...(signal && { signal }), ...(args.mediation && { mediation: args.mediation }) });
+      // How an abortable call ends, even after the deadline gave up on it: a test awaits this after abortCall().
+      if (args.abortable) window.pendingCall = pending.then(() => 'settled', (error) => error.name);
+      cred = await withDeadline(pending, args.deadlineMs || CALL_DEADLINE_MS);
     } catch (error) {
       return failure(error, performance.now() - start);
     }
