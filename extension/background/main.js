@@ -11,6 +11,7 @@
 import { PROMPT_PAGE_PATH, PROMPT_PORT_NAME, PROXY_DEFAULT, PROXY_KEY, SITES_KEY, STATUS_MESSAGE } from '../common/extension-names.js';
 import { reasonText } from '../common/host-states.js';
 import { createCertificateWatch } from './certificates.js';
+import { createFocusRule } from './focus.js';
 import { createHistory } from './history.js';
 import { createPrompts } from './prompt-window.js';
 import { createProxy } from './proxy.js';
@@ -67,42 +68,6 @@ function proxySettings(stored) {
   return { enabled: typeof stored[PROXY_KEY] === 'boolean' ? stored[PROXY_KEY] : PROXY_DEFAULT };
 }
 
-/**
- * The focus rule's one fact: the tab is the active tab of the focused window. Not document.hasFocus(): a
- * headless Firefox document never has focus, and a subframe never has it while its top frame does, yet
- * Chromium's own rule ("the page does not have focus") is about the whole tab. Our own security-key window
- * taking the focus does not take it from the browser window focused before it; and the window opened for a tab
- * leaves the focus with that tab whatever the browser recorded last, as Chromium's dialog belongs to its tab:
- * also after an error, when it stays open to say why and the page asks again at once.
- */
-async function isTabFocused(tabId) {
-  if (!Number.isInteger(tabId) || tabId < 0) return false;
-  const tab = await api.tabs.get(tabId);
-  if (!tab.active) return false;
-  const window = await api.windows.get(tab.windowId);
-  if (window.focused === true) return true;
-  const focused = await api.windows.getLastFocused();
-  // No window has it, and the last to hold it was the tab's window of ours, since closed: a window manager gives it
-  // back to the browser window (an event we would see); headless Firefox, to none (WINDOW_ID_NONE, or no event).
-  if (focused.focused !== true) {
-    const last = lastFocusEvent === api.windows.WINDOW_ID_NONE ? focusLeftFrom : lastFocusEvent;
-    return prompts.wasPromptWindowOf(last, tabId) && lastBrowserWindow === tab.windowId;
-  }
-  return prompts.isPromptWindowOf(focused.id, tabId) || (prompts.isPromptWindow(focused.id) && lastBrowserWindow === tab.windowId);
-}
-
-// The browser window focused last, for the rule above. Kept by hand: Firefox's windows.getLastFocused ignores
-// windowTypes and answers with our popup.
-let lastBrowserWindow = null;
-let lastFocusEvent = null;   // the window the last windows.onFocusChanged named (WINDOW_ID_NONE: none of ours)
-let focusLeftFrom = null;    // while that is WINDOW_ID_NONE: the window that had the focus before
-function noteFocusedWindow(windowId) {
-  if (windowId === api.windows.WINDOW_ID_NONE && lastFocusEvent !== windowId) focusLeftFrom = lastFocusEvent;
-  lastFocusEvent = windowId;
-  if (windowId === api.windows.WINDOW_ID_NONE) return;
-  api.windows.get(windowId).then((w) => { if (w.type === 'normal' && w.focused) lastBrowserWindow = w.id; }, () => {});
-}
-
 /** The tab's frame tree, for the ancestors of a requesting frame (admission.js). */
 function frameTree(tabId) {
   return api.webNavigation.getAllFrames({ tabId });
@@ -112,13 +77,6 @@ function frameTree(tabId) {
 async function windowOf(tabId) {
   const tab = await api.tabs.get(tabId);
   return { window: await api.windows.get(tab.windowId).catch(() => null) };
-}
-
-/** The active tab of the browser window focused last, if it has the focus (a proxied request no page announced). */
-async function focusedTab() {
-  if (lastBrowserWindow === null) return null;
-  const [tab] = await api.tabs.query({ active: true, windowId: lastBrowserWindow });
-  return tab && (await isTabFocused(tab.id)) ? { tabId: tab.id, url: tab.url || '' } : null;
 }
 
 function randomToken() {
@@ -141,12 +99,14 @@ const prompts = createPrompts({
   log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
 });
 
+const focus = createFocusRule({ api, prompts });
+
 // Chromium's webAuthenticationProxy, where the browser has it; `bridge` is only called back later.
 const proxy = createProxy({
   wap: api.webAuthenticationProxy || null,
   bridge: { serveProxied: (fields) => bridge.serveProxied(fields), proxiedGone: (handle) => bridge.proxiedGone(handle),
     inboundFrameBytes: () => bridge.inboundFrameBytes() },
-  focusedTab,
+  focusedTab: focus.focusedTab,
   now: () => Date.now(),
   log: (level, text) => console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`),
 });
@@ -181,7 +141,7 @@ const bridge = createBridge({
   log: (level, text) => { if (level !== 'debug') console[level === 'error' ? 'error' : 'warn'](`webauthn-bridge: ${text}`); },
   prompt: prompts,
   frameTree,
-  isTabFocused,
+  isTabFocused: focus.isTabFocused,
   proxy,
   certificates,
   history,
@@ -204,10 +164,10 @@ api.tabs.onRemoved.addListener((tabId) => bridge.tabClosed(tabId));
 api.tabs.onActivated.addListener(() => bridge.focusChanged());
 api.tabs.onAttached.addListener(() => bridge.focusChanged());
 api.windows.onFocusChanged.addListener((windowId) => {
-  noteFocusedWindow(windowId);
+  focus.noteFocusedWindow(windowId);
   bridge.focusChanged();
 });
-api.windows.getLastFocused().then((w) => noteFocusedWindow(w.id), () => {});
+api.windows.getLastFocused().then((w) => focus.noteFocusedWindow(w.id), () => {});
 
 // Cross-document navigations only: pushState/hash changes (SPAs mid-login) must not cancel a request.
 if (api.webNavigation) {

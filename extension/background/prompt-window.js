@@ -86,10 +86,11 @@ export function createPrompts(deps) {
   const byWindow = new Map();   // window id → prompt
   // Window id → tab id of the last windows of ours asked to close: while it goes it may still hold the focus, which
   // is its tab's (a request right after the last one ended must not be refused for focus), and once gone it may
-  // have been the last to hold it (main.js's focus rule).
+  // have been the last to hold it (focus.js).
   const closed = new Map();
   const CLOSED_KEPT = 8;
   const tabs = new Map();       // tab id → {openedAt, pressUsed}: its last new window, the press that focused one
+  const opening = new Set();    // open() calls not yet answered with their window's id (the focus rule waits on them)
   const now = deps.now || (() => Date.now());
   const later = deps.setTimeout || ((fn, ms) => setTimeout(fn, ms));
   const cancelLater = deps.clearTimeout || ((handle) => clearTimeout(handle));
@@ -137,7 +138,9 @@ export function createPrompts(deps) {
       prompt.timer = null;
       if (prompt.closed) return;
       tab.openedAt = now();
-      open(prompt);
+      const opened = open(prompt);
+      opening.add(opened);
+      opened.finally(() => opening.delete(opened));
     };
     const wait = pressed ? 0 : tab.openedAt + COOLDOWN_MS - at;
     if (wait <= 0) go();
@@ -368,6 +371,11 @@ export function createPrompts(deps) {
     userClosed(prompt);
   }
 
+  /** For the focus rule: settles once every window of ours being opened has its id (byWindow knows it). */
+  function windowsOpened() {
+    return Promise.allSettled([...opening]).then(() => undefined);
+  }
+
   /** For the focus rule: a prompt window taking focus does not take it from the browser window focused before. */
   function isPromptWindow(windowId) {
     return byWindow.has(windowId) || closed.has(windowId);
@@ -386,5 +394,8 @@ export function createPrompts(deps) {
     return !byWindow.has(windowId) && closed.get(windowId) === tabId;
   }
 
-  return { status, ended, offerRetry, rekey, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf, openCount: () => byToken.size };
+  return {
+    status, ended, offerRetry, rekey, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf,
+    windowsOpened, opening: () => opening.size > 0, openCount: () => byToken.size,
+  };
 }
