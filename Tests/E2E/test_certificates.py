@@ -97,7 +97,7 @@ def test_the_same_certificate_at_localhost_is_served_as_the_browsers_own_serve_i
         assert theirs.get("stage") == "deadline", theirs
         # Ended here, not by the next test's navigation: Chromium lets go of a request only once the old document
         # is gone, and until then the next page's call gets "A request is already pending."
-        assert reference.call("(window.abortCall(), window.pendingCall)") == "AbortError"
+        assert reference.call("(window.abortCall(), window.abortableCallEnd)") == "AbortError"
 
     ours.open(url, past_certificate_warning=True)
     registered = ours.rp("register", username=ours.new_user("tls-localhost"))

@@ -145,7 +145,7 @@
       const pending = api(kind, args.via).call(navigator.credentials, {
         publicKey, ...(signal && { signal }), ...(args.mediation && { mediation: args.mediation }) });
       // How an abortable call ends, even after the deadline gave up on it: a test awaits this after abortCall().
-      if (args.abortable) window.pendingCall = pending.then(() => 'settled', (error) => error.name);
+      if (args.abortable) window.abortableCallEnd = pending.then(() => 'settled', (error) => error.name);
       cred = await withDeadline(pending, args.deadlineMs || CALL_DEADLINE_MS);
     } catch (error) {
       return failure(error, performance.now() - start);
