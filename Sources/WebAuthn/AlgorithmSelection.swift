@@ -2,11 +2,10 @@
 /// input credTypesAndPubKeyAlgs).
 public enum AlgorithmSelection {
     /// The page's algorithms, in the page's order of preference, restricted to what the client stack and key
-    /// support, without duplicates. When nothing is left, what Chromium 156 and Firefox 153 answer: listed
-    /// entries none of whose type is "public-key" (`requested` empty) are NotSupportedError, with Chromium's
-    /// text; algorithms their authenticator does not have, NotAllowedError.
+    /// support, without duplicates. When nothing is left, what Chromium 156 and Firefox 153 answer for algorithms
+    /// their authenticator does not have: NotAllowedError. (Listed entries none of whose type is "public-key"
+    /// were refused before, `PublicKeyCredentialCreationOptions.checkBeforeRelyingParty`.)
     public static func choose(requested: [Int], supported: Set<Int>) throws(WebAuthnError) -> [Int] {
-        guard !requested.isEmpty else { throw .notSupported("Required parameters missing in `options.publicKey`.") }
         var seen = Set<Int>()
         let chosen = requested.filter { supported.contains($0) && seen.insert($0).inserted }
         guard !chosen.isEmpty else {

@@ -7,7 +7,7 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     public var user: (id: [UInt8], name: String, displayName: String)
     public var challenge: [UInt8]
     /// COSE algorithm identifiers in the page's order of preference, only entries of type "public-key".
-    /// Empty only when the page listed entries and none was of a known type (→ NotSupportedError later).
+    /// Empty only when the page listed entries and none was of a known type (→ `checkBeforeRelyingParty`).
     public var pubKeyCredParams: [Int]
     public var timeoutMilliseconds: Int?
     public var excludeCredentials: [PublicKeyCredentialDescriptor]
@@ -22,9 +22,9 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
     public static let defaultAlgorithms = [-7, -257]
 
     /// Converts the `publicKey` member of `navigator.credentials.create()` options.
-    /// Throws TypeError naming the member for anything missing or of the wrong type, and for a user.id outside
-    /// 1…64 bytes (§5.1.3 step 4); RangeError for more than 64 excludeCredentials, whose repeated ids are dropped
-    /// (`CredentialDescriptorList`).
+    /// Throws TypeError naming the member for anything missing or of the wrong type; RangeError for more than 64
+    /// excludeCredentials, whose repeated ids are dropped (`CredentialDescriptorList`). The user.id's length is
+    /// `checkBeforeRelyingParty`'s, which comes after the extension inputs.
     public init(json: JSONValue) throws(WebAuthnError) {
         guard case .object = json else {
             throw .typeError("publicKey options must be a dictionary, found \(json.typeName)")
@@ -72,13 +72,23 @@ public struct PublicKeyCredentialCreationOptions: Sendable {
         extensions = try options.extensions()
 
         // Checked once the whole dictionary converted, in Chromium's order: a malformed member is a TypeError
-        // first, then an over-long list a RangeError, then a user.id of the wrong length.
+        // first, then an over-long list a RangeError.
         excludeCredentials = try CredentialDescriptorList.bounded(
             excludeCredentials, listed: options.listedCount("excludeCredentials"), member: "excludeCredentials")
         // An empty id names no credential (a detached buffer gives one): both browsers register past it.
         excludeCredentials.removeAll { $0.id.isEmpty }
-        // Over 64 bytes in Chromium 156's words; an empty one libfido2 cannot send (both browsers register it).
-        guard userID.count <= 64 else { throw .typeError("User handle exceeds 64 bytes.") }
-        guard !userID.isEmpty else { throw .typeError("user.id must be 1 to 64 bytes, found 0") }
+    }
+
+    /// What Chromium refuses once Blink has checked the extension inputs and before its browser process checks
+    /// the origin and rp.id (Blink's `AuthenticationCredentialsContainer::create`): a pubKeyCredParams whose
+    /// entries are all of unknown types (NotSupportedError, where its conversion to the browser's options fails),
+    /// then a user.id over 64 bytes (TypeError, Chromium 156's words). An empty user.id is refused with them
+    /// (TypeError): libfido2 cannot send one, although both browsers register it.
+    public func checkBeforeRelyingParty() throws(WebAuthnError) {
+        guard !pubKeyCredParams.isEmpty else {
+            throw .notSupported("Required parameters missing in `options.publicKey`.")
+        }
+        guard user.id.count <= 64 else { throw .typeError("User handle exceeds 64 bytes.") }
+        guard !user.id.isEmpty else { throw .typeError("user.id must be 1 to 64 bytes, found 0") }
     }
 }

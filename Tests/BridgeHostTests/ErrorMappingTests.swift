@@ -45,7 +45,8 @@ struct ErrorMappingTests {
         }
     }
 
-    /// An input the request itself cannot use: the page gets Blink's own name and words, nothing else to hide.
+    /// An input the request itself cannot use: the page gets Chromium's own name and words (Blink's, or once the
+    /// rp.id passed, its browser process's), nothing else to hide.
     @Test(
         arguments: [
             (
@@ -67,7 +68,8 @@ struct ErrorMappingTests {
         ] as [(String, [[UInt8]], DOMExceptionName, String)])
     func signInInputRefusalsAreChromiumsWords(text: String, allow: [[UInt8]], name: DOMExceptionName, words: String) {
         #expect(throws: WebAuthnError(name, words)) {
-            _ = try AuthenticationExtensionInputs(json(text), allowCredentials: allow)
+            let inputs = try AuthenticationExtensionInputs(json(text), allowCredentials: allow)
+            if let refusal = inputs.refusalAfterRelyingParty { throw refusal }
         }
         #expect(ErrorMapping.pageMessage(for: WebAuthnError(name, words)) == words)
     }

@@ -74,8 +74,7 @@ func json(_ text: String) -> JSONValue {
     }
 
     @Test(arguments: [
-        (#"{"largeBlob": {"read": true, "write": {"__binary__": "AQ"}}}"#, DOMExceptionName.notSupported),
-        (#"{"largeBlob": {"support": "required"}}"#, .notSupported),
+        (#"{"largeBlob": {"support": "required"}}"#, DOMExceptionName.notSupported),
         (#"{"hmacGetSecret": {"salt1": {"__binary__": "AQID"}}}"#, .typeError),
         (#"{"hmacGetSecret": {}}"#, .typeError),
         (
@@ -91,11 +90,42 @@ func json(_ text: String) -> JSONValue {
         #expect(errorName { _ = try getInputs(text) } == name)
     }
 
-    @Test func largeBlobWriteNeedsExactlyOneAllowedCredential() throws {
+    /// Chromium refuses these in its browser process, after the rp.id (Blink's refusals come before it).
+    @Test func largeBlobReadWithWriteOrAWriteWithoutOneAllowedCredentialIsRefusedAfterTheRelyingParty() throws {
         let write = #"{"largeBlob": {"write": {"__binary__": "AQ"}}}"#
-        #expect(errorName { _ = try getInputs(write, allow: [Self.id1, Self.id2]) } == .notSupported)
-        #expect(errorName { _ = try getInputs(write, allow: []) } == .notSupported)
-        #expect(try getInputs(write).largeBlob == .write([1]))
+        #expect(try getInputs(write, allow: [Self.id1, Self.id2]).refusalAfterRelyingParty?.name == .notSupported)
+        #expect(try getInputs(write, allow: []).refusalAfterRelyingParty?.name == .notSupported)
+        let both = try getInputs(#"{"largeBlob": {"read": true, "write": {"__binary__": "AQ"}}}"#)
+        #expect(both.refusalAfterRelyingParty?.name == .notSupported && both.largeBlob == nil)
+        let one = try getInputs(write)
+        #expect(one.largeBlob == .write([1]) && one.refusalAfterRelyingParty == nil)
+    }
+
+    /// Two refusals in one request: the first Blink makes wins (authentication_credentials_container.cc).
+    @Test(arguments: [
+        (#"{"appid": "https://a.example", "largeBlob": {"read": true}, "prf": {"evalByCredential": {}}}"#, "'appid'"),
+        (#"{"largeBlob": {"write": {"__binary__": "AQ"}}, "prf": {"evalByCredential": {}}}"#, "'write'"),
+        (#"{"prf": {"evalByCredential": {}}, "credentialProtectionPolicy": "bogus"}"#, "'evalByCredential'"),
+    ])
+    func registrationRefusalsComeInBlinksOrder(text: String, named: String) {
+        do {
+            _ = try RegistrationExtensionInputs(json(text))
+            Issue.record("accepted \(text)")
+        } catch { #expect(error.name == .notSupported && error.message.contains(named), "\(error)") }
+    }
+
+    @Test func signInRefusalsComeInBlinksOrder() throws {
+        let credProps =
+            #"{"credProps": true, "largeBlob": {"support": "required"}, "prf": {"evalByCredential": {"": {"first": {"__binary__": "AQ"}}}}}"#
+        #expect(
+            throws: WebAuthnError(.notSupported, "The 'credProps' extension is only valid when creating a credential")
+        ) {
+            try getInputs(credProps)
+        }
+        // Blink's SyntaxError beats the browser process's refusal of read with write.
+        let both =
+            #"{"largeBlob": {"read": true, "write": {"__binary__": "AQ"}}, "prf": {"evalByCredential": {"": {"first": {"__binary__": "AQ"}}}}}"#
+        #expect(errorName { _ = try getInputs(both) } == .syntax)
     }
 
     @Test func registrationInputsAreRead() throws {

@@ -115,6 +115,16 @@ KNOWN = [
      "Chromium's own refuses it at once (NotAllowedError) in a tab without a DevTools virtual authenticator, as on "
      "the bridge's side (which leaves it to Chromium's own, and refuses it so itself when Chromium proxies it), and "
      "leaves it pending in the oracle's tab, which has one"),
+    ({"chromium", "chromium-proxy"},
+     r"create publicKey\.rp\.id = otherSite, publicKey\.extensions\.enforceCredentialProtectionPolicy = true$",
+     "a credProtect request that contradicts the rest: Chromium refuses it after the rp.id check (in its browser "
+     "process), the page world before the host checks the rp.id (the host cannot make a refusal only Chromium makes)"),
+    ({"firefox"}, r"create publicKey\.user\.id = 65bytes, publicKey\.extensions\.largeBlob = read$",
+     "Firefox refuses a user.id over 64 bytes before the extension inputs; the host follows Chromium, whose Blink "
+     "refuses the inputs first"),
+    ({"firefox"}, r"get publicKey\.rpId = otherSite, publicKey\.extensions\.largeBlob = readAndWrite$",
+     "Firefox refuses largeBlob's read with write before the rp.id; the host follows Chromium, whose browser process "
+     "refuses it after the rp.id check"),
     ({"firefox"}, r"(create mediation = (conditional|silent)|get mediation = silent)$",
      "the browser's own answers it on both sides, but headless Firefox's own refuses a document without focus "
      "first (\"CredentialsContainer request is not allowed.\"); the oracle's Marionette session has focus"),

@@ -112,6 +112,49 @@ def test_origin_and_rp_id_violations_are_security_errors_before_any_device(launc
     assert statuses == []
 
 
+# Requests wrong in two ways get the refusal Chromium gives (docs/errors.md, "Which refusal comes first"): Blink's
+# refusals of the extension inputs and the user.id before the browser process's rp.id check, its browser-side
+# refusals of largeBlob after it.
+@pytest.mark.parametrize("op,edit,name,words", [
+    ("create", {"rp": "other.example", "extensions": {"appid": "https://example.com"}}, "NotSupportedError", "'appid'"),
+    ("create", {"rp": "other.example", "extensions": {"prf": {"evalByCredential": {}}}}, "NotSupportedError",
+     "'evalByCredential'"),
+    ("create", {"rp": "other.example", "user_id": b"x" * 65}, "TypeError", "User handle exceeds 64 bytes."),
+    ("create", {"rp": "other.example", "params": [{"type": "other", "alg": -7}]}, "NotSupportedError",
+     "Required parameters missing"),
+    ("create", {"user_id": b"x" * 65, "extensions": {"largeBlob": {"read": True}}}, "NotSupportedError", "'read'"),
+    ("create", {"rp": "other.example", "extensions": {"appidExclude": "https://example.com"}}, "SecurityError", None),
+    ("get", {"rp": "other.example", "extensions": {"credProps": True}}, "NotSupportedError", "'credProps'"),
+    ("get", {"rp": "other.example", "extensions": {"prf": {"evalByCredential": {"AQID": {"first": binary(b"x")}}}}},
+     "SyntaxError", "doesn't match any"),
+    ("get", {"rp": "other.example", "extensions": {"largeBlob": {"read": True, "write": binary(b"x")}}},
+     "SecurityError", None),
+    ("get", {"extensions": {"appid": "https://other.example", "largeBlob": {"read": True, "write": binary(b"x")}}},
+     "SecurityError", None),
+    ("get", {"extensions": {"largeBlob": {"read": True, "write": binary(b"x")}}}, "NotSupportedError",
+     "Only one of"),
+])
+def test_a_request_wrong_twice_gets_the_refusal_chromium_gives_first(launch, token, op, edit, name, words):
+    host = launch(token)
+    if op == "create":
+        options, _ = creation_options(user_id=edit.get("user_id", b"user-1"))
+        if "rp" in edit:
+            options["rp"]["id"] = edit["rp"]
+        if "params" in edit:
+            options["pubKeyCredParams"] = edit["params"]
+    else:
+        options, _ = request_options(allow=[b"\x01\x02\x04"])
+        if "rp" in edit:
+            options["rpId"] = edit["rp"]
+    if "extensions" in edit:
+        options["extensions"] = edit["extensions"]
+    reply, statuses = host.request({"id": "r-1", "type": op, "origin": ORIGIN, "options": options})
+    assert reply["type"] == "error" and reply["error"]["name"] == name, reply
+    if words:
+        assert words in reply["error"]["message"], reply
+    assert statuses == []
+
+
 def test_oversize_frame_is_dropped_and_the_host_keeps_serving(launch, token):
     host = launch(token, env={"WEBAUTHN_BRIDGE_MAX_FRAME_BYTES": "1024"})
     host.send_raw(b"{" + b" " * 4000 + b"}")

@@ -171,7 +171,7 @@
       }
       const signal = converted.signal;
       if (signal && signalAborted(signal)) return rejected(abortReason(signal));
-      const refusal = webidl.browserRefusal(type, converted, browser);
+      const refusal = webidl.browserRefusal(type, converted, browser, codec.toBase64url);
       if (refusal) return rejected(new env.DOMException(refusal[1], refusal[0]));
       return new page.Promise((resolve, reject) => {
         const startedAt = page.clock();

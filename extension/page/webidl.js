@@ -25,7 +25,7 @@
     dictionary, member, required, chromium, isObject, fail, append, encode, bytesOf,
   } = inNode ? require('./webidl-types.js') : root[TYPES_KEY];
   // Captured now, before any page script can replace them.
-  const { defineProperty, getOwnPropertyDescriptor } = Object;
+  const { defineProperty, getOwnPropertyDescriptor, create, keys: objectKeys } = Object;
   const URLCtor = root.URL;
 
   function canParseURL(text) {
@@ -206,32 +206,69 @@
     return Boolean(selection && selection.requireResidentKey);
   }
 
-  // Blink's largest largeBlob.write (kMaxLargeBlobSize, authentication_credentials_container.cc); Firefox has none.
+  // Blink's largest largeBlob.write (kMaxLargeBlobSize, authentication_credentials_container.cc) and PRF input
+  // (device::kMaxPRFInputSize, device/fido/public/fido_constants.h); Firefox has neither.
   const MAX_LARGE_BLOB_WRITE = 2048;
+  const MAX_PRF_INPUT = 256;
+  const PRF_INPUT_TOO_LARGE = "'prf' extension contains excessively large input";
+
+  /** Whether Blink finds a PRF input (first, or second) over its limit. */
+  function prfValuesTooLarge(values) {
+    return bytesOf(values.first).length > MAX_PRF_INPUT
+      || (values.second !== undefined && bytesOf(values.second).length > MAX_PRF_INPUT);
+  }
+
+  /**
+   * Blink's PRF checks at sign-in, where the page world makes only the size check (SyntaxError there): `eval`, then
+   * each `evalByCredential` entry once its key named an allowed credential. Where the host refuses first (an empty
+   * allow list, a key that is no allowed credential's base64url), null: its refusal is the one Chromium gives.
+   */
+  function prfRefusalAtGet(prf, allowCredentials, idText) {
+    const byCredential = prf.evalByCredential;
+    if (byCredential !== undefined && !(allowCredentials && allowCredentials.length)) return null;
+    if (prf.eval !== undefined && prfValuesTooLarge(prf.eval)) return ['SyntaxError', PRF_INPUT_TOO_LARGE];
+    if (byCredential === undefined) return null;
+    const allowed = create(null);
+    for (let i = 0; i < allowCredentials.length; i++) allowed[idText(bytesOf(allowCredentials[i].id))] = true;
+    const keys = objectKeys(byCredential);
+    for (let i = 0; i < keys.length; i++) {
+      if (!allowed[keys[i]]) return null;
+      if (prfValuesTooLarge(byCredential[keys[i]])) return ['SyntaxError', PRF_INPUT_TOO_LARGE];
+    }
+    return null;
+  }
 
   /**
    * The refusals Chromium's own makes of a converted request before any authenticator, where the host, which
-   * does not know the browser, would answer otherwise (Chromium 156, authenticator_common_impl.cc; measured):
-   * an `appid`/`appidExclude` that is no URL (SyntaxError; Firefox's SecurityError is the host's), a largeBlob
-   * write over 2 KiB (after Blink's own refusals of `credProps` and `support` at get, which the host makes), and a
-   * credProtect request that contradicts the rest (NotSupportedError). Answers [name, message] or null.
+   * does not know the browser, would answer otherwise (Chromium 156, authentication_credentials_container.cc and
+   * authenticator_common_impl.cc; measured): an `appid`/`appidExclude` that is no URL (SyntaxError; Firefox's
+   * SecurityError is the host's), a largeBlob write over 2 KiB or a PRF input over 256 bytes, and a credProtect
+   * request that contradicts the rest (NotSupportedError). Blink's come in its order among the host's (which
+   * make the rest of Blink's: ExtensionInputs.swift): where the host's refusal comes first, null. `idText` writes
+   * a credential id as an `evalByCredential` key (base64url). Answers [name, message] or null.
    */
-  function browserRefusal(op, converted, browser) {
+  function browserRefusal(op, converted, browser, idText) {
     const publicKey = converted.publicKey;
     const extensions = publicKey && publicKey.extensions;
     if (browser !== 'chromium' || !extensions) return null;
+    if (op === 'create' && extensions.appid !== undefined) return null;
     const appidKey = op === 'get' ? 'appid' : 'appidExclude';
     const appid = extensions[appidKey];
     if (appid !== undefined && appid !== '' && !canParseURL(appid)) {
       return ['SyntaxError', `The \`${appidKey}\` extension value is neither empty/null nor a valid URL${op === 'get' ? '' : '.'}`];
     }
+    const large = extensions.largeBlob;
+    const prf = extensions.prf;
     if (op === 'get') {
-      const large = extensions.largeBlob;
-      const write = !extensions.credProps && large && large.support === undefined ? large.write : undefined;
-      return write !== undefined && bytesOf(write).length > MAX_LARGE_BLOB_WRITE
-        ? ['NotSupportedError', "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"]
-        : null;
+      if (extensions.credProps || (large && large.support !== undefined)) return null;
+      if (large && large.write !== undefined && bytesOf(large.write).length > MAX_LARGE_BLOB_WRITE) {
+        return ['NotSupportedError', "The 'largeBlob' extension's 'write' parameter exceeds the maximum allowed size (2kb)"];
+      }
+      return prf ? prfRefusalAtGet(prf, publicKey.allowCredentials, idText) : null;
     }
+    if (large && (large.read !== undefined || large.write !== undefined)) return null;
+    if (prf && prf.eval !== undefined && prfValuesTooLarge(prf.eval)) return ['NotSupportedError', PRF_INPUT_TOO_LARGE];
+    if (prf && prf.evalByCredential !== undefined) return null;
     const policy = extensions.credentialProtectionPolicy;
     const selection = publicKey.authenticatorSelection;
     const inconsistent = (extensions.enforceCredentialProtectionPolicy && (policy === undefined || policy === UV_OPTIONAL))

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const webidl = require('../page/webidl.js');
-const { binaryValue } = require('../page/codec.js');
+const { binaryValue, toBase64url } = require('../page/codec.js');
 
 const BROWSERS = ['chromium', 'firefox'];
 const bytes = (...b) => new Uint8Array(b);
@@ -346,6 +346,39 @@ test('browserRefusal: Chromium\'s SyntaxError for an appidExclude that is no URL
   ];
   for (const [publicKey, expected, why] of cases) assert.deepEqual(refusal(publicKey), expected, why);
   assert.equal(refusal({ extensions: { enforceCredentialProtectionPolicy: true, appidExclude: 'x' } }, 'firefox'), null, 'Chromium\'s rules only');
+});
+
+test('browserRefusal: Chromium\'s refusal of a PRF input over 256 bytes, in Blink\'s order among the host\'s refusals', () => {
+  const create = (extensions, browser = 'chromium') => webidl.browserRefusal('create', webidl.convertOptions('create', creation({ extensions }), browser), browser, toBase64url);
+  const get = (extensions, allowCredentials = [{ type: 'public-key', id: bytes(1, 2, 3) }], browser = 'chromium') => webidl.browserRefusal('get', webidl.convertOptions('get', { publicKey: { challenge: bytes(1), allowCredentials, extensions } }, browser), browser, toBase64url);
+  const message = "'prf' extension contains excessively large input";
+  const big = () => new Uint8Array(257);
+  const fits = () => new Uint8Array(256);
+  // At create: NotSupportedError, after appid and largeBlob's read and write (the host's), before evalByCredential.
+  assert.deepEqual(create({ prf: { eval: { first: big() } } }), ['NotSupportedError', message]);
+  assert.deepEqual(create({ prf: { eval: { first: fits(), second: new DataView(new ArrayBuffer(300), 10, 257) } } }), ['NotSupportedError', message]);
+  assert.deepEqual(create({ prf: { eval: { first: big() }, evalByCredential: {} } }), ['NotSupportedError', message], 'before evalByCredential');
+  assert.equal(create({ prf: { eval: { first: fits(), second: fits() } } }), null);
+  assert.equal(create({ prf: { eval: { first: big() } }, appid: 'https://example.com' }), null, 'the host refuses appid first');
+  assert.equal(create({ prf: { eval: { first: big() } }, largeBlob: { read: false } }), null, 'the host refuses largeBlob.read first');
+  assert.equal(create({ prf: { eval: { first: big() } } }, 'firefox'), null, 'Firefox has no such limit');
+  // At get: SyntaxError; eval first, then each entry once its key named an allowed credential.
+  const key = toBase64url(bytes(1, 2, 3));
+  assert.deepEqual(get({ prf: { eval: { first: big() } } }), ['SyntaxError', message]);
+  assert.deepEqual(get({ prf: { evalByCredential: { [key]: { first: fits(), second: big() } } } }), ['SyntaxError', message]);
+  assert.equal(get({ prf: { evalByCredential: { [key]: { first: fits() } } } }), null);
+  assert.equal(get({ prf: { evalByCredential: { AQID: { first: fits() }, BBBB: { first: big() } } } }), null, 'an unknown key: the host\'s SyntaxError first');
+  assert.equal(get({ prf: { eval: { first: big() }, evalByCredential: {} } }, []), null, 'an empty allow list: the host\'s NotSupportedError first');
+  assert.equal(get({ prf: { eval: { first: big() } }, credProps: true }), null, 'the host refuses credProps first');
+  assert.equal(get({ prf: { eval: { first: big() } } }, undefined, 'firefox'), null, 'Firefox has no such limit');
+});
+
+test('browserRefusal: at create, an appidExclude that is no URL and a contradictory credProtect wait for the host\'s earlier refusals', () => {
+  const refusal = (extensions) => webidl.browserRefusal('create', webidl.convertOptions('create', creation({ extensions }), 'chromium'), 'chromium', toBase64url);
+  assert.equal(refusal({ appid: 'https://example.com', appidExclude: 'not a URL' }), null, 'Blink refuses appid first');
+  assert.deepEqual(refusal({ appidExclude: 'not a URL', largeBlob: { read: true } })[0], 'SyntaxError', 'before largeBlob');
+  assert.equal(refusal({ enforceCredentialProtectionPolicy: true, prf: { evalByCredential: {} } }), null, 'evalByCredential first');
+  assert.equal(refusal({ enforceCredentialProtectionPolicy: true, largeBlob: { write: bytes(1) } }), null, 'largeBlob.write first');
 });
 
 test('Chromium refuses null for a dictionary with a required member; records and their values in each browser\'s words', () => {

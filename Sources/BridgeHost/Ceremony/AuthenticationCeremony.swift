@@ -18,17 +18,20 @@ struct AuthenticationCeremony {
     func run() throws(WebAuthnError) -> JSONValue {
         let log = environment.log
         let id = controller.id
+        // Chromium's order (docs/errors.md): Blink's refusals of the extension inputs, then what its browser
+        // process checks (origin, rp.id, AppID, then the rest of the inputs), then the host's own limits.
+        let allowList = options.allowCredentials.map(\.id)
+        let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rpId, for: caller)
+        let appid = try extensionInputs.appid.map { (a) throws(WebAuthnError) in
+            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
+        }
+        if let refusal = extensionInputs.refusalAfterRelyingParty { throw refusal }
         // The first attempt's deadline, kept when the ceremony starts over on another key (KeyWatch).
         let deadline = environment.deviceSelector.deadline(
             for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
         let clientData = ClientDataJSON.make(type: .get, challenge: options.challenge, caller: caller)
         try ReplyChannel.refuseUnanswerable(clientData: clientData)
-        let allowList = options.allowCredentials.map(\.id)
-        let extensionInputs = try AuthenticationExtensionInputs(options.extensions, allowCredentials: allowList)
-        let appid = try extensionInputs.appid.map { (a) throws(WebAuthnError) in
-            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
-        }
         log.info(
             "get origin=\(caller.serialized) rp=\(rpID) allow=\(options.allowCredentials.count) uv=\(options.userVerification)",
             request: id)

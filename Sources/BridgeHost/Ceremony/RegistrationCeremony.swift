@@ -22,7 +22,14 @@ struct RegistrationCeremony {
     func run() throws(WebAuthnError) -> JSONValue {
         let log = environment.log
         let id = controller.id
+        // Chromium's order (docs/errors.md): what Blink refuses (the extension inputs, then the options' own
+        // refusals), then what its browser process checks (origin, rp.id, AppID), then the host's own limits.
+        let extensionInputs = try RegistrationExtensionInputs(options.extensions)
+        try options.checkBeforeRelyingParty()
         let rpID = try environment.rpIDValidator.effectiveRPID(requested: options.rp.id, for: caller)
+        let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
+            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
+        }
         let algorithms = try AlgorithmSelection.choose(
             requested: options.pubKeyCredParams, supported: Self.hostAlgorithms)
         if options.authenticatorAttachment == "platform" {
@@ -35,10 +42,6 @@ struct RegistrationCeremony {
             for: controller, .after(.milliseconds(Timeouts.effective(milliseconds: options.timeoutMilliseconds))))
         let clientData = ClientDataJSON.make(type: .create, challenge: options.challenge, caller: caller)
         try ReplyChannel.refuseUnanswerable(clientData: clientData)
-        let extensionInputs = try RegistrationExtensionInputs(options.extensions)
-        let appidExclude = try extensionInputs.appidExclude.map { (a) throws(WebAuthnError) in
-            try AppIDExtension.validate(a, rpID: rpID, caller: caller, validator: environment.rpIDValidator)
-        }
         log.info(
             "create origin=\(caller.serialized) rp=\(rpID) algorithms=\(algorithms) residentKey=\(options.residentKey) uv=\(options.userVerification) attestation=\(options.attestation) exclude=\(options.excludeCredentials.count)",
             request: id)

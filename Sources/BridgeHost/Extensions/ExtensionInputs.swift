@@ -3,8 +3,11 @@ import WebAuthn
 /// The page's `extensions` member, read and validated as WebAuthn L3 §10 and CTAP 2.1 §12 define each input,
 /// before any key is touched. Unknown extension identifiers are ignored, as browsers do; a known one with a
 /// malformed value is a TypeError, as the IDL conversion in a browser would raise. An input the request cannot
-/// use is refused with Chromium 156's name and words (Blink's authentication_credentials_container.cc, and for
-/// largeBlob's read with write or a write without one allowed credential, authenticator_common_impl.cc).
+/// use is refused with Chromium 156's name and words, where Chromium refuses it: Blink's refusals
+/// (`AuthenticationCredentialsContainer::create`/`get`, authentication_credentials_container.cc) when the inputs
+/// are read, before the ceremony checks the origin and rp.id; the browser process's (largeBlob's read with write,
+/// a write without one allowed credential: `ContinueGetAssertionAfterRpIdCheck`, authenticator_common_impl.cc)
+/// only once those passed (`refusalAfterRelyingParty`). Firefox 153 checks the rp.id before all of them.
 struct RegistrationExtensionInputs: Equatable, Sendable {
     enum LargeBlobSupport: Equatable { case required, preferred }
 
@@ -24,13 +27,23 @@ struct RegistrationExtensionInputs: Equatable, Sendable {
     init(_ json: JSONValue?) throws(WebAuthnError) {
         guard let json, !json.isNull else { return }
         guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
-        // Both browsers refuse any appid at create (Firefox 153 with the same name, "Operation is not supported").
+        // Blink's refusals first, in its order (appid, largeBlob's read and write, prf; between appid and largeBlob
+        // an appidExclude that is no URL, and before evalByCredential a prf input over 256 bytes: Chromium's alone,
+        // refused by the page world, page/webidl.js). Both browsers refuse any appid at create (Firefox 153 with
+        // the same name, "Operation is not supported").
         if let appid = json["appid"], !appid.isNull {
             throw .notSupported(
                 "The 'appid' extension is only valid when requesting an assertion for a pre-existing credential that was registered using the legacy FIDO U2F API."
             )
         }
-        credProps = try ExtensionField.bool(json, "credProps") ?? false
+        let large = json["largeBlob"]
+        if let large {
+            guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
+            for member in ["read", "write"] where large[member] != nil {
+                throw .notSupported(
+                    "The 'largeBlob' extension's '\(member)' parameter is only valid when requesting an assertion")
+            }
+        }
         if let prf = json["prf"] {
             if PRFInputs.hasEvalByCredential(prf) {
                 throw .notSupported("The 'evalByCredential' field cannot be set when creating a credential.")
@@ -38,13 +51,9 @@ struct RegistrationExtensionInputs: Equatable, Sendable {
             _ = try PRFInputs(prf, name: "prf")
             self.prf = true
         }
+        credProps = try ExtensionField.bool(json, "credProps") ?? false
         hmacCreateSecret = try ExtensionField.bool(json, "hmacCreateSecret") ?? false
-        if let large = json["largeBlob"] {
-            guard large.objectValue != nil else { throw .typeError("largeBlob must be an object.") }
-            for member in ["read", "write"] where large[member] != nil {
-                throw .notSupported(
-                    "The 'largeBlob' extension's '\(member)' parameter is only valid when requesting an assertion")
-            }
+        if let large {
             let support = try ExtensionField.string(large, "support", in: "largeBlob")
             largeBlob = support == "required" ? .required : .preferred
         }
@@ -74,13 +83,18 @@ struct AuthenticationExtensionInputs: Equatable, Sendable {
     var largeBlob: LargeBlobOperation?
     var getCredBlob = false
     var appid: String?
+    /// What Chromium's browser process refuses of these inputs, which the ceremony throws once the origin, rp.id
+    /// and AppID passed (a request also wrong in one of those gets its SecurityError, as in Chromium).
+    private(set) var refusalAfterRelyingParty: WebAuthnError?
 
     init() {}
 
     init(_ json: JSONValue?, allowCredentials: [[UInt8]]) throws(WebAuthnError) {
         guard let json, !json.isNull else { return }
         guard json.objectValue != nil else { throw .typeError("extensions must be an object.") }
-        // As Chromium 156 (Firefox 153: the same name, "Operation is not supported").
+        // Blink's refusals, in its order (an appid that is no URL first, and a largeBlob write over 2 KiB before
+        // prf: Chromium's alone, refused by the page world, page/webidl.js). As Chromium 156 (Firefox 153: the
+        // same name, "Operation is not supported").
         if try ExtensionField.bool(json, "credProps") == true {
             throw .notSupported("The 'credProps' extension is only valid when creating a credential")
         }
@@ -108,22 +122,23 @@ struct AuthenticationExtensionInputs: Equatable, Sendable {
         if prf != nil, hmacGetSecret != nil {
             throw .notSupported("prf and hmacGetSecret cannot be used in the same request.")
         }
+        getCredBlob = try ExtensionField.bool(json, "getCredBlob") ?? false
+        appid = try ExtensionField.string(json, "appid", in: "extensions")
         switch (large?.read ?? false, large?.write) {
         case (true, _?):
-            throw .notSupported(
+            refusalAfterRelyingParty = .notSupported(
                 "Only one of the 'largeBlob' extension's 'read' and 'write' parameters is allowed at a time")
         case (true, nil): largeBlob = .read
         case (false, let blob?):
             guard allowCredentials.count == 1 else {
-                throw .notSupported(
+                refusalAfterRelyingParty = .notSupported(
                     "The 'largeBlob' extension's 'write' parameter can only be used with a single credential present on 'allowCredentials'"
                 )
+                break
             }
             largeBlob = .write(blob)
         case (false, nil): break
         }
-        getCredBlob = try ExtensionField.bool(json, "getCredBlob") ?? false
-        appid = try ExtensionField.string(json, "appid", in: "extensions")
     }
 
     /// `largeBlob` at sign-in, as Blink checks it before the request leaves the page's renderer (its 2 KiB

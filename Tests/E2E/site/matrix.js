@@ -154,6 +154,35 @@
     ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredentialNotAllowed', () => ({ evalByCredential: { AQID: { first: new Uint8Array([1]) } } })],
     ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredentialEmptyKey', () => ({ evalByCredential: { '': { first: new Uint8Array([1]) } } })],
     ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredentialNotBase64url', () => ({ evalByCredential: { a: { first: new Uint8Array([1]) } } })],
+    // PRF inputs over Chromium's 256 bytes (device::kMaxPRFInputSize); Firefox has no limit.
+    ['create', ['publicKey', 'extensions', 'prf'], 'eval257bytes', () => ({ eval: { first: new Uint8Array(257) } })],
+    ['get', ['publicKey', 'extensions', 'prf', 'eval', 'first'], '256bytes', () => new Uint8Array(256)],
+    ['get', ['publicKey', 'extensions', 'prf', 'eval', 'first'], '257bytes', () => new Uint8Array(257)],
+    ['get', ['publicKey', 'extensions', 'prf', 'eval', 'second'], '257bytes', () => new Uint8Array(257)],
+    ['get', ['publicKey', 'extensions', 'prf'], 'evalByCredential257bytes', () => ({ evalByCredential: { [b64url(knownId)]: { first: new Uint8Array(257) } } })],
+  ];
+
+  // Requests wrong in two ways: which refusal comes first (Chromium: Blink's before the rp.id check, its browser
+  // process's after; Firefox: the rp.id first). Each edit is [path, name, make], applied in turn.
+  const ext = (name) => ['publicKey', 'extensions', name];
+  const OTHER_SITE = { create: [['publicKey', 'rp', 'id'], 'otherSite', () => 'example.com'], get: [['publicKey', 'rpId'], 'otherSite', () => 'example.com'] };
+  const BIG_USER_ID = [['publicKey', 'user', 'id'], '65bytes', () => new Uint8Array(65)];
+  const TWICE = [
+    ['create', [OTHER_SITE.create, [ext('appid'), 'theOrigin', () => location.origin]]],
+    ['create', [OTHER_SITE.create, [ext('largeBlob'), 'read', () => ({ read: true })]]],
+    ['create', [OTHER_SITE.create, [ext('prf'), 'evalByCredential', () => ({ evalByCredential: {} })]]],
+    ['create', [OTHER_SITE.create, [ext('prf'), 'eval257bytes', () => ({ eval: { first: new Uint8Array(257) } })]]],
+    ['create', [OTHER_SITE.create, [ext('appidExclude'), 'notAURL', () => 'not a URL']]],
+    ['create', [OTHER_SITE.create, [ext('enforceCredentialProtectionPolicy'), 'true', () => true]]],
+    ['create', [OTHER_SITE.create, BIG_USER_ID]],
+    ['create', [OTHER_SITE.create, [['publicKey', 'pubKeyCredParams'], 'onlyUnknownType', () => [{ type: 'x', alg: -7 }]]]],
+    ['create', [BIG_USER_ID, [ext('largeBlob'), 'read', () => ({ read: true })]]],
+    ['get', [OTHER_SITE.get, [ext('credProps'), 'true', () => true]]],
+    ['get', [OTHER_SITE.get, [ext('largeBlob'), 'support', () => ({ support: 'required' })]]],
+    ['get', [OTHER_SITE.get, [ext('largeBlob'), 'readAndWrite', () => ({ read: true, write: new Uint8Array([1]) })]]],
+    ['get', [OTHER_SITE.get, [ext('prf'), 'evalByCredentialNotAllowed', () => ({ evalByCredential: { AQID: { first: new Uint8Array([1]) } } })]]],
+    ['get', [OTHER_SITE.get, [ext('prf'), 'eval257bytes', () => ({ eval: { first: new Uint8Array(257) } })]]],
+    ['get', [OTHER_SITE.get, [ext('appid'), 'notAURL', () => 'not a URL']]],
   ];
 
   function variants() {
@@ -162,6 +191,10 @@
       for (const name of Object.keys(VALUES)) out.push({ id: `${op} ${path.join('.')} = ${name}`, op, path, make: VALUES[name] });
     }
     for (const [op, path, name, make] of SPECIAL) out.push({ id: `${op} ${path.join('.')} = ${name}`, op, path, make });
+    for (const [op, edits] of TWICE) {
+      const id = `${op} ${edits.map(([path, name]) => `${path.join('.')} = ${name}`).join(', ')}`;
+      out.push({ id, op, path: edits[0][0], edits: edits.map(([path, , make]) => ({ path, make })) });
+    }
     return out;
   }
 
@@ -198,14 +231,18 @@
     });
   }
 
-  /** Sets the member at `path` of fresh valid options to the variant's value (or a throwing getter); a member on
-   *  the way that the base request lacks gets its VALID value first. */
+  /** Sets the member at `path` of fresh valid options to the variant's value (or a throwing getter), or each
+   *  of its edits in turn; a member on the way that the base request lacks gets its VALID value first. */
   function optionsFor(variant) {
     const options = variant.op === 'create' ? baseCreate() : baseGet();
     if (variant.make === 'logged') return logged(options, 'o', variant.reads = []);
+    for (const { path, make } of variant.edits || [variant]) setMember(options, variant.op, path, make);
+    return options;
+  }
+
+  function setMember(options, op, path, make) {
     let holder = options;
-    const path = variant.path;
-    const validAt = (depth) => VALID[`${variant.op} ${path.slice(0, depth + 1).join('.')}`];
+    const validAt = (depth) => VALID[`${op} ${path.slice(0, depth + 1).join('.')}`];
     for (let depth = 0; depth < path.length - 1; depth++) {
       if (holder[path[depth]] === undefined && validAt(depth)) holder[path[depth]] = validAt(depth)();
       holder = holder[path[depth]];
@@ -213,12 +250,11 @@
     const key = path[path.length - 1];
     if (holder[key] === undefined && validAt(path.length - 1)) holder[key] = validAt(path.length - 1)();
     const valid = holder[key];
-    if (variant.make === 'throwing') {
+    if (make === 'throwing') {
       Object.defineProperty(holder, key, { get() { throw new Thrown('thrown by a getter'); }, enumerable: true, configurable: true });
     } else {
-      holder[key] = variant.make(valid);
+      holder[key] = make(valid);
     }
-    return options;
   }
 
   // ---- What a ceremony used ----------------------------------------------------------------------------------------
