@@ -22,6 +22,13 @@ FAKE_PINENTRY = Path(__file__).resolve().parents[1] / "Integration" / "fake_pine
 KEYS_PATH = "/keys/keys.html"
 POPUP_PATH = "/popup/popup.html"
 KEY_FRAMES = ("manage", "key-info", "passkeys", "passkey-delete", "passkey-rename")
+CONFIRM_OPEN = "document.getElementById('confirm').open"
+GUARD_S = 0.5   # ACTIVATION_DELAY_MS (extension/common/activation-guard.js)
+
+
+def armed(button: str) -> str:
+    """A dialog's acting button takes input: its guard's marker (keys/dialogs.js)."""
+    return f"document.getElementById({json.dumps(button)}).dataset.guard === 'armed'"
 
 
 class Pinentry:
@@ -159,6 +166,7 @@ def test_the_page_from_the_popup_lists_renames_and_deletes_passkeys_a_ceremony_m
     extension_page.click(page, f"li[data-credential-id='{bob['id']}'] button:not(.danger)")
     page.wait_for("document.getElementById('rename').open")
     page.evaluate("(document.getElementById('rename-display').value = 'Bob Renamed', true)")
+    page.wait_for(armed("rename-save"))   # Save takes a click only once armed (keys/dialogs.js)
     extension_page.click(page, "#rename-save")
     pinentry.answer_while(lambda: page.evaluate("document.documentElement.dataset.state !== 'ready'"))
     assert page_text(page, "done") == "Saved.", page_text(page, "problem")
@@ -167,6 +175,7 @@ def test_the_page_from_the_popup_lists_renames_and_deletes_passkeys_a_ceremony_m
     extension_page.click(page, f"li[data-credential-id='{alice['id']}'] button.danger")
     page.wait_for("document.getElementById('confirm').open")
     assert "Delete the passkey for" in page_text(page, "confirm-text")
+    page.wait_for(armed("confirm-do"))
     extension_page.click(page, "#confirm-do")
     pinentry.answer_while(lambda: page.evaluate("document.documentElement.dataset.state !== 'ready'"))
     assert page_text(page, "done").startswith("Deleted the passkey for"), page_text(page, "problem")
@@ -193,7 +202,10 @@ def test_the_page_from_the_popup_lists_renames_and_deletes_passkeys_a_ceremony_m
 def test_a_registration_refused_because_the_key_is_full_offers_the_page_in_the_security_key_window(keyed):
     session, _ = keyed
     # The SoftToken answers the next makeCredential with CTAP2_ERR_KEY_STORE_FULL (its fault file, docs/robustness.md).
-    Path(f"{session.token}.faults").write_text(json.dumps({"injectedErrors": {"1": 0x28}, "times": 1}))
+    # Each host process reads the file afresh: it goes once the refusal is seen (a later key connection's touch
+    # selection, a makeCredential too, would be refused again).
+    faults = Path(f"{session.token}.faults")
+    faults.write_text(json.dumps({"injectedErrors": {"1": 0x28}, "times": 1}))
     session.press_in_page()
     # The page waits while the window says why (with Try again); the page's button closes the window and answers it.
     session.call(f"(window.heldCall = rp.register({json.dumps({'username': session.new_user('full')})}), true)")
@@ -201,6 +213,7 @@ def test_a_registration_refused_because_the_key_is_full_offers_the_page_in_the_s
     window.wait_for("document.body.className === 'error' && !document.getElementById('manage-keys').hidden"
                     " && document.documentElement.dataset.layout === 'settled'")
     assert "no room for another passkey" in window.text()
+    faults.unlink()
     window.click("Manage security keys")
     PromptWindow.wait_gone(session.browser)
     full = session.call("window.heldCall")
@@ -209,6 +222,75 @@ def test_a_registration_refused_because_the_key_is_full_offers_the_page_in_the_s
     page.wait_for("document.documentElement.dataset.state === 'ready'", timeout=20)
     page.close()
 
+
+def center(page, selector: str) -> tuple[float, float]:
+    return tuple(page.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+                               " return [r.x + r.width / 2, r.y + r.height / 2]; })()"))
+
+
+def test_the_confirmation_takes_no_press_from_before_its_guard(keyed):
+    """Enter held down on a passkey's "Delete" repeats on the dialog it opened, and the second click of a double-click
+    lands on the dialog's Delete: neither confirms nor cancels (keys/dialogs.js, the security-key window's guard). A
+    click once the button is armed (its data-guard) deletes."""
+    session, pinentry = keyed
+    carol = session.new_user("carol")
+    register(session, pinentry, carol)
+    page = open_keys_page(session)
+    try:
+        guarded_deletion(page, pinentry, carol)
+    finally:
+        page.close()   # its key connection would hold the key from the next test
+
+
+def guarded_deletion(page, pinentry, user: str) -> None:
+    row = next(r for r in show_passkeys(page, pinentry) if r["who"] == user or r["who"].endswith(f"({user})"))
+    delete = f"li[data-credential-id='{row['id']}'] button.danger"
+    asked = pinentry.asked()
+
+    def untouched() -> bool:
+        return page.evaluate(f"{CONFIRM_OPEN} && document.documentElement.dataset.state === 'ready'") \
+            and pinentry.asked() == asked
+
+    # Enter held: the dialog opens with Cancel focused (the safe choice), and the keyboard's repeats press nothing
+    # (without the guard they would press Cancel and the list's Delete by turns: every click is counted).
+    page.evaluate(f"(window.__clicks = [], document.addEventListener('click', (e) => window.__clicks.push(e.target.id"
+                  f" || e.target.textContent), true), document.querySelector({json.dumps(delete)}).focus(), true)")
+    page.hold("Enter", seconds=1)
+    page.wait_for(CONFIRM_OPEN)
+    assert page.evaluate("window.__clicks") == ["Delete"], "a repeated Enter pressed a button"
+    assert page.evaluate("document.activeElement.id") == "confirm-cancel"
+    page.wait_for(armed("confirm-do"))
+    assert untouched(), page_text(page, "problem")
+    where = {"list": center(page, delete), "dialog": center(page, "#confirm-do")}
+    page.press("Escape")
+    page.wait_for(f"!{CONFIRM_OPEN}")
+
+    # A double-click: the second click reaches the dialog's Delete (counted here) within the guard, and does nothing.
+    page.evaluate("(document.getElementById('confirm-do').addEventListener('pointerdown', () => { window.__pressed += 1; }),"
+                  " true)")
+    for _ in range(3):
+        page.evaluate("(window.__pressed = 0, true)")
+        started = time.monotonic()
+        page.click_at(*where["list"])
+        page.click_at(*where["dialog"])
+        within = time.monotonic() - started < GUARD_S   # both handled in that time: surely inside the guard
+        if within or not untouched():
+            break
+        page.press("Escape")   # too slow to tell: again
+        page.wait_for(f"!{CONFIRM_OPEN}")
+    if not within and not untouched():
+        pinentry.answer_while(lambda: page.evaluate("document.documentElement.dataset.state !== 'ready'"))
+        pytest.skip("the two clicks took longer than the guard on this machine: the check is not conclusive")
+    assert within, "every try took longer than the guard"
+    assert page.evaluate("window.__pressed") == 1, "the second click missed the dialog's Delete"
+    assert untouched(), "a click within the guard confirmed"
+    page.wait_for(armed("confirm-do"))
+    assert untouched()
+
+    page.click_at(*where["dialog"])
+    pinentry.answer_while(lambda: page.evaluate("document.documentElement.dataset.state !== 'ready'"))
+    assert page_text(page, "done").startswith("Deleted the passkey for"), page_text(page, "problem")
+    assert row["id"] not in [r["id"] for r in read_passkeys(page)]
 
 
 def test_the_pin_changed_in_the_page_is_the_one_a_sign_in_then_asks_for(keyed):

@@ -5,11 +5,10 @@
  */
 import { rowButton } from './view.js';
 
-/** `page`: keys.js's {session, busy, confirm, device(), key()}. */
+/** `page`: keys.js's {session, busy, confirm, openDialog, device(), key()}. */
 export function createFingerprintsSection(page) {
   const $ = (id) => document.getElementById(id);
   let fingers = null;
-  let editing = null;
 
   function render() {
     $('fingers').replaceChildren(...(fingers || []).map((finger) => {
@@ -33,9 +32,17 @@ export function createFingerprintsSection(page) {
   }
 
   function askRename(finger) {
-    editing = finger;
     $('finger-name').value = finger.name || '';
-    $('finger-rename').showModal();
+    page.openDialog('finger-rename', () => {
+      const name = $('finger-name').value.trim();
+      if (name) {
+        page.busy(async () => {
+          await page.session.renameFingerprint(page.device(), finger.templateId, name);
+          finger.name = name;
+          render();
+        }, 'Saved.');
+      }
+    });
   }
 
   function askDelete(finger) {
@@ -47,19 +54,6 @@ export function createFingerprintsSection(page) {
       }, 'The fingerprint is deleted.'));
   }
 
-  $('finger-save').addEventListener('click', (event) => {
-    const finger = editing;
-    const name = $('finger-name').value.trim();
-    editing = null;
-    $('finger-rename').close();
-    if (!event.isTrusted || !finger || !name) return;
-    page.busy(async () => {
-      await page.session.renameFingerprint(page.device(), finger.templateId, name);
-      finger.name = name;
-      render();
-    }, 'Saved.');
-  });
-  $('finger-cancel').addEventListener('click', () => $('finger-rename').close());
   $('finger-add').addEventListener('click', (event) => {
     const name = $('finger-new-name').value.trim();
     if (!event.isTrusted) return;

@@ -1,12 +1,14 @@
 /*
  * keys.js — the Security keys page (keys.html), opened from the toolbar popup or from the security-key window when a
  * key is full: picks a key and shows its facts; its sections (passkeys.js, owner.js, fingerprints.js) change what is
- * on it. Every change is confirmed here first (confirm()), then by the PIN in the host's PIN dialog, and for a
- * deletion or a reset by a touch of the key; nothing typed on this page is a PIN. Its connection to the host is its
+ * on it. Every deletion or reset is confirmed here first (confirm()), a rename made in a dialog of its own (both
+ * dialogs.js: a press too soon or repeated never acts), then by the PIN in the host's PIN dialog, and for a deletion
+ * or a reset by a touch of the key; nothing typed on this page is a PIN. Its connection to the host is its
  * own (session.js).
  *
  * The document's data-state says what the page is doing ("starting", "ready", "busy", "closed"), for the tests.
  */
+import { createDialogs } from './dialogs.js';
 import { createFingerprintsSection } from './fingerprints.js';
 import { createOwnerSection } from './owner.js';
 import { createPasskeysSection } from './passkeys.js';
@@ -29,7 +31,12 @@ const session = createKeySession({
 let devices = [];
 let current = null;     // the chosen key's path
 let key = null;         // its `key-info`
-let onConfirm = null;   // what the confirmation dialog's button does
+
+const dialogs = createDialogs(document, { now: () => performance.now() }, {
+  confirm: { dialog: 'confirm', commit: 'confirm-do', cancel: 'confirm-cancel' },
+  rename: { dialog: 'rename', commit: 'rename-save', cancel: 'rename-cancel' },
+  'finger-rename': { dialog: 'finger-rename', commit: 'finger-save', cancel: 'finger-cancel' },
+});
 
 function setState(state) {
   document.documentElement.dataset.state = state;
@@ -65,12 +72,11 @@ async function busy(work, doneWords = '') {
   }
 }
 
-/** The page's confirmation (a modal dialog): `action` runs only on a trusted click of its button. */
+/** The page's confirmation (a modal dialog): `action` runs only on a press of its button that counts. */
 function confirm(question, label, action) {
   $('confirm-text').textContent = question;
   $('confirm-do').textContent = label;
-  onConfirm = action;
-  $('confirm').showModal();
+  dialogs.open('confirm', action);
 }
 
 /** A key's facts after a change the host made (its `key` answer): every section follows them. */
@@ -87,7 +93,7 @@ function showKey(info) {
   setState(document.documentElement.dataset.state === 'ready' ? 'ready' : document.documentElement.dataset.state);
 }
 
-const page = { session, busy, say, confirm, showKey, device: () => current, key: () => key };
+const page = { session, busy, say, confirm, openDialog: dialogs.open, showKey, device: () => current, key: () => key };
 const sections = [createPasskeysSection(page), createOwnerSection(page), createFingerprintsSection(page)];
 
 async function chooseKey(path) {
@@ -104,13 +110,6 @@ async function loadKeys() {
   if (devices.length > 0) await chooseKey(devices[0].path);
 }
 
-$('confirm-do').addEventListener('click', (event) => {
-  const action = onConfirm;
-  onConfirm = null;
-  $('confirm').close();
-  if (event.isTrusted && action) action();
-});
-$('confirm-cancel').addEventListener('click', () => $('confirm').close());
 $('stop').addEventListener('click', () => session.cancel());
 $('rescan').addEventListener('click', () => loadKeys());
 $('key').addEventListener('change', () => chooseKey($('key').value));

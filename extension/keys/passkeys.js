@@ -5,11 +5,10 @@
  */
 import { deleteQuestion, groupBySite, passkeyLines, rowButton, siteOf, slotsText } from './view.js';
 
-/** `page`: keys.js's {session, busy, say, confirm, device(), key()}. */
+/** `page`: keys.js's {session, busy, say, confirm, openDialog, device(), key()}. */
 export function createPasskeysSection(page) {
   const $ = (id) => document.getElementById(id);
   let listing = null;   // the `passkeys` answer, kept in step with deletions and renames
-  let editing = null;   // the passkey the rename dialog is for
 
   function canList(key) {
     return Boolean(key) && key.credentialManagement !== 'none' && key.pin === 'set';
@@ -63,28 +62,21 @@ export function createPasskeysSection(page) {
   }
 
   function askRename(p) {
-    editing = p;
     $('rename-site').textContent = siteOf(p);
     $('rename-name').value = p.userName || '';
     $('rename-display').value = p.userDisplayName || '';
-    $('rename').showModal();
+    page.openDialog('rename', () => {
+      const name = $('rename-name').value.trim();
+      const displayName = $('rename-display').value.trim();
+      page.busy(async () => {
+        await page.session.renamePasskey(page.device(), p, name || null, displayName || null);
+        p.userName = name || undefined;
+        p.userDisplayName = displayName || undefined;
+        render();
+      }, 'Saved.');
+    });
   }
 
-  $('rename-save').addEventListener('click', (event) => {
-    const p = editing;
-    const name = $('rename-name').value.trim();
-    const displayName = $('rename-display').value.trim();
-    editing = null;
-    $('rename').close();
-    if (!event.isTrusted || !p) return;
-    page.busy(async () => {
-      await page.session.renamePasskey(page.device(), p, name || null, displayName || null);
-      p.userName = name || undefined;
-      p.userDisplayName = displayName || undefined;
-      render();
-    }, 'Saved.');
-  });
-  $('rename-cancel').addEventListener('click', () => $('rename').close());
   $('show').addEventListener('click', () => page.busy(async () => {
     listing = await page.session.passkeys(page.device());
     render();

@@ -5,10 +5,9 @@
  * and why a request failed when the host says so.
  *
  * No page can reach this document: it is not web-accessible, so no page can frame it, and it is a window of
- * its own. Its buttons still take only trusted input (event.isTrusted), and only a press that starts and ends
- * at least ACTIVATION_DELAY_MS after the chooser appeared, never a key the keyboard repeats: a click or key
- * meant for the page, or a key held down since before the window popped up, must not choose an account
- * (Chromium's dialogs drop such input the same way). From the keyboard: the first account has the focus,
+ * its own. Its choices still take only the presses common/activation-guard.js lets through (trusted, not repeated,
+ * from ACTIVATION_DELAY_MS after the chooser appeared): a click or key meant for the page, or a key held down since
+ * before the window popped up, must not choose an account. From the keyboard: the first account has the focus,
  * Up/Down or Tab move it, Enter or Space picks (on release), Escape is Cancel. The button that hands the request to
  * another way (a phone, a passkey manager, the browser's own) and "Try again" after a failure the user may retry
  * (background/try-again.js) follow the same rules, armed when they appear.
@@ -17,10 +16,8 @@
  * and, at times, a detail in its own words (why a key cannot be used, why a request failed).
  */
 
+import { createActivationGuard } from '../common/activation-guard.js';
 import { ERROR_DETAILS } from '../common/protocol.js';
-
-// Chromium's InputEventActivationProtector uses the double-click interval; 500 ms is its usual value.
-export const ACTIVATION_DELAY_MS = 500;
 
 const TEXT = {
   'insert-key': 'Insert your security key.',
@@ -104,15 +101,6 @@ export function siteLines(site) {
   return { headline, who };
 }
 
-/** Whether a press (pointer or key down) or its release counts: a real user's (trusted), not repeated by the
- *  keyboard, and not too soon after the chooser appeared. */
-export function acceptsActivation(event, armedAt, now) {
-  return !!event && event.isTrusted === true && event.repeat !== true && Number.isFinite(armedAt) && now >= armedAt;
-}
-
-// Keys that activate a focused button.
-const ACTIVATING_KEYS = new Set(['Enter', ' ']);
-
 /** Whether a failure's reason is one the Security keys page fixes: the key has no room for another passkey. */
 export function offersKeysPage(view) {
   return !!view && view.status === 'error' && view.detail === ERROR_DETAILS.keyStoreFull;
@@ -125,34 +113,17 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
   let accountsShown = null; // the account list the buttons were built for
   // Whether the "another way" button and "Try again" are shown (each behind its guard).
   const offered = { another: false, retry: false };
-  // When each choice starts to take input: the chooser, the "another way" button, and "Try again".
-  const armedAt = { accounts: Infinity, another: Infinity, retry: Infinity };
-  const armTimers = { accounts: null, another: null, retry: null };
+  // Each guard's marker: data-chooser, data-another, data-retry ("waiting", then "armed").
   const MARKERS = { accounts: 'chooser', another: 'another', retry: 'retry' };
-  const shown = { accounts: () => accountsShown, another: () => offered.another, retry: () => offered.retry };
-  // The press that may choose when released: {choice: an account's index or 'another', by: 'pointer' | the key},
-  // taken only after the guard.
-  let pressed = null;
-
-  /** `which` ('accounts', 'another' or 'retry') takes input from ACTIVATION_DELAY_MS on; data-chooser /
-   *  data-another / data-retry say "waiting" then "armed" (markers for tests and styles only: acceptsActivation()
-   *  compares times itself). */
-  function arm(which) {
-    armedAt[which] = clock.now() + ACTIVATION_DELAY_MS;
-    pressed = null;
-    const marker = MARKERS[which];
-    doc.documentElement.dataset[marker] = 'waiting';
-    if (armTimers[which] !== null) clearTimeout(armTimers[which]);
-    armTimers[which] = setTimeout(() => {
-      armTimers[which] = null;
-      if (shown[which]()) doc.documentElement.dataset[marker] = 'armed';
-    }, ACTIVATION_DELAY_MS);
-  }
-
-  function disarm(which) {
-    armedAt[which] = Infinity;
-    delete doc.documentElement.dataset[MARKERS[which]];
-  }
+  const guard = createActivationGuard(clock, {
+    mark: (which, state) => {
+      if (state) doc.documentElement.dataset[MARKERS[which]] = state;
+      else delete doc.documentElement.dataset[MARKERS[which]];
+    },
+    // The accounts (a choice by index) share the chooser's guard.
+    guardOf: (choice) => (choice === 'another' || choice === 'retry' ? choice : 'accounts'),
+    onActivate: choose,
+  });
 
   function renderAccounts(accounts) {
     const list = el('accounts');
@@ -161,7 +132,7 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     list.replaceChildren();
     list.hidden = !accounts;
     if (!accounts) {
-      disarm('accounts');
+      guard.disarm('accounts');
       return;
     }
     const labels = accountLabels(accounts);
@@ -177,12 +148,12 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
         button.appendChild(small);
       }
       button.dataset.index = String(index);
-      listenForPointer(button, index);
+      guard.listenForPointer(button, index);
       const item = doc.createElement('li');
       item.appendChild(button);
       list.appendChild(item);
     });
-    arm('accounts');
+    guard.arm('accounts');
     list.querySelector('button').focus();
   }
 
@@ -191,8 +162,8 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     el(element).hidden = !shows;
     if (shows === offered[which]) return;
     offered[which] = shows;
-    if (shows) arm(which);
-    else disarm(which);
+    if (shows) guard.arm(which);
+    else guard.disarm(which);
   }
 
   function render(view) {
@@ -212,29 +183,8 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     doc.title = `Security key — ${lines.headline}`;
   }
 
-  /** A choice takes a press and its release on the same element, both trusted and after its guard. */
-  function listenForPointer(button, choice) {
-    button.addEventListener('pointerdown', (event) => press(event, choice, 'pointer'));
-    button.addEventListener('click', (event) => {
-      // A click the keyboard made (detail 0) is handled by keyup below, where its press is known.
-      if (event.detail !== 0) release(event, choice, 'pointer');
-    });
-  }
-
-  function guardOf(choice) {
-    return choice === 'another' || choice === 'retry' ? armedAt[choice] : armedAt.accounts;
-  }
-
-  function press(event, choice, by) {
-    if (event.repeat === true) return; // the keyboard repeating a key held down: neither a press nor a cancel
-    pressed = acceptsActivation(event, guardOf(choice), clock.now()) ? { choice, by } : null;
-  }
-
-  function release(event, choice, by) {
-    const counts = pressed !== null && pressed.choice === choice && pressed.by === by
-      && acceptsActivation(event, guardOf(choice), clock.now());
-    pressed = null;
-    if (!counts) return;
+  /** What a press that counts chose: an account's index, 'another' or 'retry'. */
+  function choose(choice) {
     if (choice === 'another') port.postMessage({ kind: 'another-way', always: el('always').checked === true });
     else if (choice === 'retry') port.postMessage({ kind: 'try-again' });
     else port.postMessage({ kind: 'select', index: choice });
@@ -271,29 +221,20 @@ export function createPromptView(doc, port, clock, { openKeysPage = () => {} } =
     openKeysPage();
     port.postMessage({ kind: 'close' });
   });
-  listenForPointer(el('another-way'), 'another');
-  listenForPointer(el('retry'), 'retry');
+  guard.listenForPointer(el('another-way'), 'another');
+  guard.listenForPointer(el('retry'), 'retry');
+  guard.listenForKeys(doc, choiceOf);
   doc.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') close(event);
     else if (event.key === 'ArrowDown') moveAmongAccounts(event, 1);
     else if (event.key === 'ArrowUp') moveAmongAccounts(event, -1);
-    else if (ACTIVATING_KEYS.has(event.key) && choiceOf(event) !== null) {
-      event.preventDefault(); // no click on the key-down (Enter) or from it (Space): the release decides
-      press(event, choiceOf(event), event.key);
-    }
-  });
-  doc.addEventListener('keyup', (event) => {
-    if (ACTIVATING_KEYS.has(event.key) && choiceOf(event) !== null) {
-      event.preventDefault();
-      release(event, choiceOf(event), event.key);
-    }
   });
   // Back on screen after being hidden: input is held off again, as when the choices first appeared.
   doc.addEventListener('visibilitychange', () => {
     if (doc.visibilityState !== 'visible') return;
-    if (accountsShown) arm('accounts');
-    if (offered.another) arm('another');
-    if (offered.retry) arm('retry');
+    if (accountsShown) guard.arm('accounts');
+    if (offered.another) guard.arm('another');
+    if (offered.retry) guard.arm('retry');
   });
   return { render };
 }

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as prompt from '../prompt/view.js';
+import { ACTIVATION_DELAY_MS } from '../common/activation-guard.js';
 import { ERROR_DETAILS } from '../common/protocol.js';
 
 test('a sentence for every status the host sends; unknown ones read as "working"', () => {
@@ -82,19 +83,6 @@ test('who asks: rp.id as the headline, then the origin and the embedding site; n
   assert.equal(prompt.siteLines(undefined).headline, 'Unknown site');
 });
 
-test('only trusted input, and none before the chooser has been on screen for the activation delay', () => {
-  const armedAt = 1000 + prompt.ACTIVATION_DELAY_MS;
-  assert.equal(prompt.ACTIVATION_DELAY_MS, 500);
-  assert.equal(prompt.acceptsActivation({ isTrusted: true }, armedAt, armedAt), true);
-  assert.equal(prompt.acceptsActivation({ isTrusted: true }, armedAt, armedAt - 1), false, 'too soon: meant for the page');
-  assert.equal(prompt.acceptsActivation({ isTrusted: false }, armedAt, armedAt + 5000), false, 'element.click() / dispatchEvent');
-  assert.equal(prompt.acceptsActivation({}, armedAt, armedAt + 5000), false);
-  assert.equal(prompt.acceptsActivation({ isTrusted: true }, Infinity, 1e12), false, 'not armed at all');
-  assert.equal(prompt.acceptsActivation(null, armedAt, armedAt), false);
-  assert.equal(prompt.acceptsActivation({ isTrusted: true, repeat: true }, armedAt, armedAt + 5000), false,
-    'the keyboard repeating a key held down since before the chooser');
-});
-
 /** A stand-in for the window's document: just what view.js touches, with event dispatch by hand. */
 function fakeDocument() {
   const on = (target) => (type, fn) => { (target.listeners[type] ||= []).push(fn); };
@@ -129,7 +117,7 @@ test('the chooser: a press and its release after the guard choose; a held or rep
   const [first, second] = ids.accounts.querySelectorAll('button');
   const key = (type, k, extra = {}) => fire(doc, type, { key: k, isTrusted: true, target: doc.activeElement, ...extra });
   key('keydown', 'Enter');                                       // held down since before the chooser took input
-  clock.t = prompt.ACTIVATION_DELAY_MS + 1;
+  clock.t = ACTIVATION_DELAY_MS + 1;
   for (let i = 0; i < 10; i++) key('keydown', 'Enter', { repeat: true });
   key('keyup', 'Enter');
   fire(second, 'pointerdown', { isTrusted: true, detail: 1 });   // a click that began before the guard…
@@ -161,7 +149,7 @@ test('"another way": shown only when offered, armed like the chooser, trusted in
   const button = ids['another-way'];
   const key = (type, k, extra = {}) => fire(doc, type, { key: k, isTrusted: true, target: button, ...extra });
   fire(button, 'pointerdown', { isTrusted: true, detail: 1 });    // a click meant for the page, as the window popped up
-  clock.t = prompt.ACTIVATION_DELAY_MS + 1;
+  clock.t = ACTIVATION_DELAY_MS + 1;
   fire(button, 'click', { isTrusted: true, detail: 1 });
   fire(button, 'pointerdown', { isTrusted: false, detail: 1 });   // script
   fire(button, 'click', { isTrusted: false, detail: 1 });
@@ -202,7 +190,7 @@ test('"Try again" after a failure the user may retry: shown with Close, armed li
   const button = ids.retry;
   const key = (type, k, extra = {}) => fire(doc, type, { key: k, isTrusted: true, target: button, ...extra });
   key('keydown', 'Enter');                                         // held down since the touch that failed
-  clock.t = prompt.ACTIVATION_DELAY_MS + 1;
+  clock.t = ACTIVATION_DELAY_MS + 1;
   key('keyup', 'Enter');
   fire(button, 'pointerdown', { isTrusted: false, detail: 1 });    // script
   fire(button, 'click', { isTrusted: false, detail: 1 });
