@@ -68,8 +68,11 @@ HIDIOCGRAWINFO = _ior(0x03, 8)
 HIDIOCGRAWNAME_NR = 0x04
 
 
+# SIGHUP's default action first: a test run started with it ignored (nohup, some CI runners) would hand that on, and
+# the holder would outlive the hangup that stands for the key pulled out.
 CONTROLLING_TERMINAL_HOLDER = (
     "import fcntl, signal, termios\n"
+    "signal.signal(signal.SIGHUP, signal.SIG_DFL)\n"
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0)\n"
     "print('held', flush=True)\n"
     "signal.pause()\n")
