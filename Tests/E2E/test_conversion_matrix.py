@@ -122,6 +122,9 @@ KNOWN = [
     ({"firefox"}, r"create publicKey\.user\.id = 65bytes, publicKey\.extensions\.largeBlob = read$",
      "Firefox refuses a user.id over 64 bytes before the extension inputs; the host follows Chromium, whose Blink "
      "refuses the inputs first"),
+    ({"firefox"}, r"(get publicKey\.allowCredentials|create publicKey\.excludeCredentials) = 65entries, ",
+     "more than 64 credential ids: the host refuses them as Chromium does (RangeError, before the extension inputs); "
+     "Firefox refuses more than 20 allowed ids with SecurityError and caps no exclude list (docs/errors.md)"),
     ({"firefox"}, r"get publicKey\.rpId = otherSite, publicKey\.extensions\.largeBlob = readAndWrite$",
      "Firefox refuses largeBlob's read with write before the rp.id; the host follows Chromium, whose browser process "
      "refuses it after the rp.id check"),

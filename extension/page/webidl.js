@@ -206,6 +206,9 @@
     return Boolean(selection && selection.requireResidentKey);
   }
 
+  // The most entries Blink takes in a credential list (RangeError above, before the extension inputs: the host's
+  // refusal; common/protocol-constants.js's credentialListEntries, which a classic script cannot import).
+  const CREDENTIAL_LIST_ENTRIES = 64;
   // Blink's largest largeBlob.write (kMaxLargeBlobSize, authentication_credentials_container.cc) and PRF input
   // (device::kMaxPRFInputSize, device/fido/public/fido_constants.h); Firefox has neither.
   const MAX_LARGE_BLOB_WRITE = 2048;
@@ -251,6 +254,8 @@
     const publicKey = converted.publicKey;
     const extensions = publicKey && publicKey.extensions;
     if (browser !== 'chromium' || !extensions) return null;
+    const list = op === 'get' ? publicKey.allowCredentials : publicKey.excludeCredentials;
+    if (list && list.length > CREDENTIAL_LIST_ENTRIES) return null;
     if (op === 'create' && extensions.appid !== undefined) return null;
     const appidKey = op === 'get' ? 'appid' : 'appidExclude';
     const appid = extensions[appidKey];
@@ -284,7 +289,10 @@
     return getOwnPropertyDescriptor(new win.Error(), 'columnNumber') ? 'firefox' : 'chromium';
   }
 
-  const webidl = Object.freeze({ convertOptions, publicKeyMembers, bridgeServes, announcedAsConditional, browserRefusal, encode, bytesOf, browserOf });
+  const webidl = Object.freeze({
+    convertOptions, publicKeyMembers, bridgeServes, announcedAsConditional, browserRefusal, encode, bytesOf, browserOf,
+    CREDENTIAL_LIST_ENTRIES,
+  });
 
   if (typeof module === 'object' && module && module.exports) {
     module.exports = webidl;

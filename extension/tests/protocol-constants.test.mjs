@@ -27,6 +27,10 @@ test('the page world\'s codec writes and reads binary values under the shared ma
   assert.equal(codec.decodeValue({ [shared.binaryMarker]: 'AQ' }, 'base64url'), 'AQ');
 });
 
+test('the page world refuses nothing Blink refuses after the credential list cap the host applies', () => {
+  assert.equal(webidl.CREDENTIAL_LIST_ENTRIES, shared.limits.credentialListEntries);
+});
+
 test('the binary marker is spelled once for the modules and once for the page world, nowhere else', () => {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const spelled = {};

@@ -381,6 +381,16 @@ test('browserRefusal: at create, an appidExclude that is no URL and a contradict
   assert.equal(refusal({ enforceCredentialProtectionPolicy: true, largeBlob: { write: bytes(1) } }), null, 'largeBlob.write first');
 });
 
+test('browserRefusal: a credential list over 64 entries is the host\'s RangeError, which Blink gives first', () => {
+  const ids = (n) => Array.from({ length: n }, (_, i) => ({ type: 'public-key', id: bytes(i) }));
+  const get = (allowCredentials) => webidl.browserRefusal('get', webidl.convertOptions('get', { publicKey: { challenge: bytes(1), allowCredentials, extensions: { appid: 'not a URL' } } }, 'chromium'), 'chromium', toBase64url);
+  assert.equal(get(ids(65)), null);
+  assert.equal(get(ids(64))[0], 'SyntaxError');
+  const create = (excludeCredentials) => webidl.browserRefusal('create', webidl.convertOptions('create', creation({ excludeCredentials, extensions: { prf: { eval: { first: new Uint8Array(257) } } } }), 'chromium'), 'chromium', toBase64url);
+  assert.equal(create(ids(65)), null);
+  assert.equal(create(ids(64))[0], 'NotSupportedError');
+});
+
 test('Chromium refuses null for a dictionary with a required member; records and their values in each browser\'s words', () => {
   const get = (extensions, browser) => webidl.convertOptions('get', { publicKey: { challenge: bytes(1), extensions } }, browser);
   assert.throws(() => get({ prf: { eval: null } }, 'chromium'), { message: /Failed to read the 'eval' property from 'AuthenticationExtensionsPRFInputs': The provided value is not of type 'AuthenticationExtensionsPRFValues'\.$/ });

@@ -166,6 +166,7 @@
   // process's after; Firefox: the rp.id first). Each edit is [path, name, make], applied in turn.
   const ext = (name) => ['publicKey', 'extensions', name];
   const OTHER_SITE = { create: [['publicKey', 'rp', 'id'], 'otherSite', () => 'example.com'], get: [['publicKey', 'rpId'], 'otherSite', () => 'example.com'] };
+  const listOf = (n) => Array.from({ length: n }, (_, i) => ({ type: 'public-key', id: Uint8Array.of(i, ...OTHER_ID) }));
   const BIG_USER_ID = [['publicKey', 'user', 'id'], '65bytes', () => new Uint8Array(65)];
   const TWICE = [
     ['create', [OTHER_SITE.create, [ext('appid'), 'theOrigin', () => location.origin]]],
@@ -183,6 +184,8 @@
     ['get', [OTHER_SITE.get, [ext('prf'), 'evalByCredentialNotAllowed', () => ({ evalByCredential: { AQID: { first: new Uint8Array([1]) } } })]]],
     ['get', [OTHER_SITE.get, [ext('prf'), 'eval257bytes', () => ({ eval: { first: new Uint8Array(257) } })]]],
     ['get', [OTHER_SITE.get, [ext('appid'), 'notAURL', () => 'not a URL']]],
+    ['get', [[['publicKey', 'allowCredentials'], '65entries', () => listOf(65)], [ext('prf'), 'eval257bytes', () => ({ eval: { first: new Uint8Array(257) } })]]],
+    ['create', [[['publicKey', 'excludeCredentials'], '65entries', () => listOf(65)], [ext('appidExclude'), 'notAURL', () => 'not a URL']]],
   ];
 
   function variants() {
