@@ -223,11 +223,6 @@ def test_a_registration_refused_because_the_key_is_full_offers_the_page_in_the_s
     page.close()
 
 
-def center(page, selector: str) -> tuple[float, float]:
-    return tuple(page.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
-                               " return [r.x + r.width / 2, r.y + r.height / 2]; })()"))
-
-
 def test_the_confirmation_takes_no_press_from_before_its_guard(keyed):
     """Enter held down on a passkey's "Delete" repeats on the dialog it opened, and the second click of a double-click
     lands on the dialog's Delete: neither confirms nor cancels (keys/dialogs.js, the security-key window's guard). A
@@ -261,13 +256,13 @@ def guarded_deletion(page, pinentry, user: str) -> None:
     assert page.evaluate("document.activeElement.id") == "confirm-cancel"
     page.wait_for(armed("confirm-do"))
     assert untouched(), page_text(page, "problem")
-    where = {"list": center(page, delete), "dialog": center(page, "#confirm-do")}
+    where = {"list": extension_page.center(page, delete), "dialog": extension_page.center(page, "#confirm-do")}
     page.press("Escape")
     page.wait_for(f"!{CONFIRM_OPEN}")
 
     # A double-click: the second click reaches the dialog's Delete (counted here) within the guard, and does nothing.
-    page.evaluate("(document.getElementById('confirm-do').addEventListener('pointerdown', () => { window.__pressed += 1; }),"
-                  " true)")
+    page.evaluate("(document.getElementById('confirm-do')"
+                  ".addEventListener('pointerdown', () => { window.__pressed += 1; }), true)")
     for _ in range(3):
         page.evaluate("(window.__pressed = 0, true)")
         started = time.monotonic()

@@ -9,7 +9,8 @@ test('only trusted input, and none before the control has been on screen for the
   assert.equal(ACTIVATION_DELAY_MS, 500);
   assert.equal(acceptsActivation({ isTrusted: true }, armedAt, armedAt), true);
   assert.equal(acceptsActivation({ isTrusted: true }, armedAt, armedAt - 1), false, 'too soon: meant for the page');
-  assert.equal(acceptsActivation({ isTrusted: false }, armedAt, armedAt + 5000), false, 'element.click() / dispatchEvent');
+  assert.equal(acceptsActivation({ isTrusted: false }, armedAt, armedAt + 5000), false,
+    'element.click() / dispatchEvent');
   assert.equal(acceptsActivation({}, armedAt, armedAt + 5000), false);
   assert.equal(acceptsActivation({ isTrusted: true }, Infinity, 1e12), false, 'not armed at all');
   assert.equal(acceptsActivation(null, armedAt, armedAt), false);
@@ -31,7 +32,10 @@ test('a press and its release both after the guard, by the same means on the sam
   const clock = { t: 0, now: () => clock.t };
   const marks = [];
   const activated = [];
-  const guard = createActivationGuard(clock, { mark: (name, state) => marks.push([name, state]), onActivate: (c) => activated.push(c) });
+  const guard = createActivationGuard(clock, {
+    mark: (name, state) => marks.push([name, state]),
+    onActivate: (c) => activated.push(c),
+  });
   const ok = button();
   const other = button();
   guard.listenForPointer(ok, 'ok');
@@ -72,7 +76,8 @@ test('Enter or Space on the focused choice: a fresh press released after the gua
   const guard = createActivationGuard(clock, { onActivate: (c) => activated.push(c) });
   const doc = button();
   const prevented = [];
-  const key = (type, k, extra = {}) => doc.fire(type, { key: k, isTrusted: true, focused: 'ok', preventDefault: () => prevented.push(type), ...extra });
+  const key = (type, k, extra = {}) => doc.fire(type,
+    { key: k, isTrusted: true, focused: 'ok', preventDefault: () => prevented.push(type), ...extra });
   guard.listenForKeys(doc, (event) => event.focused ?? null);
   guard.arm('ok');
   key('keydown', 'Enter');                   // down before the guard, held

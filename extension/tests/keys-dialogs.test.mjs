@@ -18,7 +18,8 @@ function fakePage() {
   const element = (id) => {
     const e = { id, dataset: {}, listeners: {}, open: false };
     e.addEventListener = (type, fn) => { (e.listeners[type] ||= []).push(fn); };
-    e.fire = (type, event = {}) => (e.listeners[type] || []).forEach((fn) => fn({ target: e, preventDefault() {}, ...event }));
+    e.fire = (type, event = {}) => (e.listeners[type] || [])
+      .forEach((fn) => fn({ target: e, preventDefault() {}, ...event }));
     e.showModal = () => { e.open = true; };
     e.close = () => { if (e.open) { e.open = false; closes.push(e); } };
     return e;
@@ -61,7 +62,7 @@ test('the double-click that opened the confirmation never confirms; a click afte
   assert.deepEqual(done, ['deleted'], 'one confirmation, one action');
 });
 
-test('from the keyboard: a held or repeated Enter never confirms, nor presses Cancel; a fresh one after the guard confirms', () => {
+test('keyboard: a held or repeated Enter confirms nothing, nor presses Cancel; a fresh one after the guard does', () => {
   const { doc, ids, clock } = fakePage();
   const dialogs = createDialogs(doc, clock, DIALOGS);
   const done = [];
@@ -78,7 +79,7 @@ test('from the keyboard: a held or repeated Enter never confirms, nor presses Ca
   key('keydown', ids['confirm-do'], 'Enter', { repeat: true });
   key('keyup', ids['confirm-do'], 'Enter');
   assert.deepEqual(done, []);
-  key('keydown', ids['confirm-cancel'], 'Enter');           // a fresh Enter on Cancel is the browser's click: left alone
+  key('keydown', ids['confirm-cancel'], 'Enter');           // a fresh Enter on Cancel: the browser's click, left alone
   assert.equal(prevented.at(-1)[1], 'confirm-do');
   key('keydown', ids['confirm-do'], ' ');
   key('keyup', ids['confirm-do'], ' ');

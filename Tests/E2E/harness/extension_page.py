@@ -29,11 +29,16 @@ def find(browser, path: str, timeout: float = 10):
         time.sleep(0.05)
 
 
-def click(page, selector: str) -> None:
-    """A real click at the middle of the element `selector` names (scrolled into view first)."""
+def center(page, selector: str) -> tuple[float, float]:
+    """The middle of the element `selector` names, in the viewport (scrolled into view first)."""
     box = page.evaluate(
         f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
         " e.scrollIntoView({ block: 'nearest' }); const r = e.getBoundingClientRect();"
         " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
     assert box, f"no element {selector!r} in {page.url}: {page.text()!r}"
-    page.click_at(*box)
+    return tuple(box)
+
+
+def click(page, selector: str) -> None:
+    """A real click at the middle of the element `selector` names."""
+    page.click_at(*center(page, selector))
