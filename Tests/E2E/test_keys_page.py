@@ -165,6 +165,7 @@ def test_the_page_from_the_popup_lists_renames_and_deletes_passkeys_a_ceremony_m
     # Rename bob: the page's dialog, a real click on Save, then the PIN in the host's dialog.
     extension_page.click(page, f"li[data-credential-id='{bob['id']}'] button:not(.danger)")
     page.wait_for("document.getElementById('rename').open")
+    assert page.evaluate("document.activeElement.id") == "rename-name"   # a rename opens on its first field
     page.evaluate("(document.getElementById('rename-display').value = 'Bob Renamed', true)")
     page.wait_for(armed("rename-save"))   # Save takes a click only once armed (keys/dialogs.js)
     extension_page.click(page, "#rename-save")
