@@ -151,12 +151,10 @@ def test_the_bridge_answers_as_the_browsers_own(browser, answers):
     session = browser.kind + ("-proxy" if browser.path == "proxy" else "")
     assert len(own) >= 150 and set(own) == set(bridge)
     differ = {v: (seen(own[v]), seen(bridge[v])) for v in own if seen(own[v]) != seen(bridge[v])}
-    retried = [v for v in bridge if bridge[v].get("retried")]
     alike = [v for v in own if v not in differ and own[v]["outcome"] == "rejected"]
     worded = sum(own[v].get("message") == bridge[v].get("message") for v in alike)
     print(f"\n{session}: of {len(alike)} rejections alike, {worded} carry the browser's own message")
-    print(f"\n{session}: {len(own) - len(differ)} of {len(own)} variants agree, {len(differ)} differ; "
-          f"{len(retried)} run again after a focus refusal: {retried}")
+    print(f"\n{session}: {len(own) - len(differ)} of {len(own)} variants agree, {len(differ)} differ")
     if browser.kind == "chromium":   # Chromium's own answer without a virtual authenticator, on both paths
         conditional = bridge["create mediation = conditional"]
         assert (conditional["outcome"], conditional.get("name")) == ("rejected", "NotAllowedError"), conditional

@@ -309,20 +309,6 @@
     return { name: error && error.name, message: error && error.message, domException: error instanceof DOMException };
   }
 
-  // The bridge's focus rule is the tab's; a window of its own closing after the last ceremony keeps that focus until
-  // the browser removed it. Should the bridge refuse a request for focus all the same, the variant runs once more
-  // and the test prints it (`retried`): the extension's rule, not a conversion. The text is the browser's own.
-  const FOCUS_REFUSALS = ['The operation is not allowed at this time because the page does not have focus.',
-    'CredentialsContainer request is not allowed.'];
-
-  async function runOne(variant) {
-    const result = await attempt(variant);
-    const bridged = navigator.credentials.create.__webauthnBridge === true;
-    // (Firefox's own refuses conditional and silent mediation in a headless document with the same text.)
-    if (!bridged || variant.path[0] === 'mediation' || result.outcome !== 'rejected' || !FOCUS_REFUSALS.includes(result.message)) return result;
-    return { ...(await attempt(variant)), retried: true };
-  }
-
   async function attempt(variant) {
     let options;
     try {
@@ -366,7 +352,7 @@
   async function run({ start = 0, end = Infinity } = {}) {
     if (!knownId) await prepare();
     const out = {};
-    for (const variant of variants().slice(start, end)) out[variant.id] = await runOne(variant);
+    for (const variant of variants().slice(start, end)) out[variant.id] = await attempt(variant);
     return out;
   }
 
