@@ -13,6 +13,10 @@ import time
 from .protocol import TargetClosed
 
 PAGE_PATH = "/prompt/prompt.html"
+# How long a window may take to open: a tab's new window without a press of the user's waits until COOLDOWN_MS (10 s,
+# background/prompt-window.js) after its last one, which an "at once" SoftToken opens too on a loaded machine (its
+# ceremony outlasting the host's 50 ms before announcing the touch). Only a failing wait lasts this long.
+WAIT_SECONDS = 30
 
 
 def _wrap(expression: str) -> str:
@@ -26,6 +30,7 @@ class PromptWindow:
         self.browser = browser
         self.handle = handle   # CDP session id / BiDi context id
         self.url = url
+        self.follows = False   # found as "the" security-key window (find()): wait_for() follows its successor
 
     @staticmethod
     def kind(browser):
@@ -40,7 +45,7 @@ class PromptWindow:
         return PromptWindow.kind(browser).locate(browser) is not None
 
     @classmethod
-    def wait(cls, browser, timeout: float = 10) -> "PromptWindow":
+    def wait(cls, browser, timeout: float = WAIT_SECONDS) -> "PromptWindow":
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             window = cls.find(browser)
@@ -50,7 +55,7 @@ class PromptWindow:
         raise AssertionError(f"no security-key window within {timeout} s")
 
     @classmethod
-    def wait_gone(cls, browser, timeout: float = 10) -> None:
+    def wait_gone(cls, browser, timeout: float = WAIT_SECONDS) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if not cls.is_open(browser):
@@ -59,7 +64,7 @@ class PromptWindow:
         raise AssertionError(f"the security-key window was still open after {timeout} s")
 
     @classmethod
-    def close_if_final(cls, browser, timeout: float = 10) -> None:
+    def close_if_final(cls, browser, timeout: float = WAIT_SECONDS) -> None:
         """Closes, with a click on Close, a window still showing how a request ended; returns once no window is
         left. A window the tab's next request took over closes by itself with that request's answer, possibly while
         the click is on its way: that counts as gone too."""
@@ -78,20 +83,32 @@ class PromptWindow:
             time.sleep(0.05)
         raise AssertionError(f"the security-key window was still open after {timeout} s")
 
-    def wait_for(self, expression: str, timeout: float = 10):
+    def wait_for(self, expression: str, timeout: float = WAIT_SECONDS):
         """Polls an expression in the window's page until it is truthy; returns its value."""
         deadline = time.monotonic() + timeout
         value = None
         while time.monotonic() < deadline:
             try:
                 value = self.evaluate(expression)
-            except RuntimeError as error:   # the window's first document is about:blank, for a moment
+            except RuntimeError as error:   # the window's first document is about:blank, for a moment; or it is gone
                 value = error
+                self.follow_successor()
             if value and not isinstance(value, RuntimeError):
                 return value
             time.sleep(0.05)
         raise AssertionError(f"not true in the security-key window within {timeout} s: {expression} "
                              f"(last: {value!r}; text: {self.text()!r})")
+
+    def follow_successor(self) -> None:
+        """The window found may be one closing with the request before (its page answered before the window went),
+        or one that opened a moment after its request ended and closes at once (prompt-window.js removes it when
+        windows.create answers): gone when read. The window open now, if another, is the request's a test waits for."""
+        kind = type(self)
+        if not self.follows or self.identity in [kind.identity_of(w) for w in kind.locate_all(self.browser)]:
+            return   # still open: an error of the moment
+        successor = kind.find(self.browser)
+        if successor is not None:
+            self.__dict__.update(successor.__dict__)
 
     def text(self) -> str:
         return self.evaluate("document.body.innerText")
@@ -119,11 +136,13 @@ class PromptWindow:
 
 class ChromiumPromptWindow(PromptWindow):
     @staticmethod
+    def locate_all(browser) -> list[dict]:
+        return [target for target in browser.conn.call("Target.getTargets")["targetInfos"]
+                if target["type"] == "page" and target["url"].startswith("chrome-extension://") and PAGE_PATH in target["url"]]
+
+    @staticmethod
     def locate(browser):
-        for target in browser.conn.call("Target.getTargets")["targetInfos"]:
-            if target["type"] == "page" and target["url"].startswith("chrome-extension://") and PAGE_PATH in target["url"]:
-                return target
-        return None
+        return next(iter(ChromiumPromptWindow.locate_all(browser)), None)
 
     @staticmethod
     def find(browser):
@@ -133,7 +152,17 @@ class ChromiumPromptWindow(PromptWindow):
         session = browser.conn.call("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
         window = ChromiumPromptWindow(browser, session["sessionId"], target["url"])
         window.target_id = target["targetId"]
+        window.follows = True
         return window
+
+    @staticmethod
+    def identity_of(target) -> str:
+        return target["targetId"]
+
+    @property
+    def identity(self) -> str:
+        """Which window (its target): the same window found twice has two sessions (handles)."""
+        return self.target_id
 
     def evaluate(self, expression: str):
         result = self.browser.conn.call("Runtime.evaluate", {"expression": _wrap(expression), "returnByValue": True},
@@ -202,11 +231,13 @@ class ChromiumPromptWindow(PromptWindow):
 
 class FirefoxPromptWindow(PromptWindow):
     @staticmethod
+    def locate_all(browser) -> list[dict]:
+        return [context for context in browser.conn.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]
+                if context["url"].startswith("moz-extension://") and PAGE_PATH in context["url"]]
+
+    @staticmethod
     def locate(browser):
-        for context in browser.conn.call("browsingContext.getTree", {"maxDepth": 0})["contexts"]:
-            if context["url"].startswith("moz-extension://") and PAGE_PATH in context["url"]:
-                return context
-        return None
+        return next(iter(FirefoxPromptWindow.locate_all(browser)), None)
 
     @staticmethod
     def find(browser):
@@ -215,7 +246,16 @@ class FirefoxPromptWindow(PromptWindow):
             return None
         window = FirefoxPromptWindow(browser, context["context"], context["url"])
         window.client_window = context.get("clientWindow")
+        window.follows = True
         return window
+
+    @staticmethod
+    def identity_of(context) -> str:
+        return context["context"]
+
+    @property
+    def identity(self) -> str:
+        return self.handle
 
     def evaluate(self, expression: str):
         result = self.browser.conn.call("script.evaluate", {
