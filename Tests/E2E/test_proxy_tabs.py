@@ -30,7 +30,7 @@ def a_window_other_than(session, window: PromptWindow, timeout: float = 15) -> P
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = PromptWindow.find(session.browser)
-        if found and found.handle != window.handle:
+        if found and found.identity != window.identity:   # not the handle: each find() attaches a session of its own
             return found
         time.sleep(0.05)
     raise AssertionError(f"no new security-key window within {timeout} s\n{session.diagnostics()}")
