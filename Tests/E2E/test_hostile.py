@@ -218,9 +218,11 @@ def test_get_from_a_background_tab_waits_for_its_tab_without_reaching_the_key(br
     # Chromium's own serves it at once: its dialog would wait inside the tab, where the user is not.
     with chromium_own.second_tab("/index.html") as background:
         chromium_own.browser.activate(background)
+        # Chromium's own refuses a page without the focus at once; the page has it a moment after activateTarget.
+        assert chromium_own.browser.wait_for("document.visibilityState === 'visible' && document.hasFocus()")
         own_user = chromium_own.new_user("bgget")
         assert chromium_own.rp("register", username=own_user)["verdict"]["verified"]
         chromium_own.browser.activate(chromium_own.front_tab)
-        assert chromium_own.call("document.visibilityState") == "hidden"
+        assert chromium_own.browser.wait_for("document.visibilityState === 'hidden'"), "the tab is in the background"
         served = chromium_own.rp("signIn", username=own_user)
         assert served.get("ok") and served["verdict"]["verified"], served
