@@ -5,7 +5,6 @@ integration suite's scripted pinentry, holding its dialog open until the test an
 sign-in then proves the deletion on the key. Before that, a hostile page posts every key-management message to the
 relay with forged fields: nothing reaches the host, and the passkeys are all still there."""
 import json
-import os
 import time
 from pathlib import Path
 
@@ -13,12 +12,12 @@ import pytest
 
 from harness import extension_page
 from harness.paths import extension_dir
+from harness.pinentry import Pinentry
 from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
 
 BROWSERS = ("chromium", "firefox")
 PIN, NEW_PIN = "135790", "24680246"
-FAKE_PINENTRY = Path(__file__).resolve().parents[1] / "Integration" / "fake_pinentry.py"
 KEYS_PATH = "/keys/keys.html"
 POPUP_PATH = "/popup/popup.html"
 KEY_FRAMES = ("manage", "key-info", "passkeys", "passkey-delete", "passkey-rename")
@@ -31,37 +30,9 @@ def armed(button: str) -> str:
     return f"document.getElementById({json.dumps(button)}).dataset.guard === 'armed'"
 
 
-class Pinentry:
-    """The scripted pinentry: a PIN is given only when its dialog asks (FAKE_PINENTRY_HOLD)."""
-
-    def __init__(self, scratch: Path):
-        self.script, self.log = scratch / "answers", scratch / "commands"
-        self.answers = []
-        self.next = []   # the answers the next dialogs get, in order; then the key's PIN
-
-    def env(self) -> dict:
-        return {"WEBAUTHN_BRIDGE_PINENTRY": str(FAKE_PINENTRY), "FAKE_PINENTRY_HOLD": "1",
-                "FAKE_PINENTRY_SCRIPT": str(self.script), "FAKE_PINENTRY_LOG": str(self.log)}
-
-    def asked(self) -> int:
-        return (self.log.read_text() if self.log.exists() else "").count("GETPIN")
-
-    def answer_while(self, pending, timeout: float = 30) -> None:
-        """Until pending() is false: each dialog that opens gets the PIN (the file replaced whole, never half-read)."""
-        deadline = time.monotonic() + timeout
-        while pending():
-            assert time.monotonic() < deadline, "the operation did not end"
-            if self.asked() > len(self.answers):
-                self.answers.append(f"pin {self.next.pop(0) if self.next else PIN}")
-                partial = self.script.with_suffix(".partial")
-                partial.write_text("".join(f"{answer}\n" for answer in self.answers))
-                os.replace(partial, self.script)
-            time.sleep(0.05)
-
-
 @pytest.fixture(scope="module", params=BROWSERS)
 def keyed(request, host, rp_server, tmp_path_factory):
-    pinentry = Pinentry(tmp_path_factory.mktemp(f"keys-{request.param}"))
+    pinentry = Pinentry(tmp_path_factory.mktemp(f"keys-{request.param}"), PIN)
     session = BrowserSession.for_param(request.param, host, rp_server.origin, token_args=("--pin", PIN),
                                        extra_env=pinentry.env())
     yield session, pinentry

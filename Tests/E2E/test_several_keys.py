@@ -8,7 +8,6 @@ at once (2.1, the second): the page waits while the window offers Try again, whi
 Close, which gives the page NotAllowedError (its next call signs in with the other). Run on Chromium's proxy path
 too, where the page gets the same results. Each key takes a touch only when the test creates its FILE.touch (`--presence
 signal`), so every wait is on an event: the window's text, the page's result."""
-import json
 import sys
 from pathlib import Path
 
@@ -16,21 +15,15 @@ import pytest
 
 from harness.prompt_window import PromptWindow
 from harness.session import BrowserSession
+from harness.several_keys import (asking_for_a_key, chosen_keys, closing_gives, held_failure, touch, touching,
+                                  try_again_touching, usb)  # noqa: F401 (usb: a fixture)
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "Integration"))
-from bridge import NOT_ALLOWED_TEXT, create_token  # noqa: E402
+from bridge import NOT_ALLOWED_TEXT, create_token, extension_data  # noqa: E402
 from test_keys_plugging import credentials_on  # noqa: E402
-from usb_keys import USBKeys  # noqa: E402
 
 PROXY_PATH = True  # also Chromium's proxy path ("chromium-proxy")
-CHOOSE_A_KEY = "Touch the security key you want to use."
-
-
-@pytest.fixture(scope="module")
-def usb(tmp_path_factory):
-    keys = USBKeys(tmp_path_factory.mktemp("usb"))
-    yield keys
-    keys.close()
+EXCLUDED_TEXT = extension_data("chromium-texts.js")["credentialExcluded"]
 
 
 @pytest.fixture(scope="module")
@@ -53,35 +46,6 @@ def browser(request, host, rp_server, usb, keys):
     session.close()
 
 
-def touch(token: Path) -> None:
-    """The user touches the key: its next wait for presence takes this touch (and removes the file)."""
-    Path(f"{token}.touch").touch()
-
-
-def touching(browser, token: Path, function: str, **args) -> tuple[dict, dict]:
-    """The user clicks in the page, which calls rp.<function>(args); once the security-key window asks which key to
-    use, the user touches `token`. Returns the page's result and the host's log entry for the ceremony's end (the
-    host logs it just after its answer, so the page may have the answer first)."""
-    before = len(browser.ended())
-    browser.press_in_page()
-    browser.call(f"(window.pendingCall = rp.{function}({json.dumps(args)}), true)")
-    window = PromptWindow.wait(browser.browser, timeout=30)
-    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(CHOOSE_A_KEY)}", timeout=30)
-    touch(token)
-    result = browser.call("window.pendingCall", timeout=60)
-    (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the ceremony's end", timeout=30)
-    # Served by the session's path, whatever the outcome: proxied ids end in -proxy (background/router.js).
-    assert ended["id"].endswith("-proxy") == (browser.path == "proxy"), (browser.kind, ended["line"])
-    return result, ended
-
-
-def chosen_keys(browser, ended: dict) -> list[str]:
-    """The keys the host's log says were chosen (touched first; the other cancelled) in the ceremony `ended`."""
-    prefix = f"[{ended['id']}] "
-    return [line.split(prefix)[1].split(" ")[0] for line in browser.host_log.read_text().splitlines()
-            if prefix in line and "was chosen; the other keys are cancelled" in line]
-
-
 def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
     (first, _), (second, second_node) = keys["first"], keys["second"]
     user = browser.new_user("keys")
@@ -102,36 +66,32 @@ def test_register_on_the_key_touched_then_sign_in_with_it(browser, keys):
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
 
-RETRY_ARMED = "document.documentElement.dataset.retry === 'armed'"
 # Either key holding none, whichever order it says so in (the first after its touch, the second at once).
 ORDERS = [("second", "first"), ("first", "second")]
 
 
-def touched_the_key_without_the_credential(browser, keys, holder: str, touched: str) -> tuple[str, dict, PromptWindow]:
-    """Registers a user on `holder`, then signs in touching `touched`, which holds no credential for them: it takes
-    the one touch, and the window says why and offers Try again (armed) while the page's promise is still pending.
+def held_after_touching(browser, keys, holder: str, touched: str, function: str, reason: str) -> tuple[str, dict,
+                                                                                                  PromptWindow]:
+    """Registers a user on `holder`, then calls rp.<function> for them touching `touched`, which fails at that one
+    touch: the window says why (`reason`) and offers Try again (armed) while the page's promise is still pending.
     Returns the user, the registration and the window."""
     (holder, _), (touched, touched_node) = keys[holder], keys[touched]
-    user = browser.new_user("wrong-key")
+    user = browser.new_user(function)
     registered, _ = touching(browser, holder, "register", username=user)
     assert registered.get("ok"), registered
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
     before = len(browser.ended())
-    browser.press_in_page()
-    browser.call(f"(window.pendingCall = rp.signIn({json.dumps({'username': user})}), window.answered = false,"
-                 " window.pendingCall.then(() => { window.answered = true; }), true)")
-    window = PromptWindow.wait(browser.browser, timeout=30)
-    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(CHOOSE_A_KEY)}", timeout=30)
+    window = asking_for_a_key(browser, function, username=user)
     touch(touched)
-    (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the refusal's end", timeout=30)
-    assert ended["id"].endswith("-proxy") == (browser.path == "proxy"), (browser.kind, ended["line"])
-    assert ended["outcome"] == "failed" and chosen_keys(browser, ended) == [touched_node], ended
-    assert not Path(f"{touched}.touch").exists(), "one touch of the key holding none was all the refusal took"
-    window.wait_for(RETRY_ARMED, timeout=30)
-    assert "has no credential for this site" in window.text(), window.text()
-    assert browser.call("window.answered") is False, "the page waits while the window offers Try again"
+    held_failure(browser, window, before, touched_node, reason)
+    assert not Path(f"{touched}.touch").exists(), "one touch was all the refusal took"
     return user, registered, window
+
+
+def touched_the_key_without_the_credential(browser, keys, holder: str, touched: str) -> tuple[str, dict, PromptWindow]:
+    """A sign-in touching `touched`, which holds no credential for the user registered on `holder`."""
+    return held_after_touching(browser, keys, holder, touched, "signIn", "has no credential for this site")
 
 
 @pytest.mark.parametrize("holder, touched", ORDERS)
@@ -139,15 +99,9 @@ def test_try_again_after_touching_the_key_without_the_credential_signs_in_with_t
                                                                                          touched):
     user, registered, window = touched_the_key_without_the_credential(browser, keys, holder, touched)
     (holder, holder_node) = keys[holder]
-    before = len(browser.ended())
-    window.click("Try again")
-    # The same request again (Chromium's StartOver): the window asks for a key once more; the user touches the other.
-    window.wait_for(f"document.getElementById('text').innerText === {json.dumps(CHOOSE_A_KEY)}", timeout=30)
-    touch(holder)
-    signed_in = browser.call("window.pendingCall", timeout=60)
+    signed_in, ended = try_again_touching(browser, window, holder)   # the other key
     assert signed_in.get("ok") and signed_in["verdict"].get("verified") is True, signed_in
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
-    (ended,) = browser.wait_for_log(lambda: browser.ended()[before:], "the retry's end", timeout=30)
     assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [holder_node], ended
     PromptWindow.wait_gone(browser.browser, timeout=30)
 
@@ -157,12 +111,7 @@ def test_closing_the_window_after_touching_the_key_without_the_credential_gives_
                                                                                             touched):
     user, registered, window = touched_the_key_without_the_credential(browser, keys, holder, touched)
     (holder, holder_node) = keys[holder]
-    window.click("Close")
-    refused = browser.call("window.pendingCall", timeout=60)
-    assert refused.get("ok") is False and refused["name"] == "NotAllowedError", refused
-    if browser.kind == "chromium":
-        assert refused["message"] == NOT_ALLOWED_TEXT, refused
-    PromptWindow.wait_gone(browser.browser, timeout=30)
+    closing_gives(browser, window, "NotAllowedError", NOT_ALLOWED_TEXT)
 
     # The page calls again (the site's button pressed again): this time the user touches the other key.
     signed_in, ended = touching(browser, holder, "signIn", username=user)
@@ -170,3 +119,30 @@ def test_closing_the_window_after_touching_the_key_without_the_credential_gives_
     assert signed_in["verdict"]["credentialId"] == registered["verdict"]["credentialId"]
     assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [holder_node], ended
     PromptWindow.wait_gone(browser.browser, timeout=30)
+
+
+def touched_the_key_already_registered(browser, keys, holder: str) -> tuple[str, dict, PromptWindow]:
+    """A second registration of the user registered on `holder` (the RP excludes the credential it has), touching
+    `holder`."""
+    return held_after_touching(browser, keys, holder, holder, "register",
+                               "already holds a credential registered with this site")
+
+
+def test_try_again_after_touching_the_key_already_registered_registers_on_the_other(browser, keys):
+    (other, other_node) = keys["second"]
+    user, registered, window = touched_the_key_already_registered(browser, keys, "first")
+    on_other = credentials_on(other)
+    again, ended = try_again_touching(browser, window, other)
+    assert again.get("ok") and again["verdict"].get("verified") is True, again
+    assert again["verdict"]["credentialId"] != registered["verdict"]["credentialId"], again
+    assert ended["outcome"] == "ok" and chosen_keys(browser, ended) == [other_node], ended
+    assert len(credentials_on(other)) == len(on_other) + 1, "the retry registered on the key touched"
+    PromptWindow.wait_gone(browser.browser, timeout=30)
+
+
+def test_closing_the_window_after_touching_the_key_already_registered_gives_invalid_state(browser, keys):
+    (holder, _) = keys["second"]
+    on_holder = credentials_on(holder)
+    user, registered, window = touched_the_key_already_registered(browser, keys, "second")
+    closing_gives(browser, window, "InvalidStateError", EXCLUDED_TEXT)
+    assert len(credentials_on(holder)) == len(on_holder) + 1, "only the first registration made a credential"
