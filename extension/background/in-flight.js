@@ -127,8 +127,9 @@ export function createInFlight(deps) {
   function forget(id, error = null, requeued = false) {
     const req = release(id);
     if (!req) return;
-    if (requeued) tryAgain().requeued(req.entry);
-    else tryAgain().settled(req.entry);
+    // A retried attempt keeps its window while it waits again (try-again.js); any other attempt's window closes.
+    if (requeued && tryAgain().requeued(req.entry)) return;
+    if (!requeued) tryAgain().settled(req.entry);
     prompt.ended(id, promptRequest(req), error);
   }
 

@@ -275,6 +275,15 @@ export function createPrompts(deps) {
     return true;
   }
 
+  /** The retried request went back to wait for its tab and the host (try-again.js): its window stays, showing
+   *  "processing" as after Try again, until the request goes to the host again (rekey) or ends. */
+  function waiting(hostId) {
+    const prompt = byHostId.get(hostId);
+    if (!prompt || prompt.closed || prompt.final) return;
+    Object.assign(prompt, { status: 'processing', detail: '', retry: false, accounts: null, attemptsLeft: null });
+    push(prompt);
+  }
+
   /** The retried request went to the host under a new id: its window follows it. */
   function rekey(oldId, newId) {
     const prompt = byHostId.get(oldId);
@@ -395,7 +404,7 @@ export function createPrompts(deps) {
   }
 
   return {
-    status, ended, offerRetry, rekey, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf,
+    status, ended, offerRetry, waiting, rekey, attach, windowRemoved, isPromptWindow, isPromptWindowOf, wasPromptWindowOf,
     windowsOpened, opening: () => opening.size > 0, openCount: () => byToken.size,
   };
 }

@@ -27,7 +27,7 @@ export const PORT_NAME = 'webauthn-bridge';
  *   setTimeout/clearTimeout, now()
  *   log(level, text)         → never passed secrets
  *   prompt                   → the security-key window (background/prompt-window.js): status(id, request,
- *                              frame), ended(id, request, error), offerRetry and rekey (try-again.js); status
+ *                              frame), ended(id, request, error), offerRetry, waiting and rekey (try-again.js); status
  *                              frames go there, never to a page
  *   frameTree(tabId)         → Promise of webNavigation.getAllFrames (admission.js checks the ancestors)
  *   isTabFocused(tabId)      → Promise<boolean>: the tab is active in the focused window (host-queue.js)
@@ -41,7 +41,7 @@ export const PORT_NAME = 'webauthn-bridge';
  */
 export function createBridge(deps) {
   const log = deps.log || (() => {});
-  const prompt = deps.prompt || { status() {}, ended() {}, offerRetry: () => false, rekey() {} };
+  const prompt = deps.prompt || { status() {}, ended() {}, offerRetry: () => false, waiting() {}, rekey() {} };
   const tryAgain = createTryAgain({
     prompt,
     enqueue: (entry) => queue.add(entry),

@@ -26,7 +26,7 @@ export const TIMED_OUT = 'The operation timed out.';
 /**
  * deps:
  *   prompt            → the security-key window: offerRetry(id, request, {name, detail}) → whether it shows it,
- *                       rekey(oldId, newId), ended(id, request, error)
+ *                       rekey(oldId, newId), waiting(id), ended(id, request, error)
  *   enqueue(entry)    → the entry waits for the host and its tab again (host-queue.js add)
  *   dropQueued(entry) → takes it out of that queue; whether it was there
  *   timedOut(id)      → the running attempt `id` is cancelled at the host and answered as a timeout (in-flight.js)
@@ -87,11 +87,15 @@ export function createTryAgain(deps) {
     record.state = 'running';
   }
 
-  /** A retried attempt of `entry` was taken back into the focus queue (its tab lost the focus): it waits again,
-   *  under the same deadline. */
+  /** A retried attempt of `entry` was taken back into the focus queue (another tab's request took the host): it
+   *  waits again, under the same deadline, and its window stays, as after Try again (Chromium's dialog belongs to
+   *  its tab and is there again when the user comes back). Whether `entry` is one this file holds. */
   function requeued(entry) {
     const record = records.get(entry);
-    if (record) record.state = 'waiting';
+    if (!record) return false;
+    record.state = 'waiting';
+    deps.prompt.waiting(record.id);
+    return true;
   }
 
   /** The attempt of `entry` ended for good (a result, an error not held, a cancel): nothing more to hold. */

@@ -159,10 +159,12 @@ test('while a failure is shown the tab has a request: a second one is refused; t
   assert.equal(port.sent.filter((m) => m.rid === 'A').length, 0, 'nothing after the abort');
 });
 
-test('a retry whose tab loses the focus to another tab waits again, still under the page\'s first deadline', async () => {
+test('a retry whose tab loses the focus to another tab waits again in its window, under the page\'s first deadline', async () => {
   const t = setup({ bridgeClock: true });
   const { port, window } = await failedOnce(t);
   const again = await triedAgain(t, window, 40000);
+  t.hostSays({ id: again, type: 'status', status: 'touch' });
+  await settle();
   t.unfocused.add(1);
   const other = t.frame(2);
   other.page({ kind: 'request', rid: 'B', type: 'get', options: OPTIONS, frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true, lastInput: null } });
@@ -171,6 +173,61 @@ test('a retry whose tab loses the focus to another tab waits again, still under 
   t.hostSays({ id: again, type: 'error', error: { name: 'AbortError', message: 'cancelled' } });
   await settle();
   assert.deepEqual(port.sent, [], 'tab 1 waits for its focus again');
+  assert.deepEqual(t.windows.removed, [], 'its window stays, as Chromium\'s dialog stays with its tab');
+  const view = window.sent.at(-1);
+  assert.deepEqual([view.status, view.retry, view.final, view.anotherWay], ['processing', false, false, false]);
   t.advance(20000);
   assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
+  assert.equal(window.sent.at(-1).detail, TIMED_OUT, 'the window says the time ran out');
+});
+
+test('a retry sent again once its tab has the focus back goes on in the same window; its failure is held again', async () => {
+  const t = setup({ bridgeClock: true });
+  const { port, window } = await failedOnce(t);
+  const again = await triedAgain(t, window);
+  t.unfocused.add(1);
+  const other = t.frame(2);
+  other.page({ kind: 'request', rid: 'B', type: 'get', options: OPTIONS, frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true, lastInput: null } });
+  await settle();
+  t.hostSays({ id: again, type: 'error', error: { name: 'AbortError', message: 'cancelled' } });
+  await settle();
+  const theirs = t.native.sent.at(-1).id;
+  t.hostSays({ id: theirs, type: 'result', credential: { id: 'b' } });
+  t.unfocused.delete(1);
+  t.unfocused.add(2);
+  t.bridge.focusChanged();
+  await settle();
+  const third = t.native.sent.at(-1).id;
+  assert.notEqual(third, again);
+  t.hostSays({ id: third, type: 'status', status: 'touch' });
+  await settle();
+  assert.equal(window.sent.at(-1).status, 'touch', 'the same window follows the request');
+  assert.equal(t.windows.created.length, 1, 'no new window');
+  t.hostSays({ id: third, type: 'error', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED }, detail: NO_CREDENTIAL, retry: true });
+  await settle();
+  assert.deepEqual(port.sent, [], 'held again: the window is still the one the user\'s press brought forward');
+  assert.equal(window.sent.at(-1).retry, true);
+  window.onMessage.fire({ kind: 'close' });
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: { name: 'NotAllowedError', message: CHROMIUM_NOT_ALLOWED } }]);
+});
+
+test('closing the window of a retry waiting for its tab gives the page the failure that was shown', async () => {
+  const t = setup({ bridgeClock: true });
+  const excluded = { name: 'InvalidStateError', message: EXCLUDED_TEXT };
+  const { port, window } = await failedOnce(t, { type: 'create', error: excluded, detail: 'The security key already holds a credential registered with this site.' });
+  const again = await triedAgain(t, window);
+  t.unfocused.add(1);
+  t.frame(2).page({ kind: 'request', rid: 'B', type: 'get', options: OPTIONS, frame: { opaque: false, secure: true, sameOriginWithAncestors: true, topOpaque: null, policy: null, activation: true, lastInput: null } });
+  await settle();
+  t.hostSays({ id: again, type: 'error', error: { name: 'AbortError', message: 'cancelled' } });
+  await settle();
+  const sentToHost = t.native.sent.length;
+  t.prompts.windowRemoved(100);
+  await settle();
+  assert.deepEqual(port.sent, [{ kind: 'error', rid: 'A', error: excluded }]);
+  assert.equal(t.native.sent.length, sentToHost, 'nothing for the host: the retry was only waiting');
+  t.unfocused.delete(1);
+  t.bridge.focusChanged();
+  await settle();
+  assert.equal(t.native.sent.length, sentToHost, 'and it is not sent again');
 });
