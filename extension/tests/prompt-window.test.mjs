@@ -456,3 +456,21 @@ test('a window left open to show an error is reused by the tab\'s next request: 
   t.hostSays({ id: second.id, type: 'result', credential: {} });
   assert.deepEqual(t.windows.removed, [100]);
 });
+
+test('a request waiting to be sent again keeps its window, showing "processing"; a window left to show an error stays as it is', async () => {
+  const t = setup();
+  const { id } = await started(t);
+  t.hostSays({ id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
+  await settle();
+  const window = t.windowPage(0);
+  t.prompts.waiting(id);
+  const view = window.sent.at(-1);
+  assert.deepEqual([view.status, view.accounts, view.anotherWay, view.retry, view.final], ['processing', null, false, false, false]);
+  window.onMessage.fire({ kind: 'select', index: 0 });
+  assert.equal(t.native.sent.filter((m) => m.type === 'select').length, 0, 'no choice from a chooser no longer shown');
+  t.hostSays({ id, type: 'error', error: { name: 'NotAllowedError', message: '' }, detail: 'The security key has no credential for this site.' });
+  const shown = window.sent.length;
+  t.prompts.waiting(id);
+  assert.equal(window.sent.length, shown);
+  assert.deepEqual(t.windows.removed, []);
+});
