@@ -87,6 +87,8 @@ def hold_on_a_new_chooser(session, key: str) -> PromptWindow:
     for _ in range(3):
         start(session, "signIn", userVerification="preferred")
         window = PromptWindow.wait(session.browser)
+        # The sign-in's own window: not one closing with a registration above (wait_for follows it to this one).
+        window.wait_for("document.body !== null && document.body.innerText.includes('Sign in to')")
         if window.evaluate("document.documentElement && document.documentElement.dataset.chooser || ''") != "armed":
             window.hold(key, seconds=1.5)
             return window
