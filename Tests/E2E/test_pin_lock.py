@@ -1,11 +1,12 @@
-"""A key locked by wrong PINs, and Try again (docs/extension.md, "Try again"): two YubiKey 5s (SoftToken profile) with
-a PIN on the USB path, as in test_several_keys.py; the host's PIN dialog is the integration suite's scripted pinentry,
-which holds each dialog open until the test answers it. The user touches one key to register a passkey and gives
-three wrong PINs in a row: the key refuses every PIN until it is reinserted (CTAP2_ERR_PIN_AUTH_BLOCKED). As
-Chromium's sheet for it (kSoftPINBlock), the window says to remove and reinsert the key and offers Try again while
-the page waits: Try again asks for a key again under the page's first deadline, and the other key with the right PIN
-registers (the RP verifies it with py_webauthn); Close gives the page NotAllowedError with Chromium's text. Run on
-Chromium's proxy path too. Every wait is on an event: a PIN dialog opening, the window's text, the page's result."""
+"""A key locked by wrong PINs, and Try again (docs/extension.md, "Security-key window"): two YubiKey 5s (SoftToken
+profile) with a PIN on the USB path, as in test_several_keys.py; the host's PIN dialog is the integration suite's
+scripted pinentry, which holds each dialog open until the test answers it. The user touches one key to register a
+passkey and gives three wrong PINs in a row: the key refuses every PIN until it is reinserted
+(CTAP2_ERR_PIN_AUTH_BLOCKED). As Chromium's sheet for it (kSoftPINBlock), the window says to remove and reinsert the key
+and offers Try again while the page waits: Try again asks for a key again under the page's first deadline, and the other
+key with the right PIN registers (the RP verifies it with py_webauthn); Close gives the page NotAllowedError with
+Chromium's text. Run on Chromium's proxy path too. Every wait is on an event: a PIN dialog opening, the window's text,
+the page's result."""
 import sys
 from pathlib import Path
 
