@@ -7,11 +7,8 @@
  * only trusted input. Status frames and the account choice travel host ⇄ background ⇄ window; the requesting
  * frame never sees them, it only gets the final result or error.
  *
- * A page must not be able to pop windows up at will (a get() + abort() loop) nor take the focus from whatever
- * the user is doing: at most one window per tab at a time (a window still showing an error is reused); a new
- * one for a tab no sooner than COOLDOWN_MS after its last, unless the user pressed something in the page since
- * (the relay's last trusted press, request.userInputAt); and the window takes the focus only for such a press,
- * once. Chromium's own dialog is tab-modal and never takes the focus from another application.
+ * A page must not be able to pop windows up at will: at most one window per tab at a time (a window still showing
+ * an error is reused), and a tab's new ones open, and take the focus, at the pace window-rate.js allows.
  *
  * Lifecycle, per host request id:
  *   first status the user must see (any but "processing") → window opened, named for the trusted origin and
@@ -25,6 +22,7 @@
  */
 import { PROMPT_PAGE_PATH } from '../common/extension-names.js';
 import { isPlainObject } from '../common/protocol.js';
+import { createWindowRate } from './window-rate.js';
 
 export const WIDTH = 420;
 // A first guess at the height the dialog needs; its page fits the window to its content (prompt/window-size.js).
@@ -42,10 +40,6 @@ const NEEDS_THE_WINDOW = new Set(['select-account', 'error']);
 // way: the request goes below the bridge (the browser's own WebAuthn, or another extension's wrapper), with its
 // options, signal and time left. Not once the key has answered (the account chooser, "processing").
 const ANOTHER_WAY = new Set(['insert-key', 'key-unusable', 'select-key', 'touch', 'pin', 'set-pin', 'uv']);
-/** A tab's next new window, without a user's press in between, waits until this long after its last. */
-export const COOLDOWN_MS = 10000;
-/** A press counts as the user's action for a window opened at most this long after it. */
-export const USER_ACTION_MS = 10000;
 
 /** Where to put the window: centred over the requesting tab's window, near its top; null lets the browser
  *  choose (the tab's window unknown). */
@@ -89,9 +83,9 @@ export function createPrompts(deps) {
   // have been the last to hold it (focus.js).
   const closed = new Map();
   const CLOSED_KEPT = 8;
-  const tabs = new Map();       // tab id → {openedAt, pressUsed}: its last new window, the press that focused one
   const opening = new Set();    // open() calls not yet answered with their window's id (the focus rule waits on them)
   const now = deps.now || (() => Date.now());
+  const rate = createWindowRate(now);
   const later = deps.setTimeout || ((fn, ms) => setTimeout(fn, ms));
   const cancelLater = deps.clearTimeout || ((handle) => clearTimeout(handle));
 
@@ -122,29 +116,20 @@ export function createPrompts(deps) {
     }
   }
 
-  /**
-   * When the new window of `prompt` may open, and whether it takes the focus: at once and focused for a press of
-   * the user's in the page that no window used yet; otherwise unfocused, and not before the tab's cooldown ends.
-   */
+  /** The new window of `prompt` opens, and takes the focus or not, as the tab's rate allows (window-rate.js). */
   function schedule(prompt, userInputAt) {
-    const at = now();
-    for (const [tabId, t] of tabs) if (at - t.openedAt > 2 * COOLDOWN_MS) tabs.delete(tabId);
-    const tab = tabs.get(prompt.tabId) || { openedAt: -Infinity, pressUsed: null };
-    tabs.set(prompt.tabId, tab);
-    const pressed = Number.isFinite(userInputAt) && userInputAt !== tab.pressUsed && at - userInputAt <= USER_ACTION_MS;
-    if (pressed) tab.pressUsed = userInputAt;
-    prompt.focused = pressed;
+    const { focused, waitMs } = rate.decide(prompt.tabId, userInputAt);
+    prompt.focused = focused;
     const go = () => {
       prompt.timer = null;
       if (prompt.closed) return;
-      tab.openedAt = now();
+      rate.opened(prompt.tabId);
       const opened = open(prompt);
       opening.add(opened);
       opened.finally(() => opening.delete(opened));
     };
-    const wait = pressed ? 0 : tab.openedAt + COOLDOWN_MS - at;
-    if (wait <= 0) go();
-    else prompt.timer = later(go, wait);
+    if (waitMs <= 0) go();
+    else prompt.timer = later(go, waitMs);
   }
 
   async function open(prompt) {

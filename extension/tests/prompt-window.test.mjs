@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as promptWindow from '../background/prompt-window.js';
+import { COOLDOWN_MS, USER_ACTION_MS } from '../background/window-rate.js';
 import { CHROMIUM_NOT_ALLOWED, EXTENSION, PAGE_URL, fakePort, settle, setup, started } from './prompt-bridge.mjs';
 
 test('a request that needs no user action (the key answered within 50 ms: no status) opens no window', async () => {
@@ -427,7 +428,7 @@ test('a press of the user\'s in the page opens a focused window at once, once pe
   t.hostSays({ id: again.id, type: 'status', status: 'select-account', accounts: [{ name: 'a' }, { name: 'b' }] });
   await settle();
   assert.equal(t.windows.created.length, 2, 'within the cooldown, without a new press: no window yet');
-  t.advance(promptWindow.COOLDOWN_MS);
+  t.advance(COOLDOWN_MS);
   await settle();
   assert.deepEqual(t.windows.created.map((w) => w.focused), [false, true, false], 'the chooser opens once the cooldown ends');
   assert.deepEqual(t.windows.focused, [], 'and is not brought to the front');
@@ -435,7 +436,7 @@ test('a press of the user\'s in the page opens a focused window at once, once pe
 
 test('a press long before the request is not the user\'s action for it', async () => {
   const t = setup();
-  const { id } = await started(t, 'get', undefined, { pressed: promptWindow.USER_ACTION_MS + 1 });
+  const { id } = await started(t, 'get', undefined, { pressed: USER_ACTION_MS + 1 });
   t.hostSays({ id, type: 'status', status: 'touch' });
   await settle();
   assert.deepEqual(t.windows.created.map((w) => w.focused), [false]);

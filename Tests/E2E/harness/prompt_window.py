@@ -14,7 +14,7 @@ from .protocol import TargetClosed
 
 PAGE_PATH = "/prompt/prompt.html"
 # How long a window may take to open: a tab's new window without a press of the user's waits until COOLDOWN_MS (10 s,
-# background/prompt-window.js) after its last one, which an "at once" SoftToken opens too on a loaded machine (its
+# background/window-rate.js) after its last one, which an "at once" SoftToken opens too on a loaded machine (its
 # ceremony outlasting the host's 50 ms before announcing the touch). Only a failing wait lasts this long.
 WAIT_SECONDS = 30
 
