@@ -22,9 +22,11 @@ function text(value) {
 }
 
 /**
- * One entry from a final answer of the bridge (requesters.js): {kind: 'result'|'error'|'fallback'|'aborted'}.
- * Returns null for what is not a request's end: the announcement that hands a request to Chromium's proxy
- * path (that request comes back and is listed when it ends).
+ * One entry from a final answer of the bridge (requesters.js): {kind: 'result'|'error'|'fallback'|'aborted'};
+ * `reason`: for an error, the bridge's own words; for the answer that sends a request to Chromium's proxy path, why
+ * Chromium's own serves it instead (a listed site's, one too large: intake.js), listed as any other fallback.
+ * Returns null for what is not a request's end: the proxy path's hand-over of a request the bridge serves (that
+ * request comes back and is listed when it ends).
  */
 export function entryFor({ time, type, origin, topOrigin, message, reason = '' }) {
   const kind = message && message.kind;
@@ -38,7 +40,10 @@ export function entryFor({ time, type, origin, topOrigin, message, reason = '' }
     why = text(reason);
   }
   else if (kind === 'aborted') outcome = 'aborted';
-  else if (kind === 'fallback' && message.reason !== PROXY) { outcome = 'browser'; detail = text(message.reason); }
+  else if (kind === 'fallback' && (message.reason !== PROXY || reason)) {
+    outcome = 'browser';
+    detail = text(message.reason === PROXY ? reason : message.reason);
+  }
   else return null;
   return { time, type, origin: text(origin), topOrigin: text(topOrigin), outcome, detail, reason: why };
 }

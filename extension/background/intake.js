@@ -74,21 +74,20 @@ export function createIntake(deps) {
     const listed = await sitesFor(caller.origin);
     const oversize = tooLarge(message.options, caller, deps.inboundFrameBytes && deps.inboundFrameBytes());
     if (oversize) log('warn', `${type} from ${caller.origin} left to the browser's own WebAuthn: ${oversize}`);
+    // Why the browser's own WebAuthn serves the request, not the host ('' when the host does).
+    const below = oversize ? TOO_LARGE : (listed ? 'site-setting' : '');
     // Chromium serves the page's call from here on, with its own checks, and proxies it back to us: the announcement
     // tells which tab and frame it comes from (the proxy event does not say), and has the proxy attached before the
-    // page calls. A listed site's call, or one too large, is handed straight back (proxy.js), to Chromium's own.
+    // page calls. A listed site's call, or one too large, is handed straight back (proxy.js), to Chromium's own: it
+    // never comes back to the bridge, so the popup lists it now, with its reason, as the page path does below.
     if (deps.proxy && deps.proxy.serves() && await deps.proxy.announce({ type, origin: caller.origin, options: message.options,
       tabId: ctx.tabId, frameId: ctx.frameId, crossOrigin: caller.crossOrigin === true, topOrigin: caller.topOrigin || '',
-      userInputAt: caller.userInputAt ?? null, page: { ctx, rid }, handBack: listed || Boolean(oversize) })) {
-      ctx.send({ kind: 'fallback', rid, reason: PROXY });
+      userInputAt: caller.userInputAt ?? null, page: { ctx, rid }, handBack: Boolean(below) })) {
+      ctx.send({ kind: 'fallback', rid, reason: PROXY }, below);
       return;
     }
-    if (oversize) {
-      ctx.send({ kind: 'fallback', rid, reason: TOO_LARGE });
-      return;
-    }
-    if (listed) {
-      ctx.send({ kind: 'fallback', rid, reason: 'site-setting' });
+    if (below) {
+      ctx.send({ kind: 'fallback', rid, reason: below });
       return;
     }
     // The page may have aborted while the browser answered.

@@ -28,7 +28,8 @@ export const PROXIED_RID = 'proxy';
  *   interrupted(ctx, rid)       → optional: the page heard that its proxied call ends with the proxy's detach
  *   whenDetached(fn)            → optional: fn() once Chromium's proxy is not attached (a conditional get waits)
  *   answered(ctx, type, message, reason) → a final answer went out (or the page aborted: {kind: 'aborted'});
- *                                   reason: the bridge's own words for an error, for the popup, never the page
+ *                                   reason: the bridge's own words for an error, or why Chromium's own serves a
+ *                                   request sent to its proxy path (history.js), for the popup, never the page
  */
 export function createRequesters(deps) {
   function context(fields, deliver) {
@@ -39,7 +40,8 @@ export function createRequesters(deps) {
       cancelled: new Set(),    // rids cancelled before their request reached the host
       open: new Map(),         // rid → type, until answered
       ...fields,
-      /** `reason`: why an error happened, in the bridge's words; it goes to the popup's list, not to the page. */
+      /** `reason`: why an error happened (or why Chromium's own serves a request sent to the proxy path), in the
+       *  bridge's words; it goes to the popup's list, not to the page. */
       send(message, reason = '') {
         if (!ctx.alive) return;
         if (isPlainObject(message) && FINAL_KINDS.has(message.kind) && ctx.open.has(message.rid)) {

@@ -32,7 +32,7 @@ test('restored entries go behind newer ones; malformed stored entries are droppe
   assert.equal(h.list().length, 3);
 });
 
-test('outcomes: result, error name, page abort, the browser\'s own WebAuthn; the proxy hand-over is not an end', () => {
+test('outcomes: result, error name, page abort, the browser\'s own WebAuthn; the proxy hand-over of a request the bridge serves is not an end', () => {
   const at = { time: 1, type: 'create', origin: 'https://a.example' };
   assert.equal(history.entryFor({ ...at, message: { kind: 'result', credential: { id: 'secret' } } }).outcome, 'ok');
   assert.deepEqual(history.entryFor({ ...at, message: { kind: 'error', error: { name: 'InvalidStateError', message: 'text' } } }),
@@ -41,6 +41,9 @@ test('outcomes: result, error name, page abort, the browser\'s own WebAuthn; the
   assert.deepEqual(history.entryFor({ ...at, message: { kind: 'fallback', reason: 'site-setting' } }),
     { time: 1, type: 'create', origin: 'https://a.example', topOrigin: '', outcome: 'browser', detail: 'site-setting', reason: '' });
   assert.equal(history.entryFor({ ...at, message: { kind: 'fallback', reason: 'proxy' } }), null);
+  // Sent to Chromium's proxy path only to be handed back to Chromium's own (a listed site's): listed with that reason.
+  assert.deepEqual(history.entryFor({ ...at, message: { kind: 'fallback', reason: 'proxy' }, reason: 'site-setting' }),
+    { time: 1, type: 'create', origin: 'https://a.example', topOrigin: '', outcome: 'browser', detail: 'site-setting', reason: '' });
   assert.equal(history.entryFor({ ...at, message: { kind: 'capabilities' } }), null);
   // Nothing of the credential or the message text is kept.
   const kept = JSON.stringify(history.entryFor({ ...at, message: { kind: 'error', error: { name: 'NotAllowedError', message: 'PIN 1234' } } }));

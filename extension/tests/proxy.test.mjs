@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import chromium from '../common/chromium-texts.js';
+import { createHistory } from '../background/history.js';
 import { createProxy } from '../background/proxy.js';
 import * as router from '../background/router.js';
 import { CREATE_JSON, GET_JSON, HOST_ASSERTION, ORIGIN } from './proxy-requests.mjs';
@@ -35,6 +36,7 @@ function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new
   const clock = { now: 1000 };
   let bridge = null;
   const timers = [];
+  const history = createHistory();
   const proxy = createProxy({
     wap, now: () => clock.now, focusedTab: async () => focused,
     setTimeout: (fn, ms) => { const timer = { fn, ms, cleared: false }; timers.push(timer); return timer; },
@@ -45,12 +47,12 @@ function setup({ focused = { tabId: 7, url: `${ORIGIN}/login` }, unfocused = new
     connectNative: () => { const p = fakePort(); natives.push(p); return p; },
     disconnectError: () => '', loadSiteList: async () => sites, setIndicator: () => {},
     setTimeout: () => 0, clearTimeout: () => {}, now: () => clock.now,
-    frameTree: async () => null, isTabFocused: async (tabId) => !unfocused.has(tabId), proxy,
+    frameTree: async () => null, isTabFocused: async (tabId) => !unfocused.has(tabId), proxy, history,
   });
   proxy.listen();
   bridge.start();
   const native = () => natives.at(-1);
-  return { wap, proxy, bridge, native, clock, timers };
+  return { wap, proxy, bridge, native, clock, timers, history };
 }
 
 test('attached only while chosen, the host connected and a request needs it; a first attach tells whether another holds it', async () => {
@@ -435,7 +437,8 @@ test('a proxied request waiting for its tab when the proxy detaches (Chromium ab
 });
 
 // A listed site's call, and one too large for the host (request-size.js), go to Chromium's own the same way.
-for (const [what, sites, challenge] of [['a listed site', [ORIGIN], 'AQID'], ['a request too large for the host', [], 'A'.repeat(1000 * 1000)]]) {
+for (const [what, sites, challenge, reason] of [['a listed site', [ORIGIN], 'AQID', 'site-setting'],
+  ['a request too large for the host', [], 'A'.repeat(1000 * 1000), 'too-large']]) {
   test(`${what} on the proxy path: its call is handed straight back to Chromium's own, the host never sees it`, async () => {
     const t = setup({ sites });
     const [port, frame] = topDocumentOfTab3(t);
@@ -446,6 +449,8 @@ for (const [what, sites, challenge] of [['a listed site', [ORIGIN], 'AQID'], ['a
     await t.proxy.settled();
     assert.deepEqual(port.sent, [{ kind: 'fallback', rid: 'p1', reason: 'proxy' }]);
     assert.deepEqual(t.wap.calls, [], 'not attached for it: Chromium\'s own takes the call');
+    const listed = [{ time: 1000, type: 'get', origin: ORIGIN, topOrigin: '', outcome: 'browser', detail: reason, reason: '' }];
+    assert.deepEqual(t.history.list(), listed, 'the popup lists it as the page path does');
     // Attached meanwhile for another tab's request: Chromium proxies the call, which is handed straight back.
     await t.proxy.announce({ type: 'get', origin: ORIGIN, options: { challenge: { __binary__: 'BAUG' } }, tabId: 5, frameId: 0 });
     const atHost = t.native().sent.length;
@@ -459,6 +464,7 @@ for (const [what, sites, challenge] of [['a listed site', [ORIGIN], 'AQID'], ['a
     port.onMessage.fire({ kind: 'below-done', rid: 'p1' });
     await t.proxy.settled();
     assert.deepEqual(t.wap.calls, ['attach', 'detach', 'attach'], 'attached again for the other tab\'s call');
+    assert.deepEqual(t.history.list(), listed, 'listed once: the hand-back is not a second end');
   });
 }
 
